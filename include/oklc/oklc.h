@@ -1,0 +1,119 @@
+/*
+ * oklc.h - the transpiler's public C API.
+ *
+ * A context (oklc_ctx) holds the options of one transpilation and everything
+ * it produces: output text, diagnostics, intermediate results. All memory is
+ * released by oklc_ctx_free(). Functions that run a stage return true on
+ * success; on failure the reasons are in the diagnostics, never on stderr.
+ *
+ *     oklc_ctx *c = oklc_ctx_new();
+ *     oklc_define(c, "BLOCK=256");
+ *     bool ok = oklc_normalize(c, "axpy.okl", 0);
+ *     oklc_diag_print(c, stderr, OKLC_DIAG_TEXT);
+ *     if (ok) fwrite(oklc_output(c, NULL), 1, ..., stdout);
+ *     oklc_ctx_free(c);
+ */
+#ifndef OKLC_OKLC_H
+#define OKLC_OKLC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OKLC_VERSION_MAJOR 0
+#define OKLC_VERSION_MINOR 1
+#define OKLC_VERSION_PATCH 0
+#define OKLC_VERSION_STRING "0.1.0"
+
+typedef struct oklc_ctx oklc_ctx;
+
+/* Target of a transpilation. OKLC_BACKEND_NONE selects no target: none of
+ * the OKLC_BACKEND_* / OCCA_USE_* macros is 1. */
+typedef enum oklc_backend {
+    OKLC_BACKEND_NONE = 0,
+    OKLC_BACKEND_SERIAL,
+    OKLC_BACKEND_OPENMP,
+    OKLC_BACKEND_CUDA,
+    OKLC_BACKEND_HIP,
+    OKLC_BACKEND_OPENCL,
+    OKLC_BACKEND_DPCPP,
+    OKLC_BACKEND_METAL,
+    OKLC_BACKEND_COUNT_
+} oklc_backend;
+
+/* Flags of oklc_normalize(). */
+enum {
+    /* Rewrite attributes but keep directives and macros as written (the
+     * migration use: the output is meant to be edited further). */
+    OKLC_KEEP_MACROS = 1u << 0
+};
+
+typedef enum oklc_diag_format {
+    OKLC_DIAG_TEXT,        /* file:line:col: error: msg, source line, caret */
+    OKLC_DIAG_TEXT_COLOR,  /* the same with ANSI colours */
+    OKLC_DIAG_JSON         /* one JSON array of objects */
+} oklc_diag_format;
+
+typedef enum oklc_diag_level {
+    OKLC_NOTE,
+    OKLC_WARNING,
+    OKLC_ERROR
+} oklc_diag_level;
+
+typedef struct oklc_diag_info {
+    oklc_diag_level level;
+    const char     *file;     /* NULL when the message has no position */
+    unsigned        line;     /* 1-based; 0 without a position */
+    unsigned        column;   /* 1-based byte column */
+    const char     *message;
+} oklc_diag_info;
+
+const char *oklc_version(void);
+
+oklc_ctx *oklc_ctx_new(void);
+void oklc_ctx_free(oklc_ctx *c);
+
+/* Options. Definitions take the command-line forms: "NAME", "NAME=VALUE",
+ * "F(a,b)=a+b". -D, -U and included files apply in the order given. */
+void oklc_define(oklc_ctx *c, const char *definition);
+void oklc_undef(oklc_ctx *c, const char *name);
+void oklc_include_path(oklc_ctx *c, const char *dir);
+void oklc_include_file(oklc_ctx *c, const char *path);
+void oklc_set_backend(oklc_ctx *c, oklc_backend b);
+/* Treat warnings as errors. */
+void oklc_set_werror(oklc_ctx *c, bool on);
+
+/* Backend names are case-insensitive: "OpenMP" and "openmp" are the same. */
+bool oklc_backend_from_name(const char *name, oklc_backend *out);
+const char *oklc_backend_name(oklc_backend b);
+
+/* Stages. `path` is read from disk; the _buffer forms take the text from
+ * memory and use `path` for messages and for finding "..." includes. */
+bool oklc_preprocess(oklc_ctx *c, const char *path);
+bool oklc_preprocess_buffer(oklc_ctx *c, const char *path, const char *text, size_t len);
+bool oklc_normalize(oklc_ctx *c, const char *path, unsigned flags);
+bool oklc_normalize_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                           unsigned flags);
+
+/* The text produced by the last successful stage (NUL-terminated). */
+const char *oklc_output(oklc_ctx *c, size_t *len);
+
+/* Diagnostics, in the order they were reported. */
+size_t oklc_diag_count(oklc_ctx *c);
+bool oklc_diag_get(oklc_ctx *c, size_t i, oklc_diag_info *out);
+int oklc_error_count(oklc_ctx *c);
+void oklc_diag_print(oklc_ctx *c, FILE *out, oklc_diag_format fmt);
+
+/* Test hook: every allocation of the library calls `fn` instead of realloc
+ * (fn(NULL, n) allocates, fn(p, 0) frees). NULL restores the default. */
+typedef void *(*oklc_alloc_fn)(void *ptr, size_t size, void *user);
+void oklc_set_alloc_hook(oklc_alloc_fn fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

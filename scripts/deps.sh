@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages oklc needs to build and test (see README,
+# "Dependencies"). As root it installs what is missing; as another user it
+# prints the exact apt-get line and stops.
+set -euo pipefail
+
+packages=(
+  build-essential   # gcc, g++, make: the compiler of oklc itself
+  cmake             # the build
+  pkg-config        # finds the libraries below
+  libcjson-dev      # JSON: --diagnostics=json, kernel metadata
+  libcmocka-dev     # unit tests
+  clang             # tests: normalized kernels must pass clang++ -fsyntax-only
+)
+names=()
+for p in "${packages[@]}"; do
+  case "$p" in \#*) continue ;; esac
+  names+=("$p")
+done
+
+missing=()
+for p in "${names[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "oklc needs these Debian packages: ${missing[*]}" >&2
+  echo "Install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi

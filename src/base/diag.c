@@ -1,0 +1,236 @@
+/*
+ * diag.c - diagnostics: recorded by the stages, printed by the caller.
+ *
+ * Text format is clang's: "file:line:col: error: message", the source line,
+ * and a caret under the column; notes follow their diagnostic. The JSON form
+ * is one array of objects for tools and editors.
+ */
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "base.h"
+
+static Diag *make(oklc_ctx *c, DiagLevel lv, Loc loc, const char *fmt, va_list ap)
+{
+    Diag *d = oklc_arena_alloc(&c->arena, sizeof *d);
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_vprintf(&b, fmt, ap);
+    d->level = lv;
+    d->loc = loc;
+    d->msg = b.data;
+    return d;
+}
+
+static Diag *record(oklc_ctx *c, DiagLevel lv, Loc loc, const char *fmt, va_list ap)
+{
+    if (lv == DIAG_WARNING && c->werror)
+        lv = DIAG_ERROR;
+    Diag *d = make(c, lv, loc, fmt, ap);
+    if (lv == DIAG_ERROR) {
+        c->nerrors++;
+        /* Past the limit an error still counts, but is not kept: a runaway
+         * input must not bury the first, useful messages. */
+        if (c->max_errors && (size_t)c->nerrors > c->max_errors)
+            return d;
+    } else if (lv == DIAG_WARNING) {
+        c->nwarnings++;
+    }
+    *c->diags_tail = d;
+    c->diags_tail = &d->next;
+    return d;
+}
+
+Diag *oklc_diag(oklc_ctx *c, DiagLevel lv, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = record(c, lv, loc, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+Diag *oklc_diag_error(oklc_ctx *c, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = record(c, DIAG_ERROR, loc, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+Diag *oklc_diag_warning(oklc_ctx *c, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = record(c, DIAG_WARNING, loc, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+void oklc_diag_note(oklc_ctx *c, Diag *d, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *n = make(c, DIAG_NOTE, loc, fmt, ap);
+    va_end(ap);
+    Diag **p = &d->notes;
+    while (*p)
+        p = &(*p)->next;
+    *p = n;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+int oklc_error_count(oklc_ctx *c)
+{
+    return c->nerrors;
+}
+
+static void fill_info(oklc_ctx *c, const Diag *d, oklc_diag_info *out)
+{
+    static const oklc_diag_level levels[] = {OKLC_NOTE, OKLC_WARNING, OKLC_ERROR};
+    memset(out, 0, sizeof *out);
+    out->level = levels[d->level];
+    out->message = d->msg;
+    if (d->loc.file && d->loc.file < c->views.len) {
+        const FileView *v = &c->views.data[d->loc.file];
+        out->file = v->name;
+        out->line = (unsigned)((int32_t)d->loc.line + v->line_delta);
+        out->column = d->loc.col;
+    }
+}
+
+/* Diagnostics and their notes, flattened: each note follows its parent. */
+size_t oklc_diag_count(oklc_ctx *c)
+{
+    size_t n = 0;
+    for (const Diag *d = c->diags; d; d = d->next) {
+        n++;
+        for (const Diag *m = d->notes; m; m = m->next)
+            n++;
+    }
+    return n;
+}
+
+bool oklc_diag_get(oklc_ctx *c, size_t i, oklc_diag_info *out)
+{
+    for (const Diag *d = c->diags; d; d = d->next) {
+        if (i == 0) {
+            fill_info(c, d, out);
+            return true;
+        }
+        i--;
+        for (const Diag *m = d->notes; m; m = m->next, i--)
+            if (i == 0) {
+                fill_info(c, m, out);
+                return true;
+            }
+    }
+    return false;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static const char *level_name[] = {"note", "warning", "error"};
+static const char *level_color[] = {"\033[1;30m", "\033[1;35m", "\033[1;31m"};
+
+/* The physical source line of a position, without its newline. */
+static const char *source_line(oklc_ctx *c, Loc loc, size_t *len)
+{
+    if (!loc.file || loc.file >= c->views.len || !loc.line)
+        return NULL;
+    const SrcFile *f = c->views.data[loc.file].src;
+    if (f->is_builtin || loc.line > f->nlines)
+        return NULL;
+    const char *s = f->text + f->line_starts[loc.line - 1];
+    const char *e = s;
+    while (e < f->text + f->len && *e != '\n')
+        e++;
+    if (e > s && e[-1] == '\r')
+        e--;
+    *len = (size_t)(e - s);
+    return s;
+}
+
+static void print_one(oklc_ctx *c, const Diag *d, FILE *out, bool color)
+{
+    oklc_diag_info info;
+    fill_info(c, d, &info);
+    const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+    if (info.file)
+        fprintf(out, "%s%s:%u:%u: ", bold, info.file, info.line, info.column);
+    else
+        fprintf(out, "%soklc: ", bold);
+    fprintf(out, "%s%s:%s%s %s%s\n", color ? level_color[d->level] : "",
+            level_name[d->level], reset, bold, d->msg, reset);
+
+    size_t len;
+    const char *line = source_line(c, d->loc, &len);
+    if (!line)
+        return;
+    fprintf(out, "%.*s\n", (int)len, line);
+    /* Keep tabs so the caret lines up with what the terminal shows above. */
+    size_t col = d->loc.col ? d->loc.col - 1 : 0;
+    for (size_t i = 0; i < col && i < len; i++)
+        fputc(line[i] == '\t' ? '\t' : ' ', out);
+    fprintf(out, "%s^%s\n", color ? "\033[1;32m" : "", reset);
+}
+
+static void print_text(oklc_ctx *c, FILE *out, bool color)
+{
+    for (const Diag *d = c->diags; d; d = d->next) {
+        print_one(c, d, out, color);
+        for (const Diag *n = d->notes; n; n = n->next)
+            print_one(c, n, out, color);
+    }
+    if (c->max_errors && (size_t)c->nerrors > c->max_errors)
+        fprintf(out, "oklc: note: %zu more errors not shown\n",
+                (size_t)c->nerrors - c->max_errors);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static cJSON *json_one(oklc_ctx *c, const Diag *d)
+{
+    oklc_diag_info info;
+    fill_info(c, d, &info);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "level", level_name[d->level]);
+    if (info.file) {
+        cJSON_AddStringToObject(o, "file", info.file);
+        cJSON_AddNumberToObject(o, "line", info.line);
+        cJSON_AddNumberToObject(o, "column", info.column);
+    }
+    cJSON_AddStringToObject(o, "message", d->msg);
+    return o;
+}
+
+static void print_json(oklc_ctx *c, FILE *out)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (const Diag *d = c->diags; d; d = d->next) {
+        cJSON *o = json_one(c, d);
+        if (d->notes) {
+            cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+            for (const Diag *n = d->notes; n; n = n->next)
+                cJSON_AddItemToArray(notes, json_one(c, n));
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *s = cJSON_Print(arr);
+    if (s) {
+        fprintf(out, "%s\n", s);
+        cJSON_free(s);
+    }
+    cJSON_Delete(arr);
+}
+
+void oklc_diag_print(oklc_ctx *c, FILE *out, oklc_diag_format fmt)
+{
+    if (fmt == OKLC_DIAG_JSON)
+        print_json(c, out);
+    else
+        print_text(c, out, fmt == OKLC_DIAG_TEXT_COLOR);
+}

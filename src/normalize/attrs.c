@@ -1,0 +1,172 @@
+/*
+ * attrs.c - the OKL attributes: names, argument counts, argument shapes.
+ *
+ * Only the shape is checked here (how many arguments, which may be nested
+ * attributes or key=value); what the values mean (axis 0-2, constant
+ * sizes) is for the semantic checks that see the parsed C++.
+ */
+#include <string.h>
+
+#include "normalize.h"
+
+static const AttrSpec specs[] = {
+    {"kernel", ATTR_KERNEL, 0, 0, false},
+    {"outer", ATTR_OUTER, 0, 1, false},
+    {"inner", ATTR_INNER, 0, 1, false},
+    {"tile", ATTR_TILE, 1, 4, true},
+    {"shared", ATTR_SHARED, 0, 0, false},
+    {"exclusive", ATTR_EXCLUSIVE, 0, 0, false},
+    {"barrier", ATTR_BARRIER, 0, 1, false},
+    {"nobarrier", ATTR_NOBARRIER, 0, 0, false},
+    {"atomic", ATTR_ATOMIC, 0, 0, false},
+    {"restrict", ATTR_RESTRICT, 0, 0, false},
+    {"dim", ATTR_DIM, 1, -1, false},
+    {"dimOrder", ATTR_DIMORDER, 1, -1, false},
+    {"max_inner_dims", ATTR_MAX_INNER_DIMS, 1, 3, false},
+    {"simd_length", ATTR_SIMD_LENGTH, 1, 1, false},
+    {"unroll", ATTR_UNROLL, 0, 1, false},
+};
+
+const AttrSpec *oklc_attr_lookup(const char *name, size_t len)
+{
+    for (size_t i = 0; i < OKLC_COUNTOF(specs); i++)
+        if (strlen(specs[i].name) == len && !memcmp(specs[i].name, name, len))
+            return &specs[i];
+    return NULL;
+}
+
+const char *oklc_attr_name(AttrId id)
+{
+    for (size_t i = 0; i < OKLC_COUNTOF(specs); i++)
+        if (specs[i].id == id)
+            return specs[i].name;
+    return "?";
+}
+
+/* Levenshtein distance, case-insensitive, capped for short names. */
+static size_t distance(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b);
+    if (n > 31 || m > 31)
+        return 99;
+    size_t row[32];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            char x = a[i - 1] | 0x20, y = b[j - 1] | 0x20;
+            size_t best = diag + (x != y);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
+const char *oklc_attr_suggest(const char *name, size_t len)
+{
+    const char *best = NULL;
+    size_t bestd = len < 4 ? 1 : 2;   /* only near misses */
+    for (size_t i = 0; i < OKLC_COUNTOF(specs); i++) {
+        size_t d = distance(name, len, specs[i].name);
+        if (d <= bestd) {
+            best = specs[i].name;
+            bestd = d;
+        }
+    }
+    return best;
+}
+
+static bool arg_error(oklc_ctx *c, const Token *at, const char *fmt, const char *name)
+{
+    Diag *d = oklc_diag_error(c, oklc_tok_user_loc(at), fmt, name);
+    oklc_tok_note_expansion(c, d, at);
+    return false;
+}
+
+/* @tile(size [, @outer|@inner [, @outer|@inner]] [, check=true|false]) */
+static bool check_tile(oklc_ctx *c, const Attr *a)
+{
+    int nested = 0;
+    bool seen_check = false;
+    for (int i = 0; i < a->nargs; i++) {
+        const AttrArg *g = &a->args[i];
+        if (i == 0) {
+            if (g->kind != ARG_EXPR)
+                return arg_error(c, g->tok, "the first argument of '@%s' must be the tile size",
+                                 a->name);
+            continue;
+        }
+        if (g->kind == ARG_ATTR) {
+            if (g->attr->id != ATTR_OUTER && g->attr->id != ATTR_INNER)
+                return arg_error(c, g->tok, "'@%s' cannot be an argument of '@tile'; expected "
+                                            "'@outer' or '@inner'",
+                                 g->attr->name);
+            if (seen_check || ++nested > 2)
+                return arg_error(c, g->tok, nested > 2 ? "'@%s' takes at most two loop "
+                                                         "attributes"
+                                                       : "loop attributes of '@%s' come "
+                                                         "before 'check='",
+                                 a->name);
+            continue;
+        }
+        if (g->kind == ARG_KEYVAL) {
+            if (strcmp(g->key, "check"))
+                return arg_error(c, g->tok, "unknown option '%s' of '@tile'; the only option "
+                                            "is 'check'",
+                                 g->key);
+            if (seen_check)
+                return arg_error(c, g->tok, "'check' is given twice in '@%s'", a->name);
+            if (strcmp(g->text, "true") && strcmp(g->text, "false"))
+                return arg_error(c, g->tok, "'check' of '@%s' must be 'true' or 'false'",
+                                 a->name);
+            seen_check = true;
+            continue;
+        }
+        return arg_error(c, g->tok, "expected '@outer', '@inner' or 'check=' in '@%s'",
+                         a->name);
+    }
+    return true;
+}
+
+bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
+{
+    const AttrSpec *s = oklc_attr_lookup(a->name, strlen(a->name));
+    if (a->nargs < s->min_args) {
+        Diag *d = oklc_diag_error(c, oklc_tok_user_loc(a->tok),
+                                  "'@%s' needs %s%d argument%s", a->name,
+                                  s->max_args == s->min_args ? "" : "at least ", s->min_args,
+                                  s->min_args == 1 ? "" : "s");
+        oklc_tok_note_expansion(c, d, a->tok);
+        return false;
+    }
+    if (s->max_args >= 0 && a->nargs > s->max_args) {
+        Diag *d;
+        if (s->max_args == 0)
+            d = oklc_diag_error(c, oklc_tok_user_loc(a->tok), "'@%s' takes no arguments",
+                                a->name);
+        else
+            d = oklc_diag_error(c, oklc_tok_user_loc(a->args[s->max_args].tok),
+                                "'@%s' takes at most %d argument%s, but %d were given", a->name,
+                                s->max_args, s->max_args == 1 ? "" : "s", a->nargs);
+        oklc_tok_note_expansion(c, d, a->tok);
+        return false;
+    }
+    if (s->args_are_attrs)
+        return check_tile(c, a);
+    for (int i = 0; i < a->nargs; i++) {
+        const AttrArg *g = &a->args[i];
+        if (g->kind == ARG_ATTR)
+            return arg_error(c, g->tok, "'@%s' does not take attributes as arguments", a->name);
+        if (g->kind == ARG_KEYVAL)
+            return arg_error(c, g->tok, "'@%s' does not take options", a->name);
+    }
+    return true;
+}

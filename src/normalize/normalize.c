@@ -1,0 +1,936 @@
+/*
+ * normalize.c - rewrites OKL 1.0 attributes into C++ attribute syntax.
+ *
+ * Takes tokens (preprocessed, or raw for --keep-macros), gives the C++ text,
+ * a record of every OKL attribute, and a map from text offsets back to the
+ * tokens, hence to the user's file:line:col.
+ *
+ * Where each form goes:
+ *   for (init; cond; step; @outer)      -> [[okl::outer]] for (init; cond; step)
+ *   for (...; outer) / for (outer)       -> the same (legacy keywords)
+ *   @attr stmt-or-decl                   -> [[okl::attr]] stmt-or-decl
+ *   float *m @dim(3,4)  (after a name)   -> float *m [[okl::dim(3, 4)]]
+ *   float * @restrict p                  -> float * [[okl::restrict]] p
+ *   shared int a[8];  exclusive int z;   -> [[okl::shared]] int a[8]; ...
+ *   [[okl::x]] / [[okl_x("")]]           -> unchanged, recorded
+ * Nested arguments stay structured: @tile(16, @outer(1), @inner, check=false)
+ * becomes [[okl::tile(16, okl::outer(1), okl::inner, check=false)]].
+ *
+ * Everything else is printed back exactly, comments included.
+ */
+#include <string.h>
+
+#include "normalize.h"
+
+enum { MAX_NESTING = 16 };
+
+typedef struct Frame {
+    bool   for_header;   /* the parentheses of a for statement */
+    int    semis;        /* top-level ';' seen in it */
+    Punct  open;
+} Frame;
+
+typedef struct Norm {
+    oklc_ctx    *c;
+    Token      **v;
+    size_t       n;
+    Buf          out;
+    Printer      pr;
+    VEC(SrcMapEntry) map;
+    VEC(Attr *)  attrs;
+    VEC(Attr *)  waiting;      /* ANCHOR_NEXT attributes without their anchor yet */
+    VEC(Frame)   frames;
+    const Token *prev;         /* last token printed that is not an attribute */
+    uint32_t     prev_off;
+    bool         after_attr;   /* an attribute was printed after `prev` */
+    size_t       drop_from, drop_to;   /* tokens left out (a for-header clause) */
+    const char  *drop_text;            /* printed instead of them */
+    bool         keep_macros;
+    VEC(const char *) attr_macros;     /* --keep-macros: macros that are attributes */
+    int          depth;
+} Norm;
+
+/* ---- output --------------------------------------------------------------- */
+
+static void map_here(Norm *N, const Token *t)
+{
+    SrcMapEntry e = {(uint32_t)N->out.len, t};
+    if (N->map.len && vec_last(&N->map).off == e.off)
+        vec_last(&N->map) = e;
+    else
+        vec_push(&N->c->arena, &N->map, e);
+}
+
+static void raw(Norm *N, const char *s)
+{
+    oklc_print_raw(&N->pr, s, strlen(s));
+}
+
+/* Prints a token. Attribute tokens ([[...]] of OKL 2.0 input) and directive
+ * lines do not count as `prev` and do not anchor waiting attributes. */
+static void put(Norm *N, const Token *t, bool is_attr)
+{
+    oklc_print_lead(&N->pr, t);
+    uint32_t off = (uint32_t)N->out.len;
+    map_here(N, t);
+    oklc_print_text(&N->pr, t);
+    if (is_attr) {
+        N->after_attr = true;
+        return;
+    }
+    if (t->kind == TK_DIRECTIVE || t->kind == TK_EOF)
+        return;
+    N->prev = t;
+    N->prev_off = off;
+    N->after_attr = false;
+    for (size_t i = 0; i < N->waiting.len; i++)
+        N->waiting.data[i]->anchor_off = off;
+    N->waiting.len = 0;
+}
+
+static Diag *error_at(Norm *N, const Token *t, const char *fmt, const char *arg)
+{
+    Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(t), fmt, arg);
+    oklc_tok_note_expansion(N->c, d, t);
+    return d;
+}
+
+/* ---- token classes ------------------------------------------------------------ */
+
+static bool is_punct(const Token *t, Punct p)
+{
+    return oklc_tok_is_punct(t, p);
+}
+
+static bool is_open(const Token *t)
+{
+    return t->kind == TK_PUNCT &&
+           (t->punct == P_LPAREN || t->punct == P_LBRACKET || t->punct == P_LBRACE);
+}
+
+static bool is_close(const Token *t)
+{
+    return t->kind == TK_PUNCT &&
+           (t->punct == P_RPAREN || t->punct == P_RBRACKET || t->punct == P_RBRACE);
+}
+
+static bool is_keyword(const Token *t)
+{
+    return t->kind == TK_IDENT && oklc_is_keyword(t->text, t->len);
+}
+
+/* Legacy keyword attributes: outer, inner, outer0..2, inner0..2, tile. */
+static bool legacy_name(const Token *t, const char **name, const char **axis)
+{
+    *axis = NULL;
+    if (t->kind != TK_IDENT)
+        return false;
+    static const char *const names[] = {"outer", "inner"};
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(names[k]);
+        if (t->len < n || memcmp(t->text, names[k], n))
+            continue;
+        if (t->len == n) {
+            *name = names[k];
+            return true;
+        }
+        if (t->len == n + 1 && t->text[n] >= '0' && t->text[n] <= '2') {
+            *name = names[k];
+            *axis = (const char *[]){"0", "1", "2"}[t->text[n] - '0'];
+            return true;
+        }
+    }
+    if (oklc_tok_eq(t, "tile")) {
+        *name = "tile";
+        return true;
+    }
+    return false;
+}
+
+/* ---- parsing attributes ---------------------------------------------------------- */
+
+static size_t match_close(Token **v, size_t i, size_t end)
+{
+    int depth = 0;
+    for (size_t j = i; j < end; j++) {
+        if (v[j]->kind == TK_EOF)
+            return end;
+        if (is_open(v[j]))
+            depth++;
+        else if (is_close(v[j]) && --depth == 0)
+            return j;
+    }
+    return end;
+}
+
+/* Text of tokens [from, to): one blank where the source had whitespace. */
+static const char *tokens_text(Norm *N, Token **v, size_t from, size_t to)
+{
+    Buf b;
+    oklc_buf_init(&b, &N->c->arena);
+    for (size_t k = from; k < to; k++) {
+        if (k > from && (v[k]->flags & TF_SPACE))
+            oklc_buf_putc(&b, ' ');
+        oklc_buf_putn(&b, v[k]->text, v[k]->len);
+    }
+    return b.data;
+}
+
+static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, Attr **out);
+
+/* arg = attribute | key '=' value | expression */
+static bool parse_arg(Norm *N, Token **v, size_t s, size_t e, bool legacy, AttrArg *g)
+{
+    Arena *a = &N->c->arena;
+    g->tok = v[s];
+    const char *lname, *axis;
+    bool okl_scoped = e - s >= 3 && v[s]->kind == TK_IDENT && oklc_tok_eq(v[s], "okl") &&
+                      is_punct(v[s + 1], P_COLONCOLON);
+    if (v[s]->kind == TK_ATTR || okl_scoped || (legacy && legacy_name(v[s], &lname, &axis))) {
+        g->kind = ARG_ATTR;
+        size_t next = parse_attr(N, v, s, e, legacy, &g->attr);
+        if (!g->attr)
+            return false;
+        if (next < e) {
+            error_at(N, v[next], "unexpected '%s' after the attribute argument",
+                     tokens_text(N, v, next, next + 1));
+            return false;
+        }
+        return true;
+    }
+    if (e - s >= 2 && v[s]->kind == TK_IDENT && is_punct(v[s + 1], P_ASSIGN)) {
+        if (e - s == 2) {
+            error_at(N, v[s + 1], "expected a value after '%s='",
+                     tokens_text(N, v, s, s + 1));
+            return false;
+        }
+        g->kind = ARG_KEYVAL;
+        g->key = oklc_arena_strndup(a, v[s]->text, v[s]->len);
+        s += 2;
+    } else {
+        g->kind = ARG_EXPR;
+    }
+    for (size_t k = s; k < e; k++)
+        if (v[k]->kind == TK_ATTR) {
+            error_at(N, v[k], "expected ',' before '%s'", tokens_text(N, v, k, k + 1));
+            return false;
+        }
+    g->toks = v + s;
+    g->ntoks = (uint32_t)(e - s);
+    g->text = tokens_text(N, v, s, e);
+    return true;
+}
+
+/* args = arg {',' arg}, inside the parentheses [from, to). */
+static bool parse_args(Norm *N, Token **v, size_t from, size_t to, bool legacy, Attr *at)
+{
+    VEC(AttrArg) args = {0};
+    if (from == to)
+        return true;    /* @outer() is @outer */
+    size_t s = from;
+    int depth = 0;
+    for (size_t k = from; k <= to; k++) {
+        if (k < to && is_open(v[k]))
+            depth++;
+        else if (k < to && is_close(v[k]))
+            depth--;
+        if (k < to && !(depth == 0 && is_punct(v[k], P_COMMA)))
+            continue;
+        if (k == s) {
+            error_at(N, v[k], "expected an argument of '@%s'", at->name);
+            return false;
+        }
+        AttrArg g = {0};
+        if (!parse_arg(N, v, s, k, legacy, &g))
+            return false;
+        vec_push(&N->c->arena, &args, g);
+        s = k + 1;
+    }
+    at->args = args.data;
+    at->nargs = (int)args.len;
+    return true;
+}
+
+static Attr *new_attr(Norm *N, const AttrSpec *spec, const Token *tok)
+{
+    Attr *a = oklc_arena_alloc(&N->c->arena, sizeof *a);
+    a->id = spec->id;
+    a->name = spec->name;
+    a->tok = tok;
+    return a;
+}
+
+static void unknown_attr(Norm *N, const Token *t, const char *name, size_t len, const char *what)
+{
+    const char *hint = oklc_attr_suggest(name, len);
+    Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(t), "unknown %s '%.*s'%s%s%s", what,
+                              (int)len, name, hint ? "; did you mean '@" : "",
+                              hint ? hint : "", hint ? "'?" : "");
+    oklc_tok_note_expansion(N->c, d, t);
+}
+
+/* attribute = ('@' name | 'okl' '::' name | legacy-name) ['(' args ')']
+ * Returns the index after it; *out is NULL after an error. */
+static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, Attr **out)
+{
+    *out = NULL;
+    const Token *t = v[i];
+    const char *name = t->text;
+    size_t len = t->len, next = i + 1;
+    const char *axis = NULL;
+    bool is_legacy = false;
+    if (t->kind == TK_ATTR) {
+        name++, len--;
+    } else if (oklc_tok_eq(t, "okl") && i + 2 < end && is_punct(v[i + 1], P_COLONCOLON)) {
+        t = v[i + 2];
+        name = t->text, len = t->len, next = i + 3;
+    } else if (legacy && legacy_name(t, &name, &axis)) {
+        len = strlen(name);
+        is_legacy = true;
+    }
+    const AttrSpec *spec = oklc_attr_lookup(name, len);
+    if (!spec) {
+        unknown_attr(N, t, t->text, t->len, "attribute");
+        return next;
+    }
+    if (++N->depth > MAX_NESTING) {
+        error_at(N, t, "attributes are nested too deeply in '%s'", spec->name);
+        N->depth--;
+        return next;
+    }
+    Attr *a = new_attr(N, spec, t);
+    a->legacy = is_legacy;
+    bool ok = true;
+    /* '(' starts arguments, except after @atomic, whose statement may begin
+     * with a parenthesis: @atomic (*p) += 1; */
+    if (next < end && is_punct(v[next], P_LPAREN) && spec->id != ATTR_ATOMIC &&
+        (!(v[next]->flags & TF_SPACE) || spec->max_args != 0)) {
+        size_t close = match_close(v, next, end);
+        if (close >= end) {
+            Diag *d = error_at(N, v[next], "expected ')' to close the arguments of '@%s'",
+                               spec->name);
+            (void)d;
+            N->depth--;
+            return end;
+        }
+        ok = parse_args(N, v, next + 1, close, legacy, a);
+        next = close + 1;
+    } else if (axis) {
+        a->args = oklc_arena_alloc(&N->c->arena, sizeof(AttrArg));
+        a->args[0] = (AttrArg){.kind = ARG_EXPR, .text = axis, .tok = t};
+        a->nargs = 1;
+    }
+    N->depth--;
+    if (ok && oklc_attr_check_args(N->c, a))
+        *out = a;
+    return next;
+}
+
+/* ---- rendering ------------------------------------------------------------------ */
+
+static void render_tokens(Norm *N, Token **v, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (k && (v[k]->flags & TF_SPACE))
+            raw(N, " ");
+        map_here(N, v[k]);
+        oklc_print_raw(&N->pr, v[k]->text, v[k]->len);
+    }
+}
+
+/* okl::name(args) */
+static void render_inner(Norm *N, Attr *a)
+{
+    map_here(N, a->tok);
+    raw(N, "okl::");
+    raw(N, a->name);
+    if (!a->nargs)
+        return;
+    raw(N, "(");
+    for (int i = 0; i < a->nargs; i++) {
+        AttrArg *g = &a->args[i];
+        if (i)
+            raw(N, ", ");
+        g->off = (uint32_t)N->out.len;
+        if (g->kind == ARG_ATTR) {
+            g->attr->off = g->off;
+            render_inner(N, g->attr);
+            g->attr->end = (uint32_t)N->out.len;
+        } else if (g->kind == ARG_KEYVAL) {
+            map_here(N, g->tok);
+            raw(N, g->key);
+            raw(N, "=");
+            render_tokens(N, g->toks, g->ntoks);
+        } else if (g->toks) {
+            render_tokens(N, g->toks, g->ntoks);
+        } else {                     /* the axis of a legacy outer0 */
+            map_here(N, g->tok);
+            raw(N, g->text);
+        }
+        g->len = (uint32_t)N->out.len - g->off;
+    }
+    raw(N, ")");
+}
+
+static void render(Norm *N, Attr *a)
+{
+    a->off = (uint32_t)N->out.len;
+    map_here(N, a->tok);
+    raw(N, "[[");
+    render_inner(N, a);
+    raw(N, "]]");
+    a->end = (uint32_t)N->out.len;
+}
+
+/* Decides what the attribute belongs to, and records it. */
+static void record(Norm *N, Attr *a)
+{
+    const Token *p = N->prev;
+    bool declarator = p && !a->moved &&
+                      ((p->kind == TK_IDENT && !is_keyword(p)) || is_punct(p, P_STAR) ||
+                       is_punct(p, P_AMP) || is_punct(p, P_ANDAND) ||
+                       is_punct(p, P_RBRACKET));
+    if (declarator) {
+        a->anchor = ANCHOR_PREV;
+        a->anchor_off = N->prev_off;
+    } else {
+        a->anchor = ANCHOR_NEXT;
+        vec_push(&N->c->arena, &N->waiting, a);
+    }
+    vec_push(&N->c->arena, &N->attrs, a);
+}
+
+/* ---- where an attribute may stand ---------------------------------------------------- */
+
+static Frame *top_frame(Norm *N)
+{
+    return N->frames.len ? &vec_last(&N->frames) : NULL;
+}
+
+static bool starts_declaration(const Token *t)
+{
+    return t->kind == TK_IDENT || t->kind == TK_ATTR || is_punct(t, P_COLONCOLON);
+}
+
+/* Checks the place of an @attribute written in code (not in a for header). */
+static bool position_ok(Norm *N, const Token *at, const Token *next)
+{
+    const Token *p = N->prev;
+    Frame *f = top_frame(N);
+    if (f && f->for_header && f->semis > 0) {
+        Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at),
+                                  "'%.*s' in a for-loop header must come after the third "
+                                  "clause: for (init; cond; step; %.*s)",
+                                  (int)at->len, at->text, (int)at->len, at->text);
+        oklc_tok_note_expansion(N->c, d, at);
+        return false;
+    }
+    bool ok = true;
+    if (p && !N->after_attr && p->kind != TK_DIRECTIVE) {
+        if (p->kind == TK_NUMBER || p->kind == TK_STRING || p->kind == TK_CHAR) {
+            ok = false;
+        } else if (p->kind == TK_IDENT) {
+            static const char *const expr_words[] = {
+                "return", "case", "sizeof", "alignof", "new", "delete", "throw", "goto",
+                "typeid", "decltype", "static_assert", "co_return", "co_await", "co_yield"};
+            for (size_t k = 0; k < OKLC_COUNTOF(expr_words); k++)
+                ok &= !oklc_tok_eq(p, expr_words[k]);
+        } else if (p->kind == TK_PUNCT) {
+            switch (p->punct) {
+            case P_SEMI: case P_LBRACE: case P_RBRACE: case P_COLON: case P_RPAREN:
+            case P_RBRACKET: case P_GT: case P_SHR: case P_STAR: case P_AMP: case P_ANDAND:
+                break;
+            case P_LPAREN: case P_COMMA:   /* only before a parameter declaration */
+                ok = starts_declaration(next);
+                break;
+            default:
+                ok = false;
+            }
+        }
+    }
+    if (!ok) {
+        Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at),
+                                  "'%.*s' cannot appear inside an expression; an attribute goes "
+                                  "before a statement or declaration, after a declarator name, "
+                                  "or after the third clause of a for-loop header",
+                                  (int)at->len, at->text);
+        oklc_tok_note_expansion(N->c, d, at);
+        return false;
+    }
+    if (next->kind == TK_EOF || is_punct(next, P_RBRACE) || is_punct(next, P_RBRACKET) ||
+        (is_punct(next, P_RPAREN) && !(p && p->kind == TK_IDENT))) {
+        Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at),
+                                  "expected a statement or declaration after '%.*s'",
+                                  (int)at->len, at->text);
+        oklc_tok_note_expansion(N->c, d, at);
+        return false;
+    }
+    return true;
+}
+
+/* ---- the forms ------------------------------------------------------------------------ */
+
+/* @attr[(args)] written in place. */
+static size_t inplace_attr(Norm *N, size_t i)
+{
+    Attr *a;
+    size_t next = parse_attr(N, N->v, i, N->n, false, &a);
+    if (!a || !position_ok(N, N->v[i], N->v[next < N->n ? next : N->n - 1]))
+        return next;
+    oklc_print_lead(&N->pr, N->v[i]);
+    render(N, a);
+    record(N, a);
+    N->after_attr = true;
+    return next;
+}
+
+/* Is v[i] the name of a --keep-macros macro that stands for attributes? */
+static bool attr_macro(Norm *N, const Token *t)
+{
+    for (size_t k = 0; t->kind == TK_IDENT && k < N->attr_macros.len; k++)
+        if (oklc_tok_eq(t, N->attr_macros.data[k]))
+            return true;
+    return false;
+}
+
+/* for ( ... ; @attrs ) and the legacy for (outer): the attributes move in
+ * front of `for`, and their clause is left out of the header. Prints the
+ * lead of `for` and the attributes; returns false after an error. */
+static bool for_header(Norm *N, size_t i)
+{
+    Token **v = N->v;
+    size_t close = 0, s3 = 0, extra = 0;
+    int depth = 0, semis = 0;
+    for (size_t j = i + 2; j < N->n && v[j]->kind != TK_EOF; j++) {
+        if (is_open(v[j])) {
+            depth++;
+        } else if (is_close(v[j])) {
+            if (depth == 0) {
+                close = is_punct(v[j], P_RPAREN) ? j : 0;
+                break;
+            }
+            depth--;
+        } else if (depth == 0 && is_punct(v[j], P_SEMI)) {
+            semis++;
+            if (semis == 3)
+                s3 = j;
+            else if (semis == 4)
+                extra = j;
+        }
+    }
+    const char *lname, *axis;
+    bool legacy_short = close == i + 3 && legacy_name(v[i + 2], &lname, &axis) &&
+                        strcmp(lname, "tile");
+    if (!close || (semis < 3 && !legacy_short)) {
+        oklc_print_lead(&N->pr, v[i]);
+        return true;
+    }
+    if (extra) {
+        error_at(N, v[extra], "too many clauses in for-loop header: OKL attributes follow the "
+                              "third '%s'", ";");
+        return false;
+    }
+    size_t from = legacy_short ? i + 2 : s3 + 1;
+    if (from == close) {
+        error_at(N, v[s3], "expected an OKL attribute after the third '%s' of the for-loop "
+                           "header", ";");
+        return false;
+    }
+    VEC(Attr *) moved = {0};
+    VEC(const Token *) macros = {0};
+    for (size_t k = from; k < close;) {
+        if (is_punct(v[k], P_COMMA) && k > from) {
+            k++;
+            continue;
+        }
+        if (N->keep_macros && attr_macro(N, v[k])) {
+            vec_push(&N->c->arena, &macros, v[k]);
+            k++;
+            continue;
+        }
+        if (v[k]->kind != TK_ATTR && !legacy_name(v[k], &lname, &axis) &&
+            !(v[k]->kind == TK_IDENT && oklc_tok_eq(v[k], "okl"))) {
+            if (v[k]->kind == TK_IDENT)
+                unknown_attr(N, v[k], v[k]->text, v[k]->len, "attribute in for-loop header");
+            else
+                error_at(N, v[k], "expected an OKL attribute in the for-loop header, found "
+                                  "'%s'",
+                         tokens_text(N, v, k, k + 1));
+            return false;
+        }
+        Attr *a;
+        k = parse_attr(N, v, k, close, true, &a);
+        if (!a)
+            return false;
+        a->moved = true;
+        vec_push(&N->c->arena, &moved, a);
+    }
+    oklc_print_lead(&N->pr, v[i]);
+    for (size_t k = 0; k < macros.len; k++) {
+        map_here(N, macros.data[k]);
+        oklc_print_raw(&N->pr, macros.data[k]->text, macros.data[k]->len);
+        raw(N, " ");
+    }
+    for (size_t k = 0; k < moved.len; k++) {
+        render(N, moved.data[k]);
+        raw(N, " ");
+        record(N, moved.data[k]);
+    }
+    N->drop_from = legacy_short ? i + 2 : s3;
+    N->drop_to = close;
+    N->drop_text = legacy_short ? ";;" : NULL;
+    return true;
+}
+
+/* [[ attribute-list ]] of OKL 2.0 input: printed as written; okl::x and
+ * okl_x attributes are recorded. The seed's okl_x("args") form carries its
+ * arguments in a string. */
+static size_t okl2_attrs(Norm *N, size_t i)
+{
+    Token **v = N->v;
+    size_t close = match_close(v, i, N->n);
+    if (close >= N->n || close == i + 1 || !is_punct(v[close - 1], P_RBRACKET) ||
+        close - 1 != match_close(v, i + 1, close)) {
+        put(N, v[i], false);    /* not an attribute: let Clang judge */
+        return i + 1;
+    }
+    size_t end = close - 1;   /* the inner ']' */
+    size_t k = i + 2;
+    bool using_okl = false;
+    if (k + 2 < end && oklc_tok_eq(v[k], "using") && v[k + 1]->kind == TK_IDENT &&
+        is_punct(v[k + 2], P_COLON)) {
+        using_okl = oklc_tok_eq(v[k + 1], "okl");
+        k += 3;
+    }
+    /* Print it all first, so the records get their offsets. */
+    uint32_t *offs = oklc_arena_alloc(&N->c->arena, (close - i + 1) * sizeof(uint32_t));
+    for (size_t j = i; j <= close; j++) {
+        oklc_print_lead(&N->pr, v[j]);
+        offs[j - i] = (uint32_t)N->out.len;
+        map_here(N, v[j]);
+        oklc_print_text(&N->pr, v[j]);
+    }
+    N->after_attr = true;
+    while (k < end) {
+        size_t item = k, name = k;
+        bool okl = false;
+        if (v[k]->kind == TK_IDENT && k + 2 < end && is_punct(v[k + 1], P_COLONCOLON)) {
+            okl = oklc_tok_eq(v[k], "okl");
+            name = k + 2;
+        } else if (v[k]->kind == TK_IDENT) {
+            okl = using_okl || (v[k]->len > 4 && !memcmp(v[k]->text, "okl_", 4));
+        }
+        size_t after = name + 1;
+        if (after < end && is_punct(v[after], P_LPAREN))
+            after = match_close(v, after, end) + 1;
+        if (okl && v[name]->kind == TK_IDENT) {
+            const Token *nt = v[name];
+            const char *nm = nt->text;
+            size_t nl = nt->len;
+            if (name == k && !using_okl)
+                nm += 4, nl -= 4;
+            const AttrSpec *spec = oklc_attr_lookup(nm, nl);
+            if (!spec) {
+                unknown_attr(N, nt, nm, nl, "OKL attribute");
+            } else {
+                Attr *a = new_attr(N, spec, nt);
+                a->okl2 = true;
+                a->off = offs[item - i];
+                a->end = offs[after - 1 - i] + v[after - 1]->len;
+                bool ok = true;
+                if (name + 1 < end && is_punct(v[name + 1], P_LPAREN)) {
+                    size_t lp = name + 1, rp = after - 1;
+                    /* okl_tile("16, @outer, @inner") or ("(16, ...)") */
+                    if (rp == lp + 2 && v[lp + 1]->kind == TK_STRING) {
+                        const Token *s = v[lp + 1];
+                        const char *q = memchr(s->text, '"', s->len);
+                        size_t qn = q ? (size_t)(s->text + s->len - q) - 2 : 0;
+                        Token *lx = oklc_lex_string(N->c, q ? q + 1 : "", qn, s->loc);
+                        VEC(Token *) sv = {0};
+                        for (Token *x = lx; x; x = x->next) {
+                            x->exp = s->exp;
+                            vec_push(&N->c->arena, &sv, x);
+                        }
+                        size_t sf = 0, st = sv.len - 1;   /* without the EOF */
+                        if (st >= 2 && is_punct(sv.data[0], P_LPAREN) &&
+                            match_close(sv.data, 0, st) == st - 1)
+                            sf = 1, st--;
+                        ok = parse_args(N, sv.data, sf, st, true, a);
+                    } else {
+                        ok = parse_args(N, v, lp + 1, rp, true, a);
+                    }
+                }
+                if (ok && oklc_attr_check_args(N->c, a))
+                    record(N, a);
+            }
+        }
+        k = after;
+        while (k < end && !is_punct(v[k], P_COMMA))
+            k++;
+        k++;
+    }
+    return close + 1;
+}
+
+/* shared int a[8]; exclusive int z; at the start of a declaration. */
+static bool legacy_storage(Norm *N, size_t i)
+{
+    const Token *t = N->v[i], *p = N->prev;
+    if (t->kind != TK_IDENT || !(oklc_tok_eq(t, "shared") || oklc_tok_eq(t, "exclusive")))
+        return false;
+    bool stmt_start = !p || N->after_attr || p->kind == TK_DIRECTIVE ||
+                      is_punct(p, P_SEMI) || is_punct(p, P_LBRACE) || is_punct(p, P_RBRACE);
+    Frame *f = top_frame(N);
+    if (!stmt_start || (f && f->open != P_LBRACE) || i + 1 >= N->n ||
+        N->v[i + 1]->kind != TK_IDENT)
+        return false;
+    const AttrSpec *spec = oklc_attr_lookup(t->text, t->len);
+    Attr *a = new_attr(N, spec, t);
+    a->legacy = true;
+    oklc_print_lead(&N->pr, t);
+    render(N, a);
+    record(N, a);
+    N->after_attr = true;
+    return true;
+}
+
+/* Keeps track of parentheses, so `;` in for headers can be counted. */
+static void track(Norm *N, const Token *t)
+{
+    if (t->kind != TK_PUNCT)
+        return;
+    Frame *f = top_frame(N);
+    if (is_open(t)) {
+        Frame nf = {t->punct == P_LPAREN && N->prev && oklc_tok_eq(N->prev, "for") &&
+                        N->prev->kind == TK_IDENT,
+                    0, (Punct)t->punct};
+        vec_push(&N->c->arena, &N->frames, nf);
+    } else if (is_close(t) && f) {
+        N->frames.len--;
+    } else if (t->punct == P_SEMI && f && f->for_header) {
+        f->semis++;
+    }
+}
+
+static void stray(Norm *N, const Token *t)
+{
+    if (t->len == 1 && t->text[0] == '@')
+        error_at(N, t, "expected an attribute name after '%s'", "@");
+    else
+        error_at(N, t, "stray '%s' in program", oklc_arena_strndup(&N->c->arena, t->text, t->len));
+}
+
+static void run(Norm *N)
+{
+    Token **v = N->v;
+    size_t i = 0;
+    N->drop_from = SIZE_MAX;
+    while (i < N->n) {
+        if (N->c->max_errors && (size_t)N->c->nerrors >= N->c->max_errors)
+            return;
+        const Token *t = v[i];
+        if (i == N->drop_from) {
+            if (N->drop_text) {
+                map_here(N, v[i]);
+                raw(N, N->drop_text);
+            }
+            i = N->drop_to;
+            N->drop_from = SIZE_MAX;
+            continue;
+        }
+        if (t->kind == TK_EOF) {
+            put(N, t, false);
+            break;
+        }
+        if (t->kind == TK_ATTR) {
+            i = inplace_attr(N, i);
+            continue;
+        }
+        if (is_punct(t, P_LBRACKET) && i + 1 < N->n && is_punct(v[i + 1], P_LBRACKET)) {
+            i = okl2_attrs(N, i);
+            continue;
+        }
+        if (t->kind == TK_IDENT && oklc_tok_eq(t, "for") && i + 1 < N->n &&
+            is_punct(v[i + 1], P_LPAREN)) {
+            if (!for_header(N, i))
+                return;
+            map_here(N, t);
+            uint32_t off = (uint32_t)N->out.len;
+            oklc_print_text(&N->pr, t);
+            N->prev = t;
+            N->prev_off = off;
+            N->after_attr = false;
+            for (size_t k = 0; k < N->waiting.len; k++)
+                N->waiting.data[k]->anchor_off = off;
+            N->waiting.len = 0;
+            i++;
+            continue;
+        }
+        if (legacy_storage(N, i)) {
+            i++;
+            continue;
+        }
+        if (t->kind == TK_OTHER)
+            stray(N, t);
+        track(N, t);
+        put(N, t, false);
+        i++;
+    }
+}
+
+static Normalized *finish(Norm *N)
+{
+    Normalized *nz = oklc_arena_alloc(&N->c->arena, sizeof *nz);
+    nz->text = N->out.data;
+    nz->len = N->out.len;
+    nz->attrs = N->attrs.data;
+    nz->nattrs = N->attrs.len;
+    nz->map = N->map.data;
+    nz->nmap = N->map.len;
+    N->c->norm = nz;
+    return N->c->nerrors ? NULL : nz;
+}
+
+Normalized *oklc_normalize_tokens(oklc_ctx *c, Token **toks, size_t n)
+{
+    Norm N = {.c = c, .v = toks, .n = n};
+    oklc_buf_init(&N.out, &c->arena);
+    oklc_print_init(&N.pr, &N.out);
+    run(&N);
+    return finish(&N);
+}
+
+/* ---- --keep-macros: the raw tokens of one file ------------------------------------------ */
+
+/* A #define line whose body has @attributes gets them rewritten in place;
+ * a macro that is nothing but attributes is remembered, so that using it in
+ * a for header moves it in front of `for` like the attribute itself. */
+static Token *define_line(Norm *N, Token *hash, Token *last)
+{
+    VEC(Token *) body = {0};
+    Token *name = hash->next->next;
+    bool any = false;
+    for (Token *t = name->next; t != last->next; t = t->next) {
+        vec_push(&N->c->arena, &body, t);
+        any |= t->kind == TK_ATTR;
+    }
+    Buf saved = N->out;
+    Printer saved_pr = N->pr;
+    size_t saved_map = N->map.len;
+    Buf b;
+    oklc_buf_init(&b, &N->c->arena);
+    N->out = b;
+    oklc_print_init(&N->pr, &N->out);
+    oklc_print_raw(&N->pr, hash->text, (size_t)(name->text + name->len - hash->text));
+    bool only_attrs = any && body.len > 0;
+    size_t k = 0;
+    /* A function-like macro's parameter list comes first, unchanged. */
+    if (k < body.len && is_punct(body.data[0], P_LPAREN) && !(body.data[0]->flags & TF_SPACE)) {
+        size_t rp = match_close(body.data, 0, body.len);
+        for (; k <= rp && k < body.len; k++) {
+            oklc_print_lead(&N->pr, body.data[k]);
+            oklc_print_text(&N->pr, body.data[k]);
+        }
+        only_attrs = false;
+    }
+    while (k < body.len) {
+        Token *t = body.data[k];
+        if (t->kind == TK_ATTR) {
+            Attr *a;
+            size_t next = parse_attr(N, body.data, k, body.len, false, &a);
+            oklc_print_lead(&N->pr, t);
+            if (a) {
+                oklc_print_raw(&N->pr, "[[", 2);
+                render_inner(N, a);
+                oklc_print_raw(&N->pr, "]]", 2);
+            }
+            k = next;
+            continue;
+        }
+        only_attrs = false;
+        oklc_print_lead(&N->pr, t);
+        oklc_print_text(&N->pr, t);
+        k++;
+    }
+    Token *d = oklc_tok_copy(N->c, hash);
+    d->kind = TK_DIRECTIVE;
+    d->text = N->out.data;
+    d->len = (uint32_t)N->out.len;
+    N->out = saved;
+    N->pr = saved_pr;
+    N->pr.out = &N->out;
+    N->map.len = saved_map;   /* entries made here point into the scratch text */
+    if (only_attrs)
+        vec_push(&N->c->arena, &N->attr_macros,
+                 oklc_arena_strndup(&N->c->arena, name->text, name->len));
+    return d;
+}
+
+/* Directive lines become single TK_DIRECTIVE tokens with their text kept. */
+Normalized *oklc_normalize_raw_view(oklc_ctx *c, uint32_t view)
+{
+    Norm N = {.c = c, .keep_macros = true};
+    oklc_buf_init(&N.out, &c->arena);
+    oklc_print_init(&N.pr, &N.out);
+    VEC(Token *) v = {0};
+    for (Token *t = oklc_lex(c, view, 0); t; t = t->next) {
+        if (!((t->flags & TF_BOL) && oklc_tok_is_punct(t, P_HASH))) {
+            vec_push(&c->arena, &v, t);
+            continue;
+        }
+        Token *last = t;
+        while (last->next->kind != TK_EOF && !(last->next->flags & TF_BOL))
+            last = last->next;
+        Token *d;
+        if (last != t && t->next->kind == TK_IDENT && oklc_tok_eq(t->next, "define") &&
+            t->next != last && t->next->next->kind == TK_IDENT) {
+            d = define_line(&N, t, last);
+        } else {
+            d = oklc_tok_copy(c, t);
+            d->kind = TK_DIRECTIVE;
+            d->len = (uint32_t)(last->text + last->len - t->text);
+        }
+        vec_push(&c->arena, &v, d);
+        t = last;
+    }
+    if (c->nerrors)
+        return NULL;
+    N.v = v.data;
+    N.n = v.len;
+    run(&N);
+    return finish(&N);
+}
+
+/* ---- the offset map ---------------------------------------------------------------------- */
+
+const SrcMapEntry *oklc_norm_lookup(const Normalized *nz, uint32_t off)
+{
+    if (!nz->nmap)
+        return NULL;
+    size_t lo = 0, hi = nz->nmap;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (nz->map[mid].off <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &nz->map[lo];
+}
+
+Loc oklc_norm_loc(const Normalized *nz, uint32_t off)
+{
+    const SrcMapEntry *e = oklc_norm_lookup(nz, off);
+    if (!e)
+        return (Loc){0};
+    const Token *t = e->tok;
+    Loc loc = oklc_tok_user_loc(t);
+    uint32_t delta = off - e->off;
+    /* Inside a token written in the file, the column moves with the offset. */
+    if (!t->exp && !(t->flags & TF_MACRO) && delta < t->len &&
+        !memchr(t->text, '\n', delta)) {
+        loc.col += delta;
+        loc.off += delta;
+    }
+    return loc;
+}

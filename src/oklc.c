@@ -1,0 +1,256 @@
+/*
+ * oklc.c - the public API: contexts, options, and the stages in order.
+ *
+ * Each stage entry arms the arena's out-of-memory jump, runs the pipeline
+ * up to the stage asked for, and stops after the first stage that reported
+ * an error. Nothing here prints: messages wait in the context.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "normalize/normalize.h"
+
+enum { DEFAULT_MAX_ERRORS = 50 };
+
+const char *oklc_version(void)
+{
+    return OKLC_VERSION_STRING;
+}
+
+oklc_ctx *oklc_ctx_new(void)
+{
+    oklc_ctx *c = oklc_malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    memset(c, 0, sizeof *c);
+    c->diags_tail = &c->diags;
+    c->max_errors = DEFAULT_MAX_ERRORS;
+    return c;
+}
+
+void oklc_ctx_free(oklc_ctx *c)
+{
+    if (!c)
+        return;
+    oklc_arena_free(&c->arena);
+    oklc_free(c);
+}
+
+/* Runs `body` with out-of-memory protection. Options use it too, so that a
+ * failed allocation anywhere becomes a reported error, never an abort. */
+#define GUARDED(c, fail_value, ...)                                             \
+    do {                                                                        \
+        jmp_buf jb_;                                                            \
+        (c)->arena.oom = &jb_;                                                  \
+        if (setjmp(jb_)) {                                                      \
+            (c)->arena.oom = NULL;                                              \
+            out_of_memory(c);                                                   \
+            return fail_value;                                                  \
+        }                                                                       \
+        __VA_ARGS__;                                                            \
+        (c)->arena.oom = NULL;                                                  \
+    } while (0)
+
+/* Reports running out of memory with the one diagnostic the context keeps
+ * for it, since nothing else can be allocated. */
+static void out_of_memory(oklc_ctx *c)
+{
+    if (c->oom)
+        return;
+    c->oom = true;
+    c->oom_diag.level = DIAG_ERROR;
+    c->oom_diag.msg = "out of memory";
+    c->oom_diag.next = NULL;
+    *c->diags_tail = &c->oom_diag;
+    c->diags_tail = &c->oom_diag.next;
+    c->nerrors++;
+}
+
+static void add_cmd(oklc_ctx *c, CmdKind kind, const char *text)
+{
+    if (c->oom || !text)
+        return;
+    GUARDED(c, , {
+        Cmd cmd = {kind, oklc_arena_strdup(&c->arena, text)};
+        vec_push(&c->arena, &c->cmds, cmd);
+    });
+}
+
+void oklc_define(oklc_ctx *c, const char *definition)
+{
+    add_cmd(c, CMD_DEFINE, definition);
+}
+
+void oklc_undef(oklc_ctx *c, const char *name)
+{
+    add_cmd(c, CMD_UNDEF, name);
+}
+
+void oklc_include_file(oklc_ctx *c, const char *path)
+{
+    add_cmd(c, CMD_INCLUDE, path);
+}
+
+void oklc_include_path(oklc_ctx *c, const char *dir)
+{
+    if (c->oom || !dir)
+        return;
+    GUARDED(c, , {
+        size_t n = strlen(dir);
+        while (n > 1 && dir[n - 1] == '/')
+            n--;
+        const char *d = oklc_arena_strndup(&c->arena, dir, n);
+        vec_push(&c->arena, &c->incpaths, d);
+    });
+}
+
+void oklc_set_backend(oklc_ctx *c, oklc_backend b)
+{
+    c->backend = b;
+}
+
+void oklc_set_werror(oklc_ctx *c, bool on)
+{
+    c->werror = on;
+}
+
+static const char *const backend_names[OKLC_BACKEND_COUNT_] = {
+    [OKLC_BACKEND_NONE] = "none",     [OKLC_BACKEND_SERIAL] = "serial",
+    [OKLC_BACKEND_OPENMP] = "openmp", [OKLC_BACKEND_CUDA] = "cuda",
+    [OKLC_BACKEND_HIP] = "hip",       [OKLC_BACKEND_OPENCL] = "opencl",
+    [OKLC_BACKEND_DPCPP] = "dpcpp",   [OKLC_BACKEND_METAL] = "metal",
+};
+
+bool oklc_backend_from_name(const char *name, oklc_backend *out)
+{
+    for (int b = 0; b < OKLC_BACKEND_COUNT_; b++) {
+        const char *s = backend_names[b], *p = name;
+        while (*s && *p && tolower((unsigned char)*p) == *s)
+            s++, p++;
+        if (!*s && !*p) {
+            *out = (oklc_backend)b;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *oklc_backend_name(oklc_backend b)
+{
+    return b >= 0 && b < OKLC_BACKEND_COUNT_ ? backend_names[b] : "?";
+}
+
+/* ---- stages -------------------------------------------------------------------- */
+
+static void set_output(oklc_ctx *c, const char *text, size_t len)
+{
+    c->output = text;
+    c->output_len = len;
+}
+
+/* A context runs one stage call: its files and messages belong to it. */
+static bool begin(oklc_ctx *c)
+{
+    if (c->oom)
+        return false;
+    if (c->used) {
+        oklc_diag_error(c, (Loc){0}, "a context transpiles one input; create a new one");
+        return false;
+    }
+    c->used = true;
+    if (!c->views.len) {
+        FileView none = {0};
+        vec_push(&c->arena, &c->views, none);    /* views[0]: no position */
+    }
+    return true;
+}
+
+static char *copy_text(oklc_ctx *c, const char *text, size_t len)
+{
+    return oklc_arena_strndup(&c->arena, text, len);
+}
+
+static bool preprocess(oklc_ctx *c, const char *path, const char *text, size_t len)
+{
+    if (!begin(c))
+        return false;
+    bool ok = false;
+    GUARDED(c, false, {
+        PPResult *r = oklc_pp_run(c, path, text ? copy_text(c, text, len) : NULL, len);
+        if (r) {
+            Buf b;
+            oklc_buf_init(&b, &c->arena);
+            oklc_print_tokens(c, r->toks, r->ntoks, &b);
+            set_output(c, b.data, b.len);
+            ok = true;
+        }
+    });
+    return ok;
+}
+
+bool oklc_preprocess(oklc_ctx *c, const char *path)
+{
+    return preprocess(c, path, NULL, 0);
+}
+
+bool oklc_preprocess_buffer(oklc_ctx *c, const char *path, const char *text, size_t len)
+{
+    return preprocess(c, path, text ? text : "", text ? len : 0);
+}
+
+static Normalized *keep_macros(oklc_ctx *c, const char *path, const char *text, size_t len)
+{
+    if (!text) {
+        text = oklc_read_file(c, path, &len);
+        if (!text) {
+            oklc_diag_error(c, (Loc){0}, "cannot open '%s': %s", path, strerror(errno));
+            return NULL;
+        }
+    }
+    uint32_t view = oklc_pp_add_buffer(c, path, text, len, false);
+    return oklc_normalize_raw_view(c, view);
+}
+
+static bool normalize(oklc_ctx *c, const char *path, const char *text, size_t len,
+                      unsigned flags)
+{
+    if (!begin(c))
+        return false;
+    bool ok = false;
+    GUARDED(c, false, {
+        char *t = text ? copy_text(c, text, len) : NULL;
+        Normalized *nz = NULL;
+        if (flags & OKLC_KEEP_MACROS) {
+            nz = keep_macros(c, path, t, len);
+        } else {
+            PPResult *r = oklc_pp_run(c, path, t, len);
+            if (r)
+                nz = oklc_normalize_tokens(c, r->toks, r->ntoks);
+        }
+        if (nz) {
+            set_output(c, nz->text, nz->len);
+            ok = true;
+        }
+    });
+    return ok;
+}
+
+bool oklc_normalize(oklc_ctx *c, const char *path, unsigned flags)
+{
+    return normalize(c, path, NULL, 0, flags);
+}
+
+bool oklc_normalize_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                           unsigned flags)
+{
+    return normalize(c, path, text ? text : "", text ? len : 0, flags);
+}
+
+const char *oklc_output(oklc_ctx *c, size_t *len)
+{
+    if (len)
+        *len = c->output_len;
+    return c->output;
+}

@@ -1,0 +1,906 @@
+/*
+ * macro.c - the macro table, #define/#undef, and expansion.
+ *
+ * Expansion follows Dave Prosser's algorithm, as the C standard describes it:
+ * every token carries a hideset, the names of macros it came from; a name
+ * never expands inside its own expansion. A function-like invocation's
+ * result gets hs(name) ∩ hs(')') ∪ {name}. Arguments are fully expanded
+ * before substitution unless they are operands of # or ##.
+ *
+ * Every token an expansion creates points to an Expansion record (macro name,
+ * definition, invocation site) so diagnostics can be reported at the site in
+ * the user's file with "expanded from macro" notes.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "pp.h"
+
+typedef enum Builtin {
+    BI_NONE, BI_FILE, BI_LINE, BI_COUNTER, BI_DATE, BI_TIME, BI_INCLUDE_LEVEL, BI_BASE_FILE
+} Builtin;
+
+struct Macro {
+    const char   *name;
+    uint32_t      len;
+    bool          funclike, variadic;
+    const Token **params;
+    int           nparams;        /* with the variadic one, if any */
+    Token        *body;           /* ends in TK_EOF */
+    Loc           def;
+    Builtin       builtin;
+    Macro        *next;           /* hash chain */
+};
+
+struct Hideset {
+    Hideset    *next;
+    const char *name;
+    uint32_t    len;
+};
+
+enum {
+    MAX_ARG_DEPTH = 200,              /* nested pre-expansion of arguments */
+    EXPANSION_BUDGET = 20 * 1000 * 1000 /* tokens all expansions may create */
+};
+
+/* ---- the table ------------------------------------------------------------- */
+
+static uint64_t hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static Macro **slot(PP *pp, const char *name, size_t len)
+{
+    Macro **p = &pp->table[hash(name, len) & (pp->table_cap - 1)];
+    while (*p && !((*p)->len == len && !memcmp((*p)->name, name, len)))
+        p = &(*p)->next;
+    return p;
+}
+
+static void grow_table(PP *pp)
+{
+    size_t ncap = pp->table_cap ? pp->table_cap * 2 : 256;
+    Macro **old = pp->table;
+    size_t ocap = pp->table_cap;
+    pp->table = oklc_arena_alloc(&pp->c->arena, ncap * sizeof(Macro *));
+    pp->table_cap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+        for (Macro *m = old[i], *next; m; m = next) {
+            next = m->next;
+            m->next = NULL;
+            *slot(pp, m->name, m->len) = m;
+        }
+}
+
+static void add_builtin(PP *pp, const char *name, Builtin b)
+{
+    Macro *m = oklc_arena_alloc(&pp->c->arena, sizeof *m);
+    m->name = name;
+    m->len = (uint32_t)strlen(name);
+    m->builtin = b;
+    *slot(pp, m->name, m->len) = m;
+}
+
+void oklc_macro_init(PP *pp)
+{
+    grow_table(pp);
+    pp->budget = EXPANSION_BUDGET;
+    add_builtin(pp, "__FILE__", BI_FILE);
+    add_builtin(pp, "__LINE__", BI_LINE);
+    add_builtin(pp, "__COUNTER__", BI_COUNTER);
+    add_builtin(pp, "__DATE__", BI_DATE);
+    add_builtin(pp, "__TIME__", BI_TIME);
+    add_builtin(pp, "__INCLUDE_LEVEL__", BI_INCLUDE_LEVEL);
+    add_builtin(pp, "__BASE_FILE__", BI_BASE_FILE);
+}
+
+Macro *oklc_macro_find(PP *pp, const Token *name)
+{
+    if (name->kind != TK_IDENT)
+        return NULL;
+    return *slot(pp, name->text, name->len);
+}
+
+bool oklc_macro_defined(PP *pp, const char *name, size_t len)
+{
+    return *slot(pp, name, len) != NULL;
+}
+
+/* ---- hidesets ---------------------------------------------------------------- */
+
+static bool hs_has(const Hideset *hs, const char *name, size_t len)
+{
+    for (; hs; hs = hs->next)
+        if (hs->len == len && !memcmp(hs->name, name, len))
+            return true;
+    return false;
+}
+
+static Hideset *hs_add(PP *pp, Hideset *hs, const char *name, size_t len)
+{
+    if (hs_has(hs, name, len))
+        return hs;
+    Hideset *h = oklc_arena_alloc(&pp->c->arena, sizeof *h);
+    *h = (Hideset){hs, name, (uint32_t)len};
+    return h;
+}
+
+static Hideset *hs_union(PP *pp, Hideset *a, const Hideset *b)
+{
+    for (; b; b = b->next)
+        a = hs_add(pp, a, b->name, b->len);
+    return a;
+}
+
+static Hideset *hs_intersect(PP *pp, const Hideset *a, const Hideset *b)
+{
+    Hideset *r = NULL;
+    for (; a; a = a->next)
+        if (hs_has(b, a->name, a->len))
+            r = hs_add(pp, r, a->name, a->len);
+    return r;
+}
+
+/* ---- token lists ------------------------------------------------------------------ */
+
+static bool at_line_end(const Token *t)
+{
+    return t->kind == TK_EOF || (t->flags & TF_BOL);
+}
+
+static Token *eof_like(PP *pp, const Token *t)
+{
+    Token *e = oklc_tok_copy(pp->c, t);
+    e->kind = TK_EOF;
+    e->len = 0;
+    return e;
+}
+
+Token *oklc_macro_new_token(PP *pp, TokKind k, const char *text, size_t len, const Token *like)
+{
+    Token *t = oklc_arena_alloc(&pp->c->arena, sizeof *t);
+    t->kind = (uint8_t)k;
+    t->text = text;
+    t->len = (uint32_t)len;
+    t->loc = like->loc;
+    t->exp = like->exp;
+    t->flags = like->flags & (TF_SPACE | TF_MACRO);
+    t->lead = "";
+    return t;
+}
+
+/* Charges `n` new tokens to the expansion budget; false when exhausted. */
+static bool spend(PP *pp, const Token *at, size_t n)
+{
+    if (pp->budget >= n) {
+        pp->budget -= n;
+        return true;
+    }
+    if (pp->budget != 0) {
+        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(at),
+                                  "macro expansion is too large (more than %d tokens)",
+                                  EXPANSION_BUDGET);
+        oklc_tok_note_expansion(pp->c, d, at);
+    }
+    pp->budget = 0;
+    return false;
+}
+
+/* ---- #define --------------------------------------------------------------------- */
+
+static Token *skip_line(Token *t)
+{
+    while (!at_line_end(t))
+        t = t->next;
+    return t;
+}
+
+static bool is_va_args(const Token *t)
+{
+    return t->kind == TK_IDENT && oklc_tok_eq(t, "__VA_ARGS__");
+}
+
+static bool is_va_opt(const Token *t)
+{
+    return t->kind == TK_IDENT && oklc_tok_eq(t, "__VA_OPT__");
+}
+
+static int param_index(const Macro *m, const Token *t)
+{
+    if (t->kind != TK_IDENT || !m->funclike)
+        return -1;
+    for (int i = 0; i < m->nparams; i++)
+        if (m->params[i]->len == t->len && !memcmp(m->params[i]->text, t->text, t->len))
+            return i;
+    return -1;
+}
+
+static bool define_error(PP *pp, const Token *t, const char *msg)
+{
+    oklc_diag_error(pp->c, t->loc, "%s", msg);
+    return false;
+}
+
+/* params = '(' [ident {',' ident}] [',' '...' | ident '...'] ')' */
+static bool read_params(PP *pp, Macro *m, Token **rest, Token *t)
+{
+    VEC(const Token *) ps = {0};
+    t = t->next;    /* past '(' */
+    if (!oklc_tok_is_punct(t, P_RPAREN) || at_line_end(t)) {
+        for (;;) {
+            if (at_line_end(t))
+                return define_error(pp, t, "missing ')' in macro parameter list");
+            if (oklc_tok_is_punct(t, P_ELLIPSIS)) {
+                m->variadic = true;
+                Token *va = oklc_tok_copy(pp->c, t);
+                va->kind = TK_IDENT;
+                va->text = "__VA_ARGS__";
+                va->len = 11;
+                vec_push(&pp->c->arena, &ps, va);
+                t = t->next;
+                break;
+            }
+            if (t->kind != TK_IDENT)
+                return define_error(pp, t, "invalid token in macro parameter list");
+            if (is_va_args(t))
+                return define_error(pp, t, "__VA_ARGS__ can only appear in the expansion of a "
+                                           "variadic macro");
+            for (size_t i = 0; i < ps.len; i++)
+                if (ps.data[i]->len == t->len && !memcmp(ps.data[i]->text, t->text, t->len)) {
+                    oklc_diag_error(pp->c, t->loc, "duplicate macro parameter name '%.*s'",
+                                    (int)t->len, t->text);
+                    return false;
+                }
+            vec_push(&pp->c->arena, &ps, t);
+            t = t->next;
+            if (oklc_tok_is_punct(t, P_ELLIPSIS) && !at_line_end(t)) {   /* GNU: args... */
+                m->variadic = true;
+                t = t->next;
+                break;
+            }
+            if (!oklc_tok_is_punct(t, P_COMMA) || at_line_end(t))
+                break;
+            t = t->next;
+        }
+        if (!oklc_tok_is_punct(t, P_RPAREN) || at_line_end(t))
+            return define_error(pp, t, at_line_end(t) ? "missing ')' in macro parameter list"
+                                                      : "expected ',' or ')' in macro "
+                                                        "parameter list");
+    }
+    m->params = ps.data;
+    m->nparams = (int)ps.len;
+    *rest = t->next;
+    return true;
+}
+
+/* Checks what the standard requires of a replacement list. */
+static bool check_body(PP *pp, const Macro *m)
+{
+    int va_opt_depth = -1, depth = 0;
+    for (const Token *t = m->body; t->kind != TK_EOF; t = t->next) {
+        const Token *n = t->next;
+        if (oklc_tok_is_punct(t, P_HASHHASH) && (t == m->body || n->kind == TK_EOF))
+            return define_error(pp, t, "'##' cannot appear at either end of a macro expansion");
+        if (m->funclike && oklc_tok_is_punct(t, P_HASH) && param_index(m, n) < 0 &&
+            !is_va_opt(n))
+            return define_error(pp, t, "'#' is not followed by a macro parameter");
+        if (is_va_args(t) && !m->variadic)
+            return define_error(pp, t, "__VA_ARGS__ can only appear in the expansion of a "
+                                       "variadic macro");
+        if (is_va_opt(t)) {
+            if (!m->variadic)
+                return define_error(pp, t, "__VA_OPT__ can only appear in the expansion of a "
+                                           "variadic macro");
+            if (va_opt_depth >= 0)
+                return define_error(pp, t, "__VA_OPT__ cannot be nested");
+            if (!oklc_tok_is_punct(n, P_LPAREN))
+                return define_error(pp, n, "missing '(' after __VA_OPT__");
+            va_opt_depth = depth;
+        }
+        if (oklc_tok_is_punct(t, P_LPAREN))
+            depth++;
+        if (oklc_tok_is_punct(t, P_RPAREN) && --depth == va_opt_depth)
+            va_opt_depth = -1;
+    }
+    if (va_opt_depth >= 0)
+        return define_error(pp, m->body, "unterminated __VA_OPT__");
+    return true;
+}
+
+static bool same_definition(const Macro *a, const Macro *b)
+{
+    if (a->funclike != b->funclike || a->variadic != b->variadic || a->nparams != b->nparams)
+        return false;
+    for (int i = 0; i < a->nparams; i++)
+        if (a->params[i]->len != b->params[i]->len ||
+            memcmp(a->params[i]->text, b->params[i]->text, a->params[i]->len))
+            return false;
+    const Token *x = a->body, *y = b->body;
+    for (; x->kind != TK_EOF && y->kind != TK_EOF; x = x->next, y = y->next)
+        if (x->len != y->len || memcmp(x->text, y->text, x->len) ||
+            (x != a->body && (x->flags & TF_SPACE) != (y->flags & TF_SPACE)))
+            return false;
+    return x->kind == TK_EOF && y->kind == TK_EOF;
+}
+
+Token *oklc_macro_define(PP *pp, Token *t)
+{
+    oklc_ctx *c = pp->c;
+    if (at_line_end(t)) {
+        define_error(pp, t, "macro name missing");
+        return skip_line(t);
+    }
+    if (t->kind != TK_IDENT) {
+        define_error(pp, t, "macro name must be an identifier");
+        return skip_line(t);
+    }
+    if (oklc_tok_eq(t, "defined")) {
+        define_error(pp, t, "'defined' cannot be used as a macro name");
+        return skip_line(t);
+    }
+    Macro *m = oklc_arena_alloc(&c->arena, sizeof *m);
+    m->name = oklc_arena_strndup(&c->arena, t->text, t->len);
+    m->len = t->len;
+    m->def = t->loc;
+    Token *name = t;
+    t = t->next;
+    if (oklc_tok_is_punct(t, P_LPAREN) && !(t->flags & TF_SPACE) && !at_line_end(t)) {
+        m->funclike = true;
+        if (!read_params(pp, m, &t, t))
+            return skip_line(t);
+    } else if (!at_line_end(t) && !(t->flags & TF_SPACE)) {
+        oklc_diag_warning(c, t->loc, "whitespace is required after the macro name");
+    }
+
+    /* The body: copies of the rest of the line. */
+    Token head = {0}, *tail = &head;
+    for (; !at_line_end(t); t = t->next) {
+        tail = tail->next = oklc_tok_copy(c, t);
+        tail->lead = "";
+        tail->lead_len = 0;
+    }
+    tail->next = eof_like(pp, t);
+    m->body = head.next ? head.next : tail->next;
+    m->body->flags &= (uint8_t)~TF_SPACE;
+    if (!check_body(pp, m))
+        return t;
+
+    Macro **s = slot(pp, m->name, m->len);
+    if (*s) {
+        if ((*s)->builtin) {
+            oklc_diag_warning(c, name->loc, "redefining builtin macro '%s'", m->name);
+        } else if (!same_definition(*s, m)) {
+            Diag *d = oklc_diag_warning(c, name->loc, "'%s' macro redefined", m->name);
+            oklc_diag_note(c, d, (*s)->def, "previous definition is here");
+        }
+        m->next = (*s)->next;
+        *s = m;
+        return t;
+    }
+    *s = m;
+    if (++pp->nmacros * 4 > pp->table_cap * 3)
+        grow_table(pp);
+    return t;
+}
+
+Token *oklc_macro_undef(PP *pp, Token *t)
+{
+    if (at_line_end(t)) {
+        define_error(pp, t, "macro name missing");
+        return t;
+    }
+    if (t->kind != TK_IDENT) {
+        define_error(pp, t, "macro name must be an identifier");
+        return skip_line(t);
+    }
+    if (oklc_tok_eq(t, "defined")) {
+        define_error(pp, t, "'defined' cannot be used as a macro name");
+        return skip_line(t);
+    }
+    Macro **s = slot(pp, t->text, t->len);
+    if (*s) {
+        if ((*s)->builtin)
+            oklc_diag_warning(pp->c, t->loc, "undefining builtin macro '%.*s'", (int)t->len,
+                              t->text);
+        *s = (*s)->next;
+        pp->nmacros--;
+    }
+    t = t->next;
+    if (!at_line_end(t))
+        oklc_diag_warning(pp->c, t->loc, "extra tokens at end of #undef directive");
+    return skip_line(t);
+}
+
+/* ---- expansion ------------------------------------------------------------------ */
+
+typedef struct Arg {
+    Token *raw;        /* as written, ends in TK_EOF */
+    Token *expanded;   /* fully expanded, computed on first use */
+    bool   empty;
+} Arg;
+
+/* Copies a list (without its EOF) and appends the copies after *tail. */
+static void append_copies(PP *pp, Token ***tail, const Token *t, uint8_t add_flags)
+{
+    for (; t->kind != TK_EOF; t = t->next) {
+        Token *n = oklc_tok_copy(pp->c, t);
+        n->flags |= add_flags;
+        **tail = n;
+        *tail = &n->next;
+    }
+}
+
+static Token *stringize(PP *pp, const Token *hash, const Token *arg)
+{
+    Buf b;
+    oklc_buf_init(&b, &pp->c->arena);
+    oklc_buf_putc(&b, '"');
+    for (const Token *t = arg; t->kind != TK_EOF; t = t->next) {
+        if (t != arg && (t->flags & TF_SPACE))
+            oklc_buf_putc(&b, ' ');
+        if (t->kind == TK_STRING || t->kind == TK_CHAR)
+            oklc_buf_put_escaped(&b, t->text, t->len);
+        else
+            oklc_buf_putn(&b, t->text, t->len);
+    }
+    oklc_buf_putc(&b, '"');
+    return oklc_macro_new_token(pp, TK_STRING, b.data, b.len, hash);
+}
+
+/* Joins two tokens with ##; NULL (after an error) when the result is not one
+ * preprocessing token. */
+static Token *paste(PP *pp, const Token *lhs, const Token *rhs)
+{
+    char *s = oklc_arena_printf(&pp->c->arena, "%.*s%.*s", (int)lhs->len, lhs->text,
+                                (int)rhs->len, rhs->text);
+    size_t n = strlen(s);
+    Token *t = oklc_lex_string(pp->c, s, n, lhs->loc);
+    if (t->kind == TK_EOF || t->next->kind != TK_EOF || (t->flags & TF_BAD)) {
+        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(lhs),
+                                  "pasting formed '%s', an invalid preprocessing token", s);
+        oklc_tok_note_expansion(pp->c, d, lhs);
+        return NULL;
+    }
+    t->exp = lhs->exp;
+    t->flags = (uint8_t)((lhs->flags & (TF_SPACE | TF_MACRO)));
+    t->lead = "";
+    t->lead_len = 0;
+    t->next = NULL;
+    return t;
+}
+
+/* Expansion relinks tokens, so it works on a copy: the raw argument may
+ * still be needed by # or ## elsewhere in the body. */
+static Token *expanded_arg(PP *pp, Arg *a)
+{
+    if (!a->expanded) {
+        Token head = {0}, **tp = &head.next;
+        append_copies(pp, &tp, a->raw, 0);
+        const Token *e = a->raw;
+        while (e->kind != TK_EOF)
+            e = e->next;
+        *tp = oklc_tok_copy(pp->c, e);
+        a->expanded = oklc_macro_expand_all(pp, head.next);
+    }
+    return a->expanded;
+}
+
+typedef struct Subst {
+    PP        *pp;
+    Macro     *m;
+    Arg       *args;
+    Expansion *exp;
+    bool       va_present;
+    bool       failed;
+} Subst;
+
+static Token *subst_range(Subst *s, const Token *body, const Token *stop);
+
+/* The tokens of __VA_OPT__( ... ) starting at `t` (the __VA_OPT__ token);
+ * *close receives the matching ')'. */
+static Token *va_opt(Subst *s, const Token *t, const Token **close)
+{
+    int depth = 0;
+    const Token *open = t->next, *p = open;
+    for (; p->kind != TK_EOF; p = p->next) {
+        if (oklc_tok_is_punct(p, P_LPAREN))
+            depth++;
+        else if (oklc_tok_is_punct(p, P_RPAREN) && --depth == 0)
+            break;
+    }
+    *close = p;
+    if (!s->va_present)
+        return NULL;
+    return subst_range(s, open->next, p);
+}
+
+/* A copy of a body token, marked as made by this expansion. */
+static Token *body_copy(Subst *s, const Token *t)
+{
+    Token *n = oklc_tok_copy(s->pp->c, t);
+    n->exp = s->exp;
+    n->flags = (uint8_t)((t->flags & TF_SPACE) | TF_MACRO);
+    return n;
+}
+
+/* The right operand of ##: a raw argument (possibly empty), a __VA_OPT__
+ * group, or one body token. Returns its tokens as a list (NULL if empty). */
+static Token *paste_operand(Subst *s, const Token **pt)
+{
+    const Token *t = *pt;
+    int idx = param_index(s->m, t);
+    Token head = {0}, *tail = &head, **tp = &head.next;
+    if (idx >= 0) {
+        append_copies(s->pp, &tp, s->args[idx].raw, TF_MACRO);
+        *pt = t->next;
+        return head.next;
+    }
+    if (is_va_opt(t)) {
+        const Token *close;
+        Token *r = va_opt(s, t, &close);
+        *pt = close->next;
+        return r;
+    }
+    tail->next = body_copy(s, t);
+    *pt = t->next;
+    return head.next;
+}
+
+/* Substitutes parameters in body[..stop). */
+static Token *subst_range(Subst *s, const Token *body, const Token *stop)
+{
+    PP *pp = s->pp;
+    Token head = {0}, *tail = &head;
+    const Token *t = body;
+    while (t != stop && t->kind != TK_EOF && !s->failed) {
+        int idx;
+        /* # param, # __VA_OPT__(...) */
+        if (s->m->funclike && oklc_tok_is_punct(t, P_HASH)) {
+            const Token *n = t->next;
+            Token *str;
+            if (is_va_opt(n)) {
+                const Token *close;
+                Token *r = va_opt(s, n, &close), eof = {.kind = TK_EOF};
+                Token *l = r;
+                while (l && l->next)
+                    l = l->next;
+                if (l)
+                    l->next = &eof;
+                str = stringize(pp, t, r ? r : &eof);
+                t = close->next;
+            } else {
+                str = stringize(pp, t, s->args[param_index(s->m, n)].raw);
+                t = n->next;
+            }
+            str->exp = s->exp;
+            str->flags |= TF_MACRO;
+            tail = tail->next = str;
+            continue;
+        }
+        /* lhs ## rhs: paste onto the last token produced */
+        if (oklc_tok_is_punct(t, P_HASHHASH)) {
+            const Token *after = t->next;
+            /* GNU: ", ## __VA_ARGS__" drops the comma when there are none. */
+            if (tail != &head && oklc_tok_is_punct(tail, P_COMMA) && s->m->variadic &&
+                param_index(s->m, after) == s->m->nparams - 1) {
+                int va = s->m->nparams - 1;
+                if (s->args[va].empty) {
+                    Token *p = &head;      /* remove the comma */
+                    while (p->next != tail)
+                        p = p->next;
+                    p->next = NULL;
+                    tail = p;
+                } else {
+                    Token **tp = &tail->next;
+                    append_copies(pp, &tp, s->args[va].raw, TF_MACRO);
+                    while (tail->next)
+                        tail = tail->next;
+                }
+                t = after->next;
+                continue;
+            }
+            Token *rhs = paste_operand(s, &after);
+            t = after;
+            if (!rhs)
+                continue;                  /* x ## <empty> is x */
+            if (tail == &head || tail->kind == TK_PLACEMARKER) {
+                if (tail != &head) {       /* <empty> ## y is y */
+                    Token *p = &head;
+                    while (p->next != tail)
+                        p = p->next;
+                    tail = p;
+                }
+                tail->next = rhs;
+            } else {
+                Token *joined = paste(pp, tail, rhs);
+                if (!joined) {
+                    s->failed = true;
+                    break;
+                }
+                Token *p = &head;
+                while (p->next != tail)
+                    p = p->next;
+                p->next = joined;
+                joined->next = rhs->next;
+                tail = joined;
+            }
+            while (tail->next)
+                tail = tail->next;
+            continue;
+        }
+        if (is_va_opt(t)) {
+            const Token *close;
+            Token *r = va_opt(s, t, &close);
+            if (r) {
+                tail->next = r;
+                while (tail->next)
+                    tail = tail->next;
+            }
+            t = close->next;
+            continue;
+        }
+        if ((idx = param_index(s->m, t)) >= 0) {
+            Arg *a = &s->args[idx];
+            bool before_paste = oklc_tok_is_punct(t->next, P_HASHHASH);
+            Token **tp = &tail->next;
+            if (before_paste && a->empty) {
+                /* An empty operand of ## is a placemarker. */
+                tail = tail->next = body_copy(s, t);
+                tail->kind = TK_PLACEMARKER;
+            } else {
+                const Token *src = before_paste ? a->raw : expanded_arg(pp, a);
+                append_copies(pp, &tp, src, TF_MACRO);
+                bool first = true;
+                for (Token *x = tail->next; x; x = x->next) {
+                    if (first) {        /* the argument's place decides the space */
+                        x->flags = (uint8_t)((x->flags & ~TF_SPACE) | (t->flags & TF_SPACE));
+                        first = false;
+                    }
+                    tail = x;
+                }
+            }
+            t = t->next;
+            continue;
+        }
+        tail = tail->next = body_copy(s, t);
+        t = t->next;
+    }
+    /* Placemarkers have done their job once ## is resolved. */
+    Token *prev = &head;
+    for (Token *x = head.next; x; x = x->next)
+        if (x->kind == TK_PLACEMARKER)
+            prev->next = x->next;
+        else
+            prev = x;
+    return head.next;
+}
+
+/* Reads the arguments of an invocation; `t` is the '('. On success *rparen
+ * is the closing parenthesis. */
+static Arg *read_args(PP *pp, Macro *m, const Token *name, Token *t, Token **rparen)
+{
+    oklc_ctx *c = pp->c;
+    int want = m->nparams;
+    Arg *args = oklc_arena_alloc(&c->arena, (size_t)(want ? want : 1) * sizeof(Arg));
+    int n = 0, depth = 0;
+    Token head = {0}, *tail = &head;
+    bool any = false;
+    for (t = t->next;; t = t->next) {
+        if (t->kind == TK_EOF) {
+            Diag *d = oklc_diag_error(c, oklc_tok_user_loc(name),
+                                      "unterminated argument list invoking macro '%s'", m->name);
+            oklc_tok_note_expansion(c, d, name);
+            return NULL;
+        }
+        if ((t->flags & TF_BOL) && oklc_tok_is_punct(t, P_HASH) && !(t->flags & TF_MACRO)) {
+            oklc_diag_error(c, t->loc, "preprocessing directive inside the arguments of macro "
+                                       "'%s' is not supported",
+                            m->name);
+            return NULL;
+        }
+        bool close = depth == 0 && oklc_tok_is_punct(t, P_RPAREN);
+        bool comma = depth == 0 && oklc_tok_is_punct(t, P_COMMA) &&
+                     !(m->variadic && n == want - 1);
+        if (close || comma) {
+            tail->next = eof_like(pp, t);
+            if (n < want)
+                args[n] = (Arg){head.next ? head.next : tail->next, NULL, head.next == NULL};
+            n++;
+            any = any || head.next;
+            head.next = NULL;
+            tail = &head;
+            if (close)
+                break;
+            continue;
+        }
+        if (oklc_tok_is_punct(t, P_LPAREN))
+            depth++;
+        else if (oklc_tok_is_punct(t, P_RPAREN))
+            depth--;
+        tail = tail->next = oklc_tok_copy(c, t);
+    }
+    *rparen = t;
+    /* F() passes one empty argument, which is right when F takes one. */
+    if (n == 1 && want == 0 && !any)
+        n = 0;
+    if (m->variadic && n == want - 1) {   /* no variadic arguments at all */
+        args[n] = (Arg){eof_like(pp, t), NULL, true};
+        n++;
+    }
+    if (n != want) {
+        Diag *d = oklc_diag_error(c, oklc_tok_user_loc(name),
+                                  n > want ? "too many arguments provided to function-like "
+                                             "macro invocation '%s' (expected %d, got %d)"
+                                           : "too few arguments provided to function-like "
+                                             "macro invocation '%s' (expected %d, got %d)",
+                                  m->name, m->variadic ? want - 1 : want, n);
+        oklc_diag_note(c, d, m->def, "macro '%s' defined here", m->name);
+        return NULL;
+    }
+    return args;
+}
+
+static Token *builtin_token(PP *pp, Macro *m, Token *site)
+{
+    oklc_ctx *c = pp->c;
+    Loc at = oklc_tok_user_loc(site);
+    const FileView *v = &c->views.data[at.file];
+    char *s;
+    TokKind k = TK_NUMBER;
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    switch (m->builtin) {
+    case BI_FILE:
+    case BI_BASE_FILE: {
+        const char *name = m->builtin == BI_FILE ? v->name : c->views.data[1].name;
+        oklc_buf_putc(&b, '"');
+        oklc_buf_put_escaped(&b, name, strlen(name));
+        oklc_buf_putc(&b, '"');
+        k = TK_STRING;
+        break;
+    }
+    case BI_LINE:
+        oklc_buf_printf(&b, "%d", (int)at.line + v->line_delta);
+        break;
+    case BI_COUNTER:
+        oklc_buf_printf(&b, "%d", pp->counter++);
+        break;
+    case BI_INCLUDE_LEVEL:
+        oklc_buf_printf(&b, "%d", pp->include_depth);
+        break;
+    case BI_DATE:
+    case BI_TIME: {
+        time_t now = time(NULL);
+        struct tm tm;
+        char tmp[32];
+        gmtime_r(&now, &tm);
+        strftime(tmp, sizeof tmp, m->builtin == BI_DATE ? "\"%b %e %Y\"" : "\"%H:%M:%S\"", &tm);
+        oklc_buf_puts(&b, tmp);
+        k = TK_STRING;
+        break;
+    }
+    case BI_NONE:
+        oklc_unreachable();
+    }
+    s = b.data;
+    Token *t = oklc_macro_new_token(pp, k, s, b.len, site);
+    t->flags = (uint8_t)(site->flags | TF_MACRO);
+    t->lead = site->lead;
+    t->lead_len = site->lead_len;
+    return t;
+}
+
+/* Gives the expansion the invocation's leading whitespace and hideset, and
+ * splices it in front of `rest`. Returns the new first token. */
+static Token *splice(PP *pp, Token *site, Token *list, Hideset *hs, Token *rest)
+{
+    if (!list) {
+        if (pp->arg_depth == 0 && site->lead_len && !(site->flags & TF_MACRO))
+            oklc_buf_putn(&pp->pending_lead, site->lead, site->lead_len);
+        return rest;
+    }
+    size_t n = 0;
+    Token *last = list;
+    for (Token *t = list; t; t = t->next) {
+        t->hs = hs_union(pp, hs, t->hs);
+        last = t;
+        n++;
+    }
+    if (!spend(pp, site, n))
+        return rest;
+    /* The first token stands where the name stood. */
+    list->flags = (uint8_t)((list->flags & ~(TF_SPACE | TF_BOL)) |
+                            (site->flags & (TF_SPACE | TF_BOL)));
+    if (!(site->flags & TF_MACRO) || (site->flags & TF_KEEPLEAD)) {
+        list->lead = site->lead;
+        list->lead_len = site->lead_len;
+        list->flags |= TF_KEEPLEAD;
+    } else {
+        list->flags &= (uint8_t)~TF_KEEPLEAD;
+    }
+    last->next = rest;
+    return list;
+}
+
+bool oklc_macro_expand(PP *pp, Token **rest, Token *t)
+{
+    if (t->kind != TK_IDENT || (t->flags & TF_NOEXPAND))
+        return false;
+    Macro *m = oklc_macro_find(pp, t);
+    if (!m)
+        return false;
+    if (hs_has(t->hs, m->name, m->len)) {
+        t->flags |= TF_NOEXPAND;   /* painted blue for good */
+        return false;
+    }
+    oklc_ctx *c = pp->c;
+    if (m->builtin) {
+        *rest = builtin_token(pp, m, t);
+        (*rest)->next = t->next;
+        return true;
+    }
+    Expansion *exp = oklc_arena_alloc(&c->arena, sizeof *exp);
+    *exp = (Expansion){m->name, m->def, t};
+
+    if (!m->funclike) {
+        Subst s = {pp, m, NULL, exp, false, false};
+        Token *body = subst_range(&s, m->body, NULL);
+        *rest = splice(pp, t, s.failed ? NULL : body, hs_add(pp, t->hs, m->name, m->len),
+                       t->next);
+        return true;
+    }
+    /* A function-like name not followed by '(' is an ordinary identifier. */
+    if (!oklc_tok_is_punct(t->next, P_LPAREN))
+        return false;
+    Token *rparen;
+    Arg *args = read_args(pp, m, t, t->next, &rparen);
+    if (!args) {
+        *rest = skip_line(t->next);   /* resume after the damage */
+        while ((*rest)->kind != TK_EOF && !((*rest)->flags & TF_BOL))
+            *rest = (*rest)->next;
+        return true;
+    }
+    Subst s = {pp, m, args, exp, false, false};
+    if (m->variadic) {
+        Arg *va = &args[m->nparams - 1];
+        s.va_present = expanded_arg(pp, va)->kind != TK_EOF;
+    }
+    Token *body = subst_range(&s, m->body, NULL);
+    Hideset *hs = hs_add(pp, hs_intersect(pp, t->hs, rparen->hs), m->name, m->len);
+    *rest = splice(pp, t, s.failed ? NULL : body, hs, rparen->next);
+    return true;
+}
+
+Token *oklc_macro_expand_all(PP *pp, Token *list)
+{
+    if (pp->arg_depth >= MAX_ARG_DEPTH) {
+        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(list),
+                                  "macro arguments are nested too deeply (more than %d levels)",
+                                  MAX_ARG_DEPTH);
+        oklc_tok_note_expansion(pp->c, d, list);
+        Token *e = list;
+        while (e->kind != TK_EOF)
+            e = e->next;
+        return e;
+    }
+    pp->arg_depth++;
+    Token head = {0}, *tail = &head;
+    Token *t = list;
+    while (t->kind != TK_EOF) {
+        if (pp->budget == 0)
+            break;
+        if (oklc_macro_expand(pp, &t, t))
+            continue;
+        tail = tail->next = t;
+        t = t->next;
+    }
+    while (t->kind != TK_EOF)
+        t = t->next;
+    tail->next = t;
+    pp->arg_depth--;
+    return head.next;
+}

@@ -1,0 +1,752 @@
+/*
+ * pp.c - the preprocessor's driver: directives, #include, #if blocks.
+ *
+ * Takes a file (plus predefined macros and the -D/-U/--include options),
+ * gives the fully expanded token array (PPResult). Three buffers are chained
+ * as if included in turn: "<built-in>" (the predefined macros of the
+ * backend), "<command line>" (options, in order), then the main file.
+ * "..." includes are inlined; <...> includes and #pragma lines stay in the
+ * output as TK_DIRECTIVE tokens, in place. Comments before dropped
+ * directive lines move to the next output token so they survive.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp.h"
+
+typedef enum CondCtx { IN_THEN, IN_ELIF, IN_ELSE } CondCtx;
+
+typedef struct Cond {
+    struct Cond *prev;
+    const Token *tok;       /* the '#' of the #if, for "unterminated" */
+    CondCtx      ctx;
+    bool         taken;     /* some branch has been included */
+} Cond;
+
+typedef struct Include {
+    struct Include *prev;
+    Token          *eof;    /* this file's TK_EOF token */
+    Cond           *cond;   /* open blocks when the file started */
+    uint32_t        view;
+} Include;
+
+enum { MAX_INCLUDE_DEPTH = 200 };
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+uint32_t oklc_pp_add_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                            bool builtin)
+{
+    SrcFile *f = oklc_src_new(c, path, text, len, builtin);
+    return oklc_view_new(c, f, NULL, 0);
+}
+
+static const char *const use_macros[OKLC_BACKEND_COUNT_] = {
+    [OKLC_BACKEND_SERIAL] = "SERIAL", [OKLC_BACKEND_OPENMP] = "OPENMP",
+    [OKLC_BACKEND_CUDA] = "CUDA",     [OKLC_BACKEND_HIP] = "HIP",
+    [OKLC_BACKEND_OPENCL] = "OPENCL", [OKLC_BACKEND_DPCPP] = "DPCPP",
+    [OKLC_BACKEND_METAL] = "METAL",
+};
+
+/* The predefined macros: OKL and OCCA compatibility, and the backend. */
+static char *builtin_text(oklc_ctx *c)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_printf(&b,
+                    "#define __OKL__ 1\n"
+                    "#define __OCCA__ 1\n"
+                    "#define OKL_VERSION 20000\n"
+                    "#define OKL_MAJOR_VERSION 2\n"
+                    "#define OKL_MINOR_VERSION 0\n"
+                    "#define OKL_PATCH_VERSION 0\n"
+                    "#define OKLC_VERSION %d\n"
+                    "#define __cplusplus 201703L\n",
+                    OKLC_VERSION_MAJOR * 10000 + OKLC_VERSION_MINOR * 100 + OKLC_VERSION_PATCH);
+    for (int b2 = OKLC_BACKEND_SERIAL; b2 < OKLC_BACKEND_COUNT_; b2++)
+        oklc_buf_printf(&b, "#define OCCA_USE_%s %d\n", use_macros[b2], (int)c->backend == b2);
+    if (c->backend != OKLC_BACKEND_NONE)
+        oklc_buf_printf(&b, "#define OKLC_BACKEND_%s 1\n", use_macros[c->backend]);
+    return b.data;
+}
+
+/* -D NAME[=VALUE], -U NAME and --include FILE as directive lines. */
+static char *cmdline_text(oklc_ctx *c)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    for (size_t i = 0; i < c->cmds.len; i++) {
+        const Cmd *cmd = &c->cmds.data[i];
+        switch (cmd->kind) {
+        case CMD_DEFINE: {
+            const char *eq = strchr(cmd->text, '=');
+            if (eq)
+                oklc_buf_printf(&b, "#define %.*s ", (int)(eq - cmd->text), cmd->text);
+            else
+                oklc_buf_printf(&b, "#define %s 1", cmd->text);
+            for (const char *p = eq ? eq + 1 : ""; *p; p++)   /* one line, as cc does */
+                oklc_buf_putc(&b, *p == '\n' || *p == '\r' ? ' ' : *p);
+            oklc_buf_putc(&b, '\n');
+            break;
+        }
+        case CMD_UNDEF:
+            oklc_buf_printf(&b, "#undef %s\n", cmd->text);
+            break;
+        case CMD_INCLUDE:
+            oklc_buf_puts(&b, "#include \"");
+            oklc_buf_put_escaped(&b, cmd->text, strlen(cmd->text));
+            oklc_buf_puts(&b, "\"\n");
+            break;
+        }
+    }
+    return b.data;
+}
+
+/* ---- small helpers -------------------------------------------------------------- */
+
+static bool line_end(const Token *t)
+{
+    return t->kind == TK_EOF || (t->flags & TF_BOL);
+}
+
+static Token *skip_line(Token *t)
+{
+    while (!line_end(t))
+        t = t->next;
+    return t;
+}
+
+static bool is_directive_start(const Token *t)
+{
+    return (t->flags & TF_BOL) && oklc_tok_is_punct(t, P_HASH) && !(t->flags & TF_MACRO);
+}
+
+static bool in_builtin(PP *pp, const Token *t)
+{
+    return pp->c->views.data[t->loc.file].src->is_builtin;
+}
+
+static void extra_tokens(PP *pp, Token *t, const char *directive)
+{
+    if (!line_end(t))
+        oklc_diag_warning(pp->c, t->loc, "extra tokens at end of #%s directive", directive);
+}
+
+/* A dropped directive line goes with its newline, which is the first
+ * character of whatever follows it. */
+static const char *after_dropped_line(PP *pp, const char *lead, size_t *n)
+{
+    if (pp->drop_nl && *n && lead[0] == '\n')
+        lead++, (*n)--;
+    return lead;
+}
+
+/* Merges the comments of dropped directive lines into the token's lead. */
+static void take_pending(PP *pp, Token *t)
+{
+    Buf *p = &pp->pending_lead;
+    if (!p->len && !pp->drop_nl)
+        return;
+    const char *own = t->lead;
+    size_t n = t->lead_len;
+    if ((t->flags & TF_MACRO) && !(t->flags & TF_KEEPLEAD)) {
+        own = (t->flags & TF_SPACE) ? " " : "";
+        n = strlen(own);
+    }
+    own = after_dropped_line(pp, own, &n);
+    pp->drop_nl = false;
+    Buf b;
+    oklc_buf_init(&b, &pp->c->arena);
+    oklc_buf_putn(&b, p->data, p->len);
+    oklc_buf_putn(&b, own, n);
+    t->lead = b.data;
+    t->lead_len = (uint32_t)b.len;
+    t->flags |= TF_KEEPLEAD;
+    p->len = 0;
+    p->data[0] = 0;
+}
+
+static void keep_lead(PP *pp, const Token *hash)
+{
+    if (in_builtin(pp, hash))
+        return;
+    size_t n = hash->lead_len;
+    const char *lead = after_dropped_line(pp, hash->lead, &n);
+    oklc_buf_putn(&pp->pending_lead, lead, n);
+    pp->drop_nl = true;
+}
+
+static void emit(PP *pp, Token *t)
+{
+    if (t->flags & TF_BAD) {
+        const char *msg = t->kind == TK_CHAR ? "missing terminating ' character"
+                          : memchr(t->text, '(', t->len) && t->text[0] != '"'
+                              ? "unterminated raw string literal"
+                              : "missing terminating '\"' character";
+        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(t), "%s", msg);
+        oklc_tok_note_expansion(pp->c, d, t);
+        t->flags &= (uint8_t)~TF_BAD;
+    }
+    take_pending(pp, t);
+    vec_push(&pp->c->arena, &pp->out, t);
+}
+
+/* The text of a directive line as written: from '#' to its last token. */
+static Token *directive_token(PP *pp, Token *hash, const char *text, size_t len)
+{
+    Token *d = oklc_macro_new_token(pp, TK_DIRECTIVE, text, len, hash);
+    d->flags = TF_BOL | TF_KEEPLEAD;
+    d->lead = hash->lead;
+    d->lead_len = hash->lead_len;
+    return d;
+}
+
+static Token *raw_line(PP *pp, Token *hash, Token **next)
+{
+    Token *last = hash;
+    for (Token *t = hash->next; !line_end(t); t = t->next)
+        last = t;
+    *next = last->next;
+    return directive_token(pp, hash, hash->text, (size_t)(last->text + last->len - hash->text));
+}
+
+/* ---- conditionals -------------------------------------------------------------------- */
+
+static void push_cond(PP *pp, const Token *hash, bool taken)
+{
+    Cond *c = oklc_arena_alloc(&pp->c->arena, sizeof *c);
+    *c = (Cond){pp->cond, hash, IN_THEN, taken};
+    pp->cond = c;
+}
+
+/* Skips a false block; returns the '#' of the #elif/#else/#endif that ends
+ * it, or the file's EOF. Comments inside the block are not kept. */
+static Token *skip_block(Token *t)
+{
+    int depth = 0;
+    for (; t->kind != TK_EOF; t = t->next) {
+        if (!is_directive_start(t))
+            continue;
+        Token *n = t->next;
+        if (line_end(n) || n->kind != TK_IDENT)
+            continue;
+        if (oklc_tok_eq(n, "if") || oklc_tok_eq(n, "ifdef") || oklc_tok_eq(n, "ifndef")) {
+            depth++;
+        } else if (oklc_tok_eq(n, "endif")) {
+            if (depth-- == 0)
+                break;
+        } else if (depth == 0 && (oklc_tok_eq(n, "elif") || oklc_tok_eq(n, "else") ||
+                                  oklc_tok_eq(n, "elifdef") || oklc_tok_eq(n, "elifndef"))) {
+            break;
+        }
+    }
+    t->lead_len = 0;    /* its whitespace belongs to the skipped block */
+    return t;
+}
+
+static Token *ifdef_name(PP *pp, Token *t, const char *directive, bool *defined)
+{
+    *defined = false;
+    if (line_end(t)) {
+        oklc_diag_error(pp->c, t->kind == TK_EOF ? t->loc : t->loc, "macro name missing");
+        return t;
+    }
+    if (t->kind != TK_IDENT) {
+        oklc_diag_error(pp->c, t->loc, "macro name must be an identifier");
+        return skip_line(t);
+    }
+    *defined = oklc_macro_defined(pp, t->text, t->len);
+    extra_tokens(pp, t->next, directive);
+    return skip_line(t->next);
+}
+
+/* #if, #ifdef, #ifndef */
+static Token *do_if(PP *pp, Token *hash, Token *name)
+{
+    bool v;
+    Token *next;
+    if (oklc_tok_eq(name, "if")) {
+        next = oklc_pp_if_expr(pp, hash, name->next, &v);
+    } else {
+        next = ifdef_name(pp, name->next, oklc_tok_eq(name, "ifdef") ? "ifdef" : "ifndef", &v);
+        if (oklc_tok_eq(name, "ifndef"))
+            v = !v;
+    }
+    push_cond(pp, hash, v);
+    return v ? next : skip_block(next);
+}
+
+/* #elif, #elifdef, #elifndef, #else */
+static Token *do_else(PP *pp, Token *hash, Token *name)
+{
+    Cond *c = pp->cond;
+    bool is_else = oklc_tok_eq(name, "else");
+    if (!c || (pp->inc && c == pp->inc->cond)) {
+        oklc_diag_error(pp->c, name->loc, "#%.*s without #if", (int)name->len, name->text);
+        return skip_line(name);
+    }
+    if (c->ctx == IN_ELSE) {
+        oklc_diag_error(pp->c, name->loc, "#%.*s after #else", (int)name->len, name->text);
+        return skip_block(skip_line(name));
+    }
+    c->ctx = is_else ? IN_ELSE : IN_ELIF;
+    if (c->taken) {
+        Token *next = skip_line(name->next);   /* not evaluated: the block is dead */
+        return skip_block(next);
+    }
+    bool v = true;
+    Token *next;
+    if (is_else) {
+        extra_tokens(pp, name->next, "else");
+        next = skip_line(name->next);
+    } else if (oklc_tok_eq(name, "elif")) {
+        next = oklc_pp_if_expr(pp, hash, name->next, &v);
+    } else {
+        next = ifdef_name(pp, name->next, oklc_tok_eq(name, "elifdef") ? "elifdef" : "elifndef",
+                          &v);
+        if (oklc_tok_eq(name, "elifndef"))
+            v = !v;
+    }
+    c->taken = v;
+    return v ? next : skip_block(next);
+}
+
+static Token *do_endif(PP *pp, Token *name)
+{
+    if (!pp->cond || (pp->inc && pp->cond == pp->inc->cond)) {
+        oklc_diag_error(pp->c, name->loc, "#endif without #if");
+        return skip_line(name);
+    }
+    pp->cond = pp->cond->prev;
+    extra_tokens(pp, name->next, "endif");
+    return skip_line(name->next);
+}
+
+/* ---- #include ---------------------------------------------------------------------- */
+
+static bool once_seen(PP *pp, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return false;
+    bool seen = false;
+    for (size_t i = 0; i < pp->once.len && !seen; i++)
+        seen = !strcmp(pp->once.data[i], real);
+    free(real);
+    return seen;
+}
+
+static void mark_once(PP *pp, const Token *at)
+{
+    const char *path = pp->c->views.data[at->loc.file].src->path;
+    char *real = realpath(path, NULL);
+    if (!real)
+        return;
+    char *copy = oklc_arena_strdup(&pp->c->arena, real);
+    free(real);
+    vec_push(&pp->c->arena, &pp->once, copy);
+}
+
+/* Lexes a file and makes it the current input; returns its first token. */
+static Token *enter_file(PP *pp, uint32_t view, Token *rest)
+{
+    Token *toks = oklc_lex(pp->c, view, 0);
+    Token *eof = toks;
+    while (eof->kind != TK_EOF)
+        eof = eof->next;
+    eof->next = rest;
+    Include *inc = oklc_arena_alloc(&pp->c->arena, sizeof *inc);
+    *inc = (Include){pp->inc, eof, pp->cond, view};
+    pp->inc = inc;
+    pp->include_depth++;
+    return toks;
+}
+
+/* The file name of an #include whose operand came from macros. */
+static bool computed_name(PP *pp, Token *t, char **name, bool *angled)
+{
+    Token head = {0}, *tail = &head;
+    for (; !line_end(t); t = t->next)
+        tail = tail->next = oklc_tok_copy(pp->c, t);
+    Token *eof = oklc_tok_copy(pp->c, t);
+    eof->kind = TK_EOF;
+    tail->next = eof;
+    if (!head.next)
+        return false;
+    pp->arg_depth++;
+    Token *x = oklc_macro_expand_all(pp, head.next);
+    pp->arg_depth--;
+    if (x->kind == TK_STRING && x->text[0] == '"') {
+        *name = oklc_arena_strndup(&pp->c->arena, x->text + 1, x->len - 2);
+        *angled = false;
+        return true;
+    }
+    if (!oklc_tok_is_punct(x, P_LT))
+        return false;
+    Buf b;
+    oklc_buf_init(&b, &pp->c->arena);
+    for (x = x->next; x->kind != TK_EOF && !oklc_tok_is_punct(x, P_GT); x = x->next) {
+        if ((x->flags & TF_SPACE) && b.len)
+            oklc_buf_putc(&b, ' ');
+        oklc_buf_putn(&b, x->text, x->len);
+    }
+    if (x->kind == TK_EOF)
+        return false;
+    *name = b.data;
+    *angled = true;
+    return true;
+}
+
+static Token *do_include(PP *pp, Token *hash, Token *name)
+{
+    oklc_ctx *c = pp->c;
+    Token *t = name->next, *next;
+    char *file = NULL;
+    bool angled = false, computed = false;
+    if (t->kind == TK_STRING && t->text[0] == '"' && !line_end(t)) {
+        file = oklc_arena_strndup(&c->arena, t->text + 1, t->len - 2);
+        next = t->next;
+    } else if (oklc_tok_is_punct(t, P_LT) && !line_end(t)) {
+        Token *gt = t->next;
+        while (!line_end(gt) && !oklc_tok_is_punct(gt, P_GT))
+            gt = gt->next;
+        if (line_end(gt)) {
+            oklc_diag_error(c, t->loc, "expected '>' at the end of the #include file name");
+            return skip_line(t);
+        }
+        file = oklc_arena_strndup(&c->arena, t->text + 1, (size_t)(gt->text - t->text - 1));
+        angled = true;
+        next = gt->next;
+    } else if (!line_end(t) && computed_name(pp, t, &file, &angled)) {
+        computed = true;
+        next = skip_line(t);
+    } else {
+        oklc_diag_error(c, line_end(t) ? name->loc : t->loc,
+                        "expected \"FILENAME\" or <FILENAME>");
+        return skip_line(t);
+    }
+    if (!computed)
+        extra_tokens(pp, next, "include");
+    next = skip_line(next);
+
+    if (angled) {   /* the target compiler's business: keep the line */
+        Token *d = computed ? directive_token(pp, hash,
+                                              oklc_arena_printf(&c->arena, "#include <%s>", file),
+                                              strlen(file) + 11)
+                            : raw_line(pp, hash, &next);
+        emit(pp, d);
+        return next;
+    }
+    keep_lead(pp, hash);
+    if (!*file) {
+        oklc_diag_error(c, t->loc, "empty filename in #include");
+        return next;
+    }
+    if (pp->include_depth >= MAX_INCLUDE_DEPTH) {
+        oklc_diag_error(c, t->loc, "#include nested too deeply (more than %d levels)",
+                        MAX_INCLUDE_DEPTH);
+        return next;
+    }
+    const char *path = oklc_pp_find_include(pp, hash, file, false);
+    if (!path) {
+        oklc_diag_error(c, t->loc, "'%s' file not found", file);
+        return next;
+    }
+    if (once_seen(pp, path))
+        return next;
+    size_t len;
+    char *text = oklc_read_file(c, path, &len);
+    if (!text) {
+        oklc_diag_error(c, t->loc, "cannot read '%s': %s", path, strerror(errno));
+        return next;
+    }
+    return enter_file(pp, oklc_pp_add_buffer(c, path, text, len, false), next);
+}
+
+/* At the end of an included file: its #if blocks must be closed. */
+static void leave_file(PP *pp)
+{
+    Include *inc = pp->inc;
+    for (Cond *c = pp->cond; c != inc->cond; c = c->prev)
+        oklc_diag_error(pp->c, c->tok->loc, "unterminated conditional directive");
+    pp->cond = inc->cond;
+    pp->inc = inc->prev;
+    pp->include_depth--;
+}
+
+/* ---- #line, #error, #pragma --------------------------------------------------------------- */
+
+/* #line N ["file"] and GNU's "# N "file" flags". */
+static Token *do_line(PP *pp, Token *hash, Token *t, bool gnu)
+{
+    oklc_ctx *c = pp->c;
+    Token *next = skip_line(t);
+    Token head = {0}, *tail = &head;
+    for (Token *x = t; x != next; x = x->next)
+        tail = tail->next = oklc_tok_copy(c, x);
+    tail->next = oklc_tok_copy(c, next);
+    tail->next->kind = TK_EOF;
+    pp->arg_depth++;
+    Token *x = head.next ? oklc_macro_expand_all(pp, head.next) : tail->next;
+    pp->arg_depth--;
+    uint64_t n;
+    bool u;
+    const char *err;
+    bool digits = x->kind == TK_NUMBER && x->len && strspn(x->text, "0123456789") >= x->len;
+    if (!digits || !oklc_int_literal(x->text, x->len, &n, &u, &err) || n == 0 || n > INT_MAX) {
+        oklc_diag_error(c, x->kind == TK_EOF ? hash->loc : x->loc,
+                        "#line directive requires a positive integer argument");
+        return next;
+    }
+    const char *name = NULL;
+    if (x->next->kind == TK_STRING && x->next->text[0] == '"') {
+        name = oklc_arena_strndup(&c->arena, x->next->text + 1, x->next->len - 2);
+        x = x->next;
+    } else if (x->next->kind != TK_EOF) {
+        oklc_diag_error(c, x->next->loc, "invalid filename for #line directive");
+        return next;
+    }
+    if (!gnu && x->next->kind != TK_EOF)
+        oklc_diag_warning(c, x->next->loc, "extra tokens at end of #line directive");
+
+    /* The line after the directive gets number n: a new view of the file,
+     * shifted, for every token that is left in it. */
+    const FileView *cur = &c->views.data[hash->loc.file];
+    uint32_t phys_next = next->kind == TK_EOF ? next->loc.line + 1 : next->loc.line;
+    uint32_t old = hash->loc.file;
+    if (next->kind != TK_EOF) {
+        const Token *last = hash;
+        for (const Token *y = hash; y != next; y = y->next)
+            last = y;
+        phys_next = last->loc.line + 1;
+    }
+    uint32_t view = oklc_view_new(c, cur->src, name ? name : cur->name,
+                                  (int32_t)n - (int32_t)phys_next);
+    for (Token *y = next; y; y = y->next) {
+        if (y->loc.file == old)
+            y->loc.file = view;
+        if (pp->inc && y == pp->inc->eof)
+            break;
+    }
+    return next;
+}
+
+static Token *do_message(PP *pp, Token *name, DiagLevel level)
+{
+    Token *t = name->next, *next = skip_line(t);
+    const char *text = "";
+    size_t len = 0;
+    if (t != next) {
+        Token *last = t;
+        for (Token *x = t; x != next; x = x->next)
+            last = x;
+        text = t->text;
+        len = (size_t)(last->text + last->len - t->text);
+    }
+    oklc_diag(pp->c, level, name->loc, "%s%.*s", len ? "" : "#", len ? (int)len : 0,
+              len ? text : (level == DIAG_ERROR ? "error" : "warning"));
+    return next;
+}
+
+/* Pragma operands after the first word are macro-expanded when they use a
+ * macro: the #define lines do not reach the output, so `#pragma unroll N`
+ * must say the number. */
+static Token *pragma_directive(PP *pp, Token *hash, Token *first, Token *end, bool raw_ok)
+{
+    oklc_ctx *c = pp->c;
+    bool uses_macro = false;
+    for (Token *t = first->next; t != end && !line_end(t); t = t->next)
+        uses_macro |= oklc_macro_find(pp, t) != NULL;
+    if (!uses_macro && raw_ok) {
+        Token *next;
+        return raw_line(pp, hash, &next);
+    }
+    Token head = {0}, *tail = &head;
+    for (Token *t = first->next; t != end && !line_end(t); t = t->next)
+        tail = tail->next = oklc_tok_copy(c, t);
+    tail->next = oklc_tok_copy(c, end);
+    tail->next->kind = TK_EOF;
+    pp->arg_depth++;
+    Token *x = head.next ? oklc_macro_expand_all(pp, head.next) : tail->next;
+    pp->arg_depth--;
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_printf(&b, "#pragma %.*s", (int)first->len, first->text);
+    for (; x->kind != TK_EOF; x = x->next) {
+        if (x->flags & TF_SPACE)
+            oklc_buf_putc(&b, ' ');
+        oklc_buf_putn(&b, x->text, x->len);
+    }
+    return directive_token(pp, hash, b.data, b.len);
+}
+
+static Token *do_pragma(PP *pp, Token *hash, Token *name)
+{
+    Token *t = name->next, *next = skip_line(t);
+    if (t != next && oklc_tok_eq(t, "once")) {
+        mark_once(pp, hash);
+        keep_lead(pp, hash);
+        return next;
+    }
+    if (t == next) {   /* an empty #pragma means nothing */
+        keep_lead(pp, hash);
+        return next;
+    }
+    emit(pp, pragma_directive(pp, hash, t, next, true));
+    return next;
+}
+
+/* _Pragma("text") anywhere in code: the same as a #pragma line. */
+static Token *do_pragma_op(PP *pp, Token *t)
+{
+    oklc_ctx *c = pp->c;
+    Token *open = t->next;
+    Token *str = oklc_tok_is_punct(open, P_LPAREN) ? open->next : open;
+    Token *close = str->kind == TK_STRING ? str->next : str;
+    if (!oklc_tok_is_punct(open, P_LPAREN) || str->kind != TK_STRING ||
+        !oklc_tok_is_punct(close, P_RPAREN)) {
+        Diag *d = oklc_diag_error(c, oklc_tok_user_loc(t), "_Pragma takes a parenthesized "
+                                                           "string literal");
+        oklc_tok_note_expansion(c, d, t);
+        return t->next;
+    }
+    /* Destringize: drop the prefix and quotes, undo \" and \\. */
+    const char *s = (const char *)memchr(str->text, '"', str->len) + 1;
+    const char *e = str->text + str->len - 1;
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    for (; s < e; s++) {
+        if (*s == '\\' && s + 1 < e && (s[1] == '"' || s[1] == '\\'))
+            s++;
+        oklc_buf_putc(&b, *s);
+    }
+    Token *toks = oklc_lex_string(c, b.data, b.len, oklc_tok_user_loc(t));
+    if (toks->kind == TK_EOF)
+        return close->next;
+    Token *end = toks;
+    while (end->kind != TK_EOF)
+        end = end->next;
+    Token *d = pragma_directive(pp, t, toks, end, false);
+    d->lead = t->lead;
+    d->lead_len = t->lead_len;
+    d->flags = (uint8_t)(t->flags | TF_BOL);
+    d->exp = t->exp;
+    emit(pp, d);
+    return close->next;
+}
+
+/* ---- the driver ---------------------------------------------------------------------- */
+
+static Token *directive(PP *pp, Token *hash)
+{
+    oklc_ctx *c = pp->c;
+    Token *name = hash->next;
+    if (line_end(name)) {               /* the null directive */
+        keep_lead(pp, hash);
+        return name;
+    }
+    if (name->kind == TK_NUMBER) {      /* GNU line marker: # 12 "file" */
+        keep_lead(pp, hash);
+        return do_line(pp, hash, name, true);
+    }
+    if (name->kind != TK_IDENT)
+        goto invalid;
+#define IS(s) oklc_tok_eq(name, s)
+    if (IS("include") || IS("include_next"))
+        return do_include(pp, hash, name);
+    if (IS("pragma"))
+        return do_pragma(pp, hash, name);
+    keep_lead(pp, hash);
+    if (IS("define"))
+        return oklc_macro_define(pp, name->next);
+    if (IS("undef"))
+        return oklc_macro_undef(pp, name->next);
+    if (IS("if") || IS("ifdef") || IS("ifndef"))
+        return do_if(pp, hash, name);
+    if (IS("elif") || IS("elifdef") || IS("elifndef") || IS("else"))
+        return do_else(pp, hash, name);
+    if (IS("endif"))
+        return do_endif(pp, name);
+    if (IS("line"))
+        return do_line(pp, hash, name->next, false);
+    if (IS("error"))
+        return do_message(pp, name, DIAG_ERROR);
+    if (IS("warning"))
+        return do_message(pp, name, DIAG_WARNING);
+    if (IS("ident") || IS("sccs"))
+        return skip_line(name);
+#undef IS
+invalid:
+    keep_lead(pp, hash);
+    oklc_diag_error(c, name->loc, "invalid preprocessing directive #%.*s", (int)name->len,
+                    name->text);
+    return skip_line(name);
+}
+
+static void run(PP *pp, Token *t)
+{
+    oklc_ctx *c = pp->c;
+    for (;;) {
+        if (c->max_errors && (size_t)c->nerrors >= c->max_errors)
+            return;
+        if (t->kind == TK_EOF) {
+            bool last = t->next == NULL;
+            leave_file(pp);
+            if (last) {
+                emit(pp, t);
+                return;
+            }
+            t = t->next;
+            continue;
+        }
+        if (is_directive_start(t)) {
+            t = directive(pp, t);
+            continue;
+        }
+        if (oklc_macro_expand(pp, &t, t))
+            continue;
+        if (t->kind == TK_IDENT && oklc_tok_eq(t, "_Pragma")) {
+            t = do_pragma_op(pp, t);
+            continue;
+        }
+        Token *next = t->next;
+        emit(pp, t);
+        t = next;
+    }
+}
+
+PPResult *oklc_pp_run(oklc_ctx *c, const char *path, const char *text, size_t len)
+{
+    PP *pp = oklc_arena_alloc(&c->arena, sizeof *pp);
+    pp->c = c;
+    oklc_buf_init(&pp->pending_lead, &c->arena);
+    oklc_macro_init(pp);
+
+    PPResult *r = oklc_arena_alloc(&c->arena, sizeof *r);
+    if (!text) {
+        text = oklc_read_file(c, path, &len);
+        if (!text) {
+            oklc_diag_error(c, (Loc){0}, "cannot open '%s': %s", path, strerror(errno));
+            return NULL;
+        }
+    }
+    /* The main file first, so it is views[1] and __BASE_FILE__. */
+    r->main_view = oklc_pp_add_buffer(c, path, text, len, false);
+    char *bt = builtin_text(c), *ct = cmdline_text(c);
+    uint32_t bv = oklc_pp_add_buffer(c, "<built-in>", bt, strlen(bt), true);
+    uint32_t cv = oklc_pp_add_buffer(c, "<command line>", ct, strlen(ct), true);
+
+    /* Entered in reverse: the built-ins run first, then the options. */
+    Token *t = enter_file(pp, r->main_view, NULL);
+    t = enter_file(pp, cv, t);
+    t = enter_file(pp, bv, t);
+    pp->include_depth = 2;    /* 0 in the main file, once the two are left */
+    run(pp, t);
+
+    r->toks = pp->out.data;
+    r->ntoks = pp->out.len;
+    c->pp = r;
+    return c->nerrors ? NULL : r;
+}

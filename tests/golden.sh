@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Golden test: runs one oklc stage on one input and compares with the
+# expected file. Usage: golden.sh OKLC MODE INPUT
+#   MODE normalize|preprocess|keep-macros: INPUT.okl -> INPUT.out (stdout, exit 0)
+#   MODE error:                            INPUT.okl -> INPUT.err (stderr, exit 1,
+#                                          and no output file left behind)
+# Extra options come from a line "// oklc-args: ..." in the input.
+# OKLC_UPDATE_GOLDEN=1 rewrites the expected file instead of comparing.
+set -u
+oklc=$1 mode=$2 input=$3
+dir=$(dirname "$input") base=$(basename "$input" .okl)
+cd "$dir" || exit 1
+args=$(sed -n 's|^// oklc-args: ||p' "$base.okl" | head -n 1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+case $mode in
+  normalize|preprocess)
+    cmd=$mode; expected=$base.out ;;
+  keep-macros)
+    cmd="normalize --keep-macros"; expected=$base.out ;;
+  error)
+    cmd=normalize; expected=$base.err ;;
+  *) echo "golden.sh: unknown mode $mode"; exit 2 ;;
+esac
+
+# shellcheck disable=SC2086  # args are words by design
+"$oklc" $cmd $args --color=never "$base.okl" -o "$tmp/out" 2>"$tmp/err"
+status=$?
+
+if [ "$mode" = error ]; then
+  actual=$tmp/err
+  if [ $status -ne 1 ]; then
+    echo "FAIL: expected exit status 1, got $status"; cat "$tmp/err"; exit 1
+  fi
+  if [ -e "$tmp/out" ] || ls "$tmp" | grep -q tmp; then
+    echo "FAIL: an output file was left behind after an error"; exit 1
+  fi
+else
+  actual=$tmp/out
+  if [ $status -ne 0 ]; then
+    echo "FAIL: exit status $status"; cat "$tmp/err"; exit 1
+  fi
+fi
+
+if [ "${OKLC_UPDATE_GOLDEN:-}" = 1 ]; then
+  cp "$actual" "$expected"; echo "updated $dir/$expected"; exit 0
+fi
+if [ ! -f "$expected" ]; then
+  echo "FAIL: $dir/$expected is missing (OKLC_UPDATE_GOLDEN=1 creates it)"; exit 1
+fi
+if ! diff -u "$expected" "$actual"; then
+  echo "FAIL: output differs from $dir/$expected"; exit 1
+fi

@@ -1,0 +1,272 @@
+/*
+ * oklc - the command: oklc <command> [options] FILE
+ *
+ * Parses options, runs one stage through the public API, prints messages,
+ * and writes the output atomically (a temporary file renamed into place), so
+ * a failed run never leaves a partial output file.
+ * Exit status: 0 success, 1 errors in the input, 2 wrong usage.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oklc/oklc.h"
+
+static const char usage_text[] =
+    "usage: oklc <command> [options] FILE\n"
+    "\n"
+    "Commands:\n"
+    "  normalize    print the kernel with OKL attributes in C++ form:\n"
+    "               @outer -> [[okl::outer]] (the OKL 1.0 -> 2.0 migration)\n"
+    "  preprocess   print the kernel after the preprocessor (like cc -E)\n"
+    "\n"
+    "Options:\n"
+    "  -o FILE              write the output to FILE instead of standard output\n"
+    "  -D NAME[=VALUE]      define a macro; function-like: -D 'F(a,b)=a+b'\n"
+    "  -U NAME              undefine a macro\n"
+    "  -I DIR               search DIR for \"...\" includes (after the including file's folder)\n"
+    "  --include FILE       include FILE before the kernel (OCCA's \"includes\" property)\n"
+    "  -b, --backend NAME   predefine the macros of a backend: serial, openmp, cuda, hip,\n"
+    "                       opencl, dpcpp, metal (case-insensitive)\n"
+    "  --keep-macros        normalize without expanding macros or includes, keeping\n"
+    "                       directives as written (for converting a kernel once)\n"
+    "  --diagnostics=FMT    text (default) or json\n"
+    "  --color=WHEN         colour messages: auto (default, on a terminal), always, never\n"
+    "  -Werror              treat warnings as errors\n"
+    "  -h, --help           show this help\n"
+    "  --version            show the version\n"
+    "\n"
+    "FILE may be '-' for standard input. Exit status: 0 ok, 1 errors in the input,\n"
+    "2 wrong usage.\n";
+
+typedef struct Options {
+    const char *command;
+    const char *input;
+    const char *output;
+    bool keep_macros;
+    bool json;
+    int color;      /* -1 auto, 0 never, 1 always */
+} Options;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "oklc: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'oklc --help' for more information.\n");
+    return 2;
+}
+
+/* Value of an option given as "-Xvalue", "-X value", "--opt=value" or
+ * "--opt value"; advances *i past what it used. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (a[n] == '=' && a[1] == '-')
+        return a + n + 1;
+    if (a[n] && a[1] != '-')
+        return a + n;
+    if (a[n])
+        return NULL;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static bool is_option(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(a, name, n))
+        return false;
+    /* "-Dfoo" matches -D; "--include=x" and "--include" match --include */
+    return a[n] == 0 || a[n] == '=' || (name[1] != '-');
+}
+
+static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            printf("oklc %s\n", oklc_version());
+            exit(0);
+        } else if (!strcmp(a, "--keep-macros")) {
+            o->keep_macros = true;
+        } else if (!strcmp(a, "-Werror")) {
+            oklc_set_werror(c, true);
+        } else if (!strcmp(a, "-") || a[0] != '-') {
+            if (!o->command)
+                o->command = a;
+            else if (!o->input)
+                o->input = a;
+            else
+                return usage_error("more than one input file ('%s')", a);
+        } else if (is_option(a, "-o")) {
+            if (!(v = option_value(argc, argv, &i, "-o")))
+                return usage_error("option '%s' needs a file name", "-o");
+            o->output = v;
+        } else if (is_option(a, "-D")) {
+            if (!(v = option_value(argc, argv, &i, "-D")) || !*v)
+                return usage_error("option '%s' needs a macro definition", "-D");
+            oklc_define(c, v);
+        } else if (is_option(a, "-U")) {
+            if (!(v = option_value(argc, argv, &i, "-U")) || !*v)
+                return usage_error("option '%s' needs a macro name", "-U");
+            oklc_undef(c, v);
+        } else if (is_option(a, "-I")) {
+            if (!(v = option_value(argc, argv, &i, "-I")) || !*v)
+                return usage_error("option '%s' needs a folder", "-I");
+            oklc_include_path(c, v);
+        } else if (is_option(a, "--include")) {
+            if (!(v = option_value(argc, argv, &i, "--include")) || !*v)
+                return usage_error("option '%s' needs a file name", "--include");
+            oklc_include_file(c, v);
+        } else if (is_option(a, "-b") || is_option(a, "--backend")) {
+            const char *name = a[1] == 'b' ? "-b" : "--backend";
+            oklc_backend b;
+            if (!(v = option_value(argc, argv, &i, name)))
+                return usage_error("option '%s' needs a backend name", name);
+            if (!oklc_backend_from_name(v, &b) || b == OKLC_BACKEND_NONE)
+                return usage_error("unknown backend '%s' (serial, openmp, cuda, hip, opencl, "
+                                   "dpcpp, metal)",
+                                   v);
+            oklc_set_backend(c, b);
+        } else if (is_option(a, "--diagnostics")) {
+            if (!(v = option_value(argc, argv, &i, "--diagnostics")))
+                return usage_error("option '%s' needs a format", "--diagnostics");
+            if (strcmp(v, "json") && strcmp(v, "text"))
+                return usage_error("unknown diagnostics format '%s' (text, json)", v);
+            o->json = !strcmp(v, "json");
+        } else if (is_option(a, "--color")) {
+            if (!(v = option_value(argc, argv, &i, "--color")))
+                return usage_error("option '%s' needs auto, always or never", "--color");
+            if (!strcmp(v, "always"))
+                o->color = 1;
+            else if (!strcmp(v, "never"))
+                o->color = 0;
+            else if (!strcmp(v, "auto"))
+                o->color = -1;
+            else
+                return usage_error("unknown colour mode '%s' (auto, always, never)", v);
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (!o->command)
+        return usage_error("%s", "no command given (normalize, preprocess)");
+    if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess"))
+        return usage_error("unknown command '%s' (normalize, preprocess)", o->command);
+    if (!o->input)
+        return usage_error("%s", "no input file");
+    if (o->keep_macros && strcmp(o->command, "normalize"))
+        return usage_error("%s", "--keep-macros only applies to normalize");
+    return 0;
+}
+
+static char *read_stdin(size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, stdin)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+/* Writes next to the destination, then renames: readers never see a
+ * half-written file, and a failure leaves the old one as it was. */
+static bool write_output(const char *path, const char *text, size_t len)
+{
+    if (!path)
+        return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return false;
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
+        free(tmp);
+        return false;
+    }
+    FILE *f = fdopen(fd, "wb");
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    if (!f)
+        close(fd);
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok;
+}
+
+static bool use_color(int mode)
+{
+    if (mode >= 0)
+        return mode;
+    const char *term = getenv("TERM");
+    return isatty(2) && !getenv("NO_COLOR") && term && strcmp(term, "dumb");
+}
+
+int main(int argc, char **argv)
+{
+    oklc_ctx *c = oklc_ctx_new();
+    if (!c) {
+        fprintf(stderr, "oklc: error: out of memory\n");
+        return 1;
+    }
+    Options o = {.color = -1};
+    int status = parse(argc, argv, &o, c);
+    if (status) {
+        oklc_ctx_free(c);
+        return status;
+    }
+    bool ok;
+    bool normalize = !strcmp(o.command, "normalize");
+    unsigned flags = o.keep_macros ? OKLC_KEEP_MACROS : 0;
+    if (!strcmp(o.input, "-")) {
+        size_t len;
+        char *text = read_stdin(&len);
+        if (!text) {
+            fprintf(stderr, "oklc: error: cannot read standard input\n");
+            oklc_ctx_free(c);
+            return 1;
+        }
+        ok = normalize ? oklc_normalize_buffer(c, "<stdin>", text, len, flags)
+                       : oklc_preprocess_buffer(c, "<stdin>", text, len);
+        free(text);
+    } else {
+        ok = normalize ? oklc_normalize(c, o.input, flags) : oklc_preprocess(c, o.input);
+    }
+    oklc_diag_print(c, stderr,
+                    o.json ? OKLC_DIAG_JSON
+                           : use_color(o.color) ? OKLC_DIAG_TEXT_COLOR : OKLC_DIAG_TEXT);
+    if (ok) {
+        size_t len;
+        const char *text = oklc_output(c, &len);
+        ok = write_output(o.output, text, len);
+    }
+    oklc_ctx_free(c);
+    return ok ? 0 : 1;
+}
