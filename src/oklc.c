@@ -160,10 +160,6 @@ static bool begin(oklc_ctx *c)
         return false;
     }
     c->used = true;
-    if (!c->views.len) {
-        FileView none = {0};
-        vec_push(&c->arena, &c->views, none);    /* views[0]: no position */
-    }
     return true;
 }
 

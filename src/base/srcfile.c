@@ -36,6 +36,10 @@ SrcFile *oklc_src_new(oklc_ctx *c, const char *path, const char *text, size_t le
 
 uint32_t oklc_view_new(oklc_ctx *c, SrcFile *f, const char *name, int32_t line_delta)
 {
+    if (c->views.len == 0) {
+        FileView none = {0};
+        vec_push(&c->arena, &c->views, none);    /* views[0]: no position */
+    }
     FileView v = {f, name ? name : f->path, line_delta};
     vec_push(&c->arena, &c->views, v);
     return (uint32_t)(c->views.len - 1);
