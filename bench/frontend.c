@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     }
     /* Per file: lines/s over the budget shared equally. */
     double slice = budget / (argc - first);
-    printf("%-44s %8s %12s\n", "file", "lines", "lines/s");
+    printf("%-48s %8s %12s\n", "file", "lines", "lines/s");
     double all_time = 0;
     long all_lines = 0;
     for (int i = first; i < argc; i++) {
@@ -81,10 +81,11 @@ int main(int argc, char **argv)
             rounds++;
             t = now() - t0;
         } while (t < slice);
-        printf("%-44s %8ld %12.0f\n", argv[i], n, (double)(n * rounds) / t);
+        const char *base = strrchr(argv[i], '/');
+        printf("%-48s %8ld %12.0f\n", base ? base + 1 : argv[i], n, (double)(n * rounds) / t);
         all_time += t;
         all_lines += n * rounds;
     }
-    printf("%-44s %8ld %12.0f\n", "all files", total_lines, (double)all_lines / all_time);
+    printf("%-48s %8ld %12.0f\n", "all files", total_lines, (double)all_lines / all_time);
     return 0;
 }

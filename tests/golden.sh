@@ -10,7 +10,8 @@ set -u
 oklc=$1 mode=$2 input=$3
 dir=$(dirname "$input") base=$(basename "$input" .okl)
 cd "$dir" || exit 1
-args=$(sed -n 's|^// oklc-args: ||p' "$base.okl" | head -n 1)
+# shell words, so quoted arguments work: -D 'F(a,b)=a+b'
+eval "args=($(sed -n 's|^// oklc-args: ||p' "$base.okl" | head -n 1))"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -24,8 +25,8 @@ case $mode in
   *) echo "golden.sh: unknown mode $mode"; exit 2 ;;
 esac
 
-# shellcheck disable=SC2086  # args are words by design
-"$oklc" $cmd $args --color=never "$base.okl" -o "$tmp/out" 2>"$tmp/err"
+# shellcheck disable=SC2086  # cmd is words by design
+"$oklc" $cmd "${args[@]}" --color=never "$base.okl" -o "$tmp/out" 2>"$tmp/err"
 status=$?
 
 if [ "$mode" = error ]; then

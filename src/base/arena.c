@@ -52,7 +52,9 @@ struct ArenaChunk {
     max_align_t data[];    /* aligned for anything */
 };
 
-enum { CHUNK_SIZE = 64 * 1024 };
+/* Tests make chunks tiny so that out-of-memory happens at many places. */
+size_t oklc_arena_chunk_size = 64 * 1024;
+#define CHUNK_SIZE oklc_arena_chunk_size
 
 _Noreturn void oklc_arena_oom(Arena *a)
 {
@@ -67,6 +69,7 @@ void *oklc_arena_alloc(Arena *a, size_t n)
     ArenaChunk *ch = a->head;
     if (!ch || ch->size - ch->used < n) {
         size_t size = n > CHUNK_SIZE / 2 ? n : CHUNK_SIZE;
+        bool big = size > CHUNK_SIZE;
         ch = oklc_malloc(sizeof(ArenaChunk) + size);
         if (!ch)
             oklc_arena_oom(a);
@@ -74,7 +77,7 @@ void *oklc_arena_alloc(Arena *a, size_t n)
         ch->used = 0;
         /* A big block gets its own chunk behind the current one, so the
          * current chunk keeps serving small requests. */
-        if (size > CHUNK_SIZE && a->head) {
+        if (big && a->head) {
             ch->next = a->head->next;
             a->head->next = ch;
         } else {

@@ -46,6 +46,7 @@ typedef struct Arena {
     jmp_buf    *oom;     /* where to jump when memory runs out; NULL: abort */
 } Arena;
 
+OKLC_INTERNAL extern size_t oklc_arena_chunk_size;   /* bytes per chunk; tests shrink it */
 OKLC_INTERNAL void *oklc_arena_alloc(Arena *a, size_t n);     /* zeroed */
 OKLC_INTERNAL void *oklc_arena_grow(Arena *a, void *old, size_t oldn, size_t newn);
 OKLC_INTERNAL char *oklc_arena_strndup(Arena *a, const char *s, size_t n);

@@ -31,7 +31,8 @@ static Diag *record(oklc_ctx *c, DiagLevel lv, Loc loc, const char *fmt, va_list
     if (lv == DIAG_ERROR) {
         c->nerrors++;
         /* Past the limit an error still counts, but is not kept: a runaway
-         * input must not bury the first, useful messages. */
+         * input must not bury the first, useful messages. The stages stop
+         * once the limit is reached. */
         if (c->max_errors && (size_t)c->nerrors > c->max_errors)
             return d;
     } else if (lv == DIAG_WARNING) {
@@ -185,9 +186,9 @@ static void print_text(oklc_ctx *c, FILE *out, bool color)
         for (const Diag *n = d->notes; n; n = n->next)
             print_one(c, n, out, color);
     }
-    if (c->max_errors && (size_t)c->nerrors > c->max_errors)
-        fprintf(out, "oklc: note: %zu more errors not shown\n",
-                (size_t)c->nerrors - c->max_errors);
+    if (c->max_errors && (size_t)c->nerrors >= c->max_errors)
+        fprintf(out, "oklc: fatal error: too many errors emitted (%zu), stopping now\n",
+                c->max_errors);
 }
 
 /* ---- JSON --------------------------------------------------------------- */

@@ -13,6 +13,7 @@
  * and literal prefixes are u8, u, U, L with an optional R for raw strings.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "lex.h"
@@ -23,6 +24,8 @@ typedef struct Lexer {
     const SrcFile *f;
     const char    *text, *p, *end;     /* the clean text */
     unsigned       flags;
+    const Loc     *at;                 /* oklc_lex_string: every position */
+    bool           quiet;              /* report nothing (token pasting) */
 
     /* splices: a splice removed at clean offset pos[i] shifts every later
      * offset by shift[i] bytes in the file */
@@ -151,7 +154,7 @@ static const char *quoted(const char *p, const char *end, char quote, bool *bad)
 static const char *raw_string(const char *p, const char *end, bool *bad)
 {
     const char *d = ++p;
-    while (p < end && *p != '(' && p - d <= 16 && !strchr(" )\\\t\v\f\n\"", *p))
+    while (p < end && *p != '(' && p - d < 16 && !strchr(" )\\\t\v\f\n\"", *p))
         p++;
     if (p >= end || *p != '(') {
         *bad = true;
@@ -244,6 +247,24 @@ const char *oklc_punct_spelling(Punct p)
     return p > P_NONE && p < P_COUNT_ ? punct_names[p] : "";
 }
 
+/* For each first character, the punctuators that start with it, longest
+ * first (the table's order): built once, read-only afterwards. */
+static uint8_t punct_first[256][8];
+static uint8_t punct_len[OKLC_COUNTOF(puncts)];
+static pthread_once_t punct_once = PTHREAD_ONCE_INIT;
+
+static void punct_index(void)
+{
+    for (size_t i = 0; i < OKLC_COUNTOF(puncts); i++) {
+        unsigned char ch = (unsigned char)puncts[i].s[0];
+        uint8_t *slot = punct_first[ch];
+        while (*slot)
+            slot++;
+        *slot = (uint8_t)(i + 1);
+        punct_len[i] = (uint8_t)strlen(puncts[i].s);
+    }
+}
+
 static size_t punct(const char *p, const char *end, Punct *out)
 {
     size_t avail = (size_t)(end - p);
@@ -253,8 +274,9 @@ static size_t punct(const char *p, const char *end, Punct *out)
         *out = P_LT;
         return 1;
     }
-    for (size_t i = 0; i < OKLC_COUNTOF(puncts); i++) {
-        size_t n = strlen(puncts[i].s);
+    pthread_once(&punct_once, punct_index);
+    for (const uint8_t *k = punct_first[(unsigned char)*p]; *k; k++) {
+        size_t i = *k - 1u, n = punct_len[i];
         if (n <= avail && !memcmp(p, puncts[i].s, n)) {
             *out = puncts[i].p;
             return n;
@@ -267,7 +289,18 @@ static size_t punct(const char *p, const char *end, Punct *out)
 
 static void error_at(Lexer *L, const char *p, const char *msg)
 {
-    oklc_diag_error(L->c, loc_at(L, p), "%s", msg);
+    if (!L->quiet)
+        oklc_diag_error(L->c, L->at ? *L->at : loc_at(L, p), "%s", msg);
+}
+
+/* The end of a block comment starting at p ("/" "*"), or NULL. Bounded:
+ * the text need not end in a NUL. */
+static const char *comment_end(const char *p, const char *end)
+{
+    for (p += 2; p + 1 < end; p++)
+        if (p[0] == '*' && p[1] == '/')
+            return p + 2;
+    return NULL;
 }
 
 /* Skips blanks and (unless they are tokens) comments. Returns flags for the
@@ -290,13 +323,13 @@ static unsigned skip_space(Lexer *L)
                 while (p < end && *p != '\n')
                     p++;
             } else {
-                const char *e = p + 2 < end ? strstr(p + 2, "*/") : NULL;
-                if (!e || e >= end) {
+                const char *e = comment_end(p, end);
+                if (!e) {
                     error_at(L, p, "unterminated /* comment");
                     p = end;
                     break;
                 }
-                p = e + 2;
+                p = e;
             }
             fl |= TF_SPACE;
         } else {
@@ -319,12 +352,12 @@ static TokKind scan(Lexer *L, const char **e, Punct *pu, bool *bad)
             while (p < end && *p != '\n')
                 p++;
         } else {
-            const char *c = strstr(p + 2, "*/");
-            if (!c || c >= end) {
+            const char *c = comment_end(p, end);
+            if (!c) {
                 error_at(L, p, "unterminated /* comment");
-                c = end - 2;
+                c = end;
             }
-            p = c + 2;
+            p = c;
         }
         *e = p;
         return TK_COMMENT;
@@ -371,6 +404,19 @@ static void check_text(Lexer *L)
                         "'%s' is not a text file (it contains a NUL byte)", L->f->path);
 }
 
+/* Inside a raw string a backslash-newline is text, not a splice: take the
+ * token's spelling from the file itself. */
+static void keep_raw_splices(Lexer *L, Token *t, const char *e)
+{
+    bool raw = false;
+    literal_prefix(t->text, e, &raw);
+    if (!raw)
+        return;
+    uint32_t end = file_offset(L, (uint32_t)(e - L->text));
+    t->text = L->f->text + t->loc.off;
+    t->len = end - t->loc.off;
+}
+
 static Token *run(Lexer *L)
 {
     Token head = {0};
@@ -387,6 +433,8 @@ static Token *run(Lexer *L)
         bool bad = false;
         TokKind k = scan(L, &e, &pu, &bad);
         Token *t = add(L, k, L->p, e);
+        if (k == TK_STRING && L->nsp)
+            keep_raw_splices(L, t, e);
         t->punct = (uint16_t)pu;
         t->flags = (uint8_t)(fl | (bad ? TF_BAD : 0));
         t->lead = lead;
@@ -407,19 +455,33 @@ Token *oklc_lex(oklc_ctx *c, uint32_t view, unsigned flags)
     check_text(&L);
     remove_splices(&L);
     L.p = L.text;
+    /* A UTF-8 byte order mark is not part of the program. */
+    if (L.end - L.p >= 3 && !memcmp(L.p, "\xEF\xBB\xBF", 3))
+        L.p += 3;
     return run(&L);
 }
 
-Token *oklc_lex_string(oklc_ctx *c, const char *text, size_t len, Loc loc)
+static Token *lex_string(oklc_ctx *c, const char *text, size_t len, Loc loc, bool quiet)
 {
     /* Lex as a tiny anonymous buffer, then give every token `loc`. */
     SrcFile f = {.path = "<scratch>", .text = text, .len = len,
                  .line_starts = (uint32_t[]){0}, .nlines = 1, .is_builtin = true};
-    Lexer L = {.c = c, .f = &f, .text = text, .p = text, .end = text + len};
+    Lexer L = {.c = c, .f = &f, .text = text, .p = text, .end = text + len, .at = &loc,
+               .quiet = quiet};
     Token *list = run(&L);
     for (Token *t = list; t; t = t->next)
         t->loc = loc;
     return list;
+}
+
+Token *oklc_lex_string(oklc_ctx *c, const char *text, size_t len, Loc loc)
+{
+    return lex_string(c, text, len, loc, false);
+}
+
+Token *oklc_lex_string_quiet(oklc_ctx *c, const char *text, size_t len, Loc loc)
+{
+    return lex_string(c, text, len, loc, true);
 }
 
 /* ---- token helpers ---------------------------------------------------------- */
@@ -450,10 +512,24 @@ Loc oklc_tok_user_loc(const Token *t)
     return t->loc;
 }
 
+Loc oklc_tok_end_loc(const Token *t)
+{
+    Loc loc = oklc_tok_user_loc(t);
+    if (!t->exp && !(t->flags & TF_MACRO)) {
+        loc.col += t->len;
+        loc.off += t->len;
+    }
+    return loc;
+}
+
+/* Clang's order: from the outermost macro to the innermost, each note at
+ * the spelling inside that macro's body. */
 void oklc_tok_note_expansion(oklc_ctx *c, Diag *d, const Token *t)
 {
-    for (; t->exp; t = t->exp->site)
-        oklc_diag_note(c, d, t->exp->def, "expanded from macro '%s'", t->exp->macro);
+    if (!t->exp)
+        return;
+    oklc_tok_note_expansion(c, d, t->exp->site);
+    oklc_diag_note(c, d, t->loc, "expanded from macro '%s'", t->exp->macro);
 }
 
 static const char *const keywords[] = {
@@ -473,8 +549,10 @@ static const char *const keywords[] = {
 
 bool oklc_is_keyword(const char *s, size_t n)
 {
+    if (n < 2 || n > 16)
+        return false;
     for (size_t i = 0; i < OKLC_COUNTOF(keywords); i++)
-        if (strlen(keywords[i]) == n && !memcmp(keywords[i], s, n))
+        if (keywords[i][0] == s[0] && strlen(keywords[i]) == n && !memcmp(keywords[i], s, n))
             return true;
     return false;
 }
@@ -581,12 +659,19 @@ static bool escape(const char **pp, const char *end, int64_t *out, const char **
     case 'x':
     case 'u':
     case 'U': {
+        /* \x takes any number of digits, \u exactly 4, \U exactly 8 */
+        size_t want = ch == 'x' ? SIZE_MAX : ch == 'u' ? 4 : 8, got = 0;
         v = 0;
-        const char *start = p;
-        while (p < end && digit_value(*p) < 16)
+        while (p < end && got < want && digit_value(*p) < 16) {
             v = v * 16 + digit_value(*p++);
-        if (p == start) {
+            got++;
+        }
+        if (got == 0 && ch == 'x') {
             *err = "\\x used with no following hex digits";
+            return false;
+        }
+        if (ch != 'x' && got != want) {
+            *err = "incomplete universal character name";
             return false;
         }
         break;

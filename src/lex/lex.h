@@ -84,6 +84,8 @@ OKLC_INTERNAL Token *oklc_lex(oklc_ctx *c, uint32_t view, unsigned flags);
 /* Tokenizes a string that is not a file (a -D value, a _Pragma, the result
  * of ##). Tokens get location `loc`. */
 OKLC_INTERNAL Token *oklc_lex_string(oklc_ctx *c, const char *text, size_t len, Loc loc);
+/* The same, reporting nothing: for asking "is this one token?" (##). */
+OKLC_INTERNAL Token *oklc_lex_string_quiet(oklc_ctx *c, const char *text, size_t len, Loc loc);
 
 /* Length of the first token of s (used to keep printed tokens apart). */
 OKLC_INTERNAL size_t oklc_lex_first_len(const char *s, size_t n);
@@ -97,6 +99,8 @@ OKLC_INTERNAL const char *oklc_punct_spelling(Punct p);
 /* The location a user should see for a token: its own position, or for a
  * token made by a macro, the invocation in the file (recursively). */
 OKLC_INTERNAL Loc oklc_tok_user_loc(const Token *t);
+/* Just past the token: where "expected something after X" points. */
+OKLC_INTERNAL Loc oklc_tok_end_loc(const Token *t);
 /* Adds "expanded from macro" notes for a token made by macros. */
 OKLC_INTERNAL void oklc_tok_note_expansion(oklc_ctx *c, Diag *d, const Token *t);
 

@@ -15,6 +15,8 @@
  *   [[okl::x]] / [[okl_x("")]]           -> unchanged, recorded
  * Nested arguments stay structured: @tile(16, @outer(1), @inner, check=false)
  * becomes [[okl::tile(16, okl::outer(1), okl::inner, check=false)]].
+ * Indexing a @dim array, m(i, j), is not C++ on a pointer: it becomes
+ * okl::at(m, i, j), declared in include/oklc/okl.hpp.
  *
  * Everything else is printed back exactly, comments included.
  */
@@ -23,6 +25,14 @@
 #include "normalize.h"
 
 enum { MAX_NESTING = 16 };
+
+/* A name declared with @dim (directly or through a @dim typedef). */
+typedef struct DimName {
+    const Token *tok;
+    size_t       level;     /* frames open at its declaration */
+    bool         param;     /* a function parameter: lives in the body */
+    bool         entered;   /* the body has been entered */
+} DimName;
 
 typedef struct Frame {
     bool   for_header;   /* the parentheses of a for statement */
@@ -47,6 +57,12 @@ typedef struct Norm {
     const char  *drop_text;            /* printed instead of them */
     bool         keep_macros;
     VEC(const char *) attr_macros;     /* --keep-macros: macros that are attributes */
+    VEC(DimName) dim_vars;             /* @dim variables in scope */
+    VEC(const Token *) dim_types;      /* typedef names with @dim */
+    bool         in_typedef;           /* the declaration began with typedef */
+    bool         dim_wait;             /* a @dim declarator name is coming */
+    size_t       dim_wait_level;
+    const Token *dim_ident;            /* the last name seen while waiting */
     int          depth;
 } Norm;
 
@@ -382,6 +398,8 @@ static void render(Norm *N, Attr *a)
     a->end = (uint32_t)N->out.len;
 }
 
+static void dim_attr(Norm *N, const Attr *a);
+
 /* Decides what the attribute belongs to, and records it. */
 static void record(Norm *N, Attr *a)
 {
@@ -398,6 +416,7 @@ static void record(Norm *N, Attr *a)
         vec_push(&N->c->arena, &N->waiting, a);
     }
     vec_push(&N->c->arena, &N->attrs, a);
+    dim_attr(N, a);
 }
 
 /* ---- where an attribute may stand ---------------------------------------------------- */
@@ -466,6 +485,133 @@ static bool position_ok(Norm *N, const Token *at, const Token *next)
         return false;
     }
     return true;
+}
+
+/* ---- @dim names ------------------------------------------------------------ */
+
+static bool same_name(const Token *a, const Token *b)
+{
+    return a->len == b->len && !memcmp(a->text, b->text, a->len);
+}
+
+/* Records a declared @dim name: a typedef, or a variable in scope until
+ * its block (for a parameter: its function's body) closes. */
+static void dim_declared(Norm *N, const Token *name)
+{
+    if (N->in_typedef) {
+        vec_push(&N->c->arena, &N->dim_types, name);
+        return;
+    }
+    Frame *f = top_frame(N);
+    DimName d = {name, N->frames.len, f && f->open == P_LPAREN, false};
+    vec_push(&N->c->arena, &N->dim_vars, d);
+}
+
+/* An attribute decides where its name is: after it (declarator name) or
+ * at the end of the declarator that follows. */
+static void dim_attr(Norm *N, const Attr *a)
+{
+    if (a->id != ATTR_DIM)
+        return;
+    if (a->anchor == ANCHOR_PREV && N->prev && N->prev->kind == TK_IDENT) {
+        dim_declared(N, N->prev);
+    } else {
+        N->dim_wait = true;
+        N->dim_wait_level = N->frames.len;
+        N->dim_ident = NULL;
+    }
+}
+
+static bool is_dim_type(Norm *N, const Token *t)
+{
+    for (size_t k = 0; k < N->dim_types.len; k++)
+        if (same_name(N->dim_types.data[k], t))
+            return true;
+    return false;
+}
+
+static bool is_dim_var(Norm *N, const Token *t)
+{
+    for (size_t k = N->dim_vars.len; k-- > 0;)
+        if (same_name(N->dim_vars.data[k].tok, t))
+            return true;
+    return false;
+}
+
+/* Follows declarations as tokens go by: typedef, the names a @dim waits
+ * for, and the end of scopes. Called before `track` sees the token. */
+static void dim_follow(Norm *N, const Token *t)
+{
+    if (t->kind == TK_IDENT) {
+        if (oklc_tok_eq(t, "typedef")) {
+            N->in_typedef = true;
+        } else if (is_dim_type(N, t)) {
+            N->dim_wait = true;            /* fmat_t m: m is a @dim array */
+            N->dim_wait_level = N->frames.len;
+            N->dim_ident = NULL;
+        } else if (N->dim_wait && !is_keyword(t)) {
+            N->dim_ident = t;
+        }
+        return;
+    }
+    if (t->kind != TK_PUNCT)
+        return;
+    bool ends_declarator = t->punct == P_SEMI || t->punct == P_COMMA ||
+                           t->punct == P_ASSIGN || t->punct == P_RPAREN ||
+                           t->punct == P_LBRACE || t->punct == P_LBRACKET;
+    if (N->dim_wait && ends_declarator && N->frames.len == N->dim_wait_level) {
+        if (N->dim_ident)
+            dim_declared(N, N->dim_ident);
+        N->dim_wait = false;
+    }
+    if (t->punct == P_SEMI && N->frames.len == 0)
+        N->in_typedef = false;
+}
+
+/* After `track`: scopes that closed take their names with them. */
+static void dim_scopes(Norm *N, const Token *t)
+{
+    size_t level = N->frames.len, keep = 0;
+    for (size_t k = 0; k < N->dim_vars.len; k++) {
+        DimName *d = &N->dim_vars.data[k];
+        bool alive;
+        if (!d->param)
+            alive = level >= d->level;
+        else if (is_punct(t, P_LBRACE) && level == d->level)
+            alive = d->entered = true;         /* the function body opens */
+        else
+            alive = d->entered ? level >= d->level
+                               : level >= d->level - 1 && !(is_punct(t, P_SEMI) &&
+                                                             level == d->level - 1);
+        if (alive)
+            N->dim_vars.data[keep++] = *d;
+    }
+    N->dim_vars.len = keep;
+}
+
+/* m(i, j) on a @dim name becomes okl::at(m, i, j); returns the index of
+ * the first argument (the '(' is consumed), or 0 when it is no such call. */
+static size_t dim_call(Norm *N, size_t i)
+{
+    const Token *t = N->v[i], *p = N->prev;
+    if (t->kind != TK_IDENT || i + 1 >= N->n || !is_punct(N->v[i + 1], P_LPAREN) ||
+        N->dim_wait || !is_dim_var(N, t))
+        return 0;
+    if (p && (is_punct(p, P_DOT) || is_punct(p, P_ARROW) || is_punct(p, P_COLONCOLON)))
+        return 0;
+    oklc_print_lead(&N->pr, t);
+    map_here(N, t);
+    raw(N, "okl::at(");
+    map_here(N, t);
+    oklc_print_raw(&N->pr, t->text, t->len);
+    bool no_args = i + 2 < N->n && is_punct(N->v[i + 2], P_RPAREN);
+    raw(N, no_args ? "" : ", ");
+    /* the '(' is now part of okl::at( : count it as opened */
+    Frame nf = {false, 0, P_LPAREN};
+    vec_push(&N->c->arena, &N->frames, nf);
+    N->prev = N->v[i + 1];
+    N->after_attr = false;
+    return i + 2;
 }
 
 /* ---- the forms ------------------------------------------------------------------------ */
@@ -720,6 +866,19 @@ static void stray(Norm *N, const Token *t)
         error_at(N, t, "stray '%s' in program", oklc_arena_strndup(&N->c->arena, t->text, t->len));
 }
 
+/* The clause moved out of a for header leaves its comments and line breaks
+ * behind, so the code keeps its shape and its remarks. */
+static void keep_dropped_trivia(Norm *N, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++) {
+        const Token *t = N->v[k];
+        if ((t->flags & TF_MACRO) && !(t->flags & TF_KEEPLEAD))
+            continue;
+        if (strspn(t->lead, " \t") < t->lead_len)
+            oklc_print_raw(&N->pr, t->lead, t->lead_len);
+    }
+}
+
 static void run(Norm *N)
 {
     Token **v = N->v;
@@ -734,6 +893,7 @@ static void run(Norm *N)
                 map_here(N, v[i]);
                 raw(N, N->drop_text);
             }
+            keep_dropped_trivia(N, i, N->drop_to);
             i = N->drop_to;
             N->drop_from = SIZE_MAX;
             continue;
@@ -770,9 +930,16 @@ static void run(Norm *N)
             i++;
             continue;
         }
+        size_t args = dim_call(N, i);
+        if (args) {
+            i = args;
+            continue;
+        }
         if (t->kind == TK_OTHER)
             stray(N, t);
+        dim_follow(N, t);
         track(N, t);
+        dim_scopes(N, t);
         put(N, t, false);
         i++;
     }

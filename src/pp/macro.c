@@ -40,7 +40,7 @@ struct Hideset {
 
 enum {
     MAX_ARG_DEPTH = 200,              /* nested pre-expansion of arguments */
-    EXPANSION_BUDGET = 20 * 1000 * 1000 /* tokens all expansions may create */
+    EXPANSION_BUDGET = 4 * 1000 * 1000 /* tokens all expansions may create */
 };
 
 /* ---- the table ------------------------------------------------------------- */
@@ -180,13 +180,13 @@ static bool spend(PP *pp, const Token *at, size_t n)
         pp->budget -= n;
         return true;
     }
-    if (pp->budget != 0) {
+    if (!pp->over_budget) {
         Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(at),
                                   "macro expansion is too large (more than %d tokens)",
                                   EXPANSION_BUDGET);
         oklc_tok_note_expansion(pp->c, d, at);
+        pp->over_budget = true;
     }
-    pp->budget = 0;
     return false;
 }
 
@@ -327,11 +327,12 @@ static bool same_definition(const Macro *a, const Macro *b)
     return x->kind == TK_EOF && y->kind == TK_EOF;
 }
 
-Token *oklc_macro_define(PP *pp, Token *t)
+Token *oklc_macro_define(PP *pp, Token *directive)
 {
     oklc_ctx *c = pp->c;
+    Token *t = directive->next;
     if (at_line_end(t)) {
-        define_error(pp, t, "macro name missing");
+        oklc_diag_error(c, oklc_tok_end_loc(directive), "macro name missing");
         return skip_line(t);
     }
     if (t->kind != TK_IDENT) {
@@ -387,10 +388,11 @@ Token *oklc_macro_define(PP *pp, Token *t)
     return t;
 }
 
-Token *oklc_macro_undef(PP *pp, Token *t)
+Token *oklc_macro_undef(PP *pp, Token *directive)
 {
+    Token *t = directive->next;
     if (at_line_end(t)) {
-        define_error(pp, t, "macro name missing");
+        oklc_diag_error(pp->c, oklc_tok_end_loc(directive), "macro name missing");
         return t;
     }
     if (t->kind != TK_IDENT) {
@@ -423,12 +425,15 @@ typedef struct Arg {
     bool   empty;
 } Arg;
 
-/* Copies a list (without its EOF) and appends the copies after *tail. */
+/* Copies a list (without its EOF) and appends the copies after *tail.
+ * Tokens placed inside an expansion lose the whitespace they had. */
 static void append_copies(PP *pp, Token ***tail, const Token *t, uint8_t add_flags)
 {
     for (; t->kind != TK_EOF; t = t->next) {
         Token *n = oklc_tok_copy(pp->c, t);
         n->flags |= add_flags;
+        if (add_flags & TF_MACRO)
+            n->flags &= (uint8_t)~TF_KEEPLEAD;
         **tail = n;
         *tail = &n->next;
     }
@@ -451,18 +456,20 @@ static Token *stringize(PP *pp, const Token *hash, const Token *arg)
     return oklc_macro_new_token(pp, TK_STRING, b.data, b.len, hash);
 }
 
-/* Joins two tokens with ##; NULL (after an error) when the result is not one
- * preprocessing token. */
-static Token *paste(PP *pp, const Token *lhs, const Token *rhs)
+/* Joins two tokens with ##; NULL (after an error, reported at the macro's
+ * use with a note at the ##) when the result is not one token. */
+static Token *paste(PP *pp, const Expansion *exp, const Token *hh, const Token *lhs,
+                    const Token *rhs)
 {
     char *s = oklc_arena_printf(&pp->c->arena, "%.*s%.*s", (int)lhs->len, lhs->text,
                                 (int)rhs->len, rhs->text);
     size_t n = strlen(s);
-    Token *t = oklc_lex_string(pp->c, s, n, lhs->loc);
+    Token *t = oklc_lex_string_quiet(pp->c, s, n, lhs->loc);
     if (t->kind == TK_EOF || t->next->kind != TK_EOF || (t->flags & TF_BAD)) {
-        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(lhs),
+        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(exp->site),
                                   "pasting formed '%s', an invalid preprocessing token", s);
-        oklc_tok_note_expansion(pp->c, d, lhs);
+        oklc_diag_note(pp->c, d, hh->loc, "expanded from macro '%s'", exp->macro);
+        oklc_tok_note_expansion(pp->c, d, exp->site);
         return NULL;
     }
     t->exp = lhs->exp;
@@ -583,7 +590,7 @@ static Token *subst_range(Subst *s, const Token *body, const Token *stop)
         }
         /* lhs ## rhs: paste onto the last token produced */
         if (oklc_tok_is_punct(t, P_HASHHASH)) {
-            const Token *after = t->next;
+            const Token *hh = t, *after = t->next;
             /* GNU: ", ## __VA_ARGS__" drops the comma when there are none. */
             if (tail != &head && oklc_tok_is_punct(tail, P_COMMA) && s->m->variadic &&
                 param_index(s->m, after) == s->m->nparams - 1) {
@@ -616,7 +623,7 @@ static Token *subst_range(Subst *s, const Token *body, const Token *stop)
                 }
                 tail->next = rhs;
             } else {
-                Token *joined = paste(pp, tail, rhs);
+                Token *joined = paste(pp, s->exp, hh, tail, rhs);
                 if (!joined) {
                     s->failed = true;
                     break;
@@ -636,6 +643,7 @@ static Token *subst_range(Subst *s, const Token *body, const Token *stop)
             const Token *close;
             Token *r = va_opt(s, t, &close);
             if (r) {
+                r->flags = (uint8_t)((r->flags & ~TF_SPACE) | (t->flags & TF_SPACE));
                 tail->next = r;
                 while (tail->next)
                     tail = tail->next;
@@ -706,11 +714,12 @@ static Arg *read_args(PP *pp, Macro *m, const Token *name, Token *t, Token **rpa
         bool comma = depth == 0 && oklc_tok_is_punct(t, P_COMMA) &&
                      !(m->variadic && n == want - 1);
         if (close || comma) {
+            bool empty = head.next == NULL;
             tail->next = eof_like(pp, t);
             if (n < want)
-                args[n] = (Arg){head.next ? head.next : tail->next, NULL, head.next == NULL};
+                args[n] = (Arg){head.next, NULL, empty};
             n++;
-            any = any || head.next;
+            any = any || !empty;
             head.next = NULL;
             tail = &head;
             if (close)
@@ -788,9 +797,7 @@ static Token *builtin_token(PP *pp, Macro *m, Token *site)
     }
     s = b.data;
     Token *t = oklc_macro_new_token(pp, k, s, b.len, site);
-    t->flags = (uint8_t)(site->flags | TF_MACRO);
-    t->lead = site->lead;
-    t->lead_len = site->lead_len;
+    t->flags |= TF_MACRO;
     return t;
 }
 
@@ -799,7 +806,10 @@ static Token *builtin_token(PP *pp, Macro *m, Token *site)
 static Token *splice(PP *pp, Token *site, Token *list, Hideset *hs, Token *rest)
 {
     if (!list) {
-        if (pp->arg_depth == 0 && site->lead_len && !(site->flags & TF_MACRO))
+        /* Keep comments and line breaks before a macro that expands to
+         * nothing; plain blanks would only double the next token's. */
+        bool keep = site->lead_len && strspn(site->lead, " \t") < site->lead_len;
+        if (pp->arg_depth == 0 && keep && !(site->flags & TF_MACRO))
             oklc_buf_putn(&pp->pending_lead, site->lead, site->lead_len);
         return rest;
     }
@@ -839,8 +849,7 @@ bool oklc_macro_expand(PP *pp, Token **rest, Token *t)
     }
     oklc_ctx *c = pp->c;
     if (m->builtin) {
-        *rest = builtin_token(pp, m, t);
-        (*rest)->next = t->next;
+        *rest = splice(pp, t, builtin_token(pp, m, t), t->hs, t->next);
         return true;
     }
     Expansion *exp = oklc_arena_alloc(&c->arena, sizeof *exp);
@@ -891,7 +900,7 @@ Token *oklc_macro_expand_all(PP *pp, Token *list)
     Token head = {0}, *tail = &head;
     Token *t = list;
     while (t->kind != TK_EOF) {
-        if (pp->budget == 0)
+        if (pp->over_budget)
             break;
         if (oklc_macro_expand(pp, &t, t))
             continue;

@@ -246,11 +246,12 @@ static Token *skip_block(Token *t)
     return t;
 }
 
-static Token *ifdef_name(PP *pp, Token *t, const char *directive, bool *defined)
+static Token *ifdef_name(PP *pp, Token *name, const char *directive, bool *defined)
 {
+    Token *t = name->next;
     *defined = false;
     if (line_end(t)) {
-        oklc_diag_error(pp->c, t->kind == TK_EOF ? t->loc : t->loc, "macro name missing");
+        oklc_diag_error(pp->c, oklc_tok_end_loc(name), "macro name missing");
         return t;
     }
     if (t->kind != TK_IDENT) {
@@ -270,7 +271,7 @@ static Token *do_if(PP *pp, Token *hash, Token *name)
     if (oklc_tok_eq(name, "if")) {
         next = oklc_pp_if_expr(pp, hash, name->next, &v);
     } else {
-        next = ifdef_name(pp, name->next, oklc_tok_eq(name, "ifdef") ? "ifdef" : "ifndef", &v);
+        next = ifdef_name(pp, name, oklc_tok_eq(name, "ifdef") ? "ifdef" : "ifndef", &v);
         if (oklc_tok_eq(name, "ifndef"))
             v = !v;
     }
@@ -304,8 +305,7 @@ static Token *do_else(PP *pp, Token *hash, Token *name)
     } else if (oklc_tok_eq(name, "elif")) {
         next = oklc_pp_if_expr(pp, hash, name->next, &v);
     } else {
-        next = ifdef_name(pp, name->next, oklc_tok_eq(name, "elifdef") ? "elifdef" : "elifndef",
-                          &v);
+        next = ifdef_name(pp, name, oklc_tok_eq(name, "elifdef") ? "elifdef" : "elifndef", &v);
         if (oklc_tok_eq(name, "elifndef"))
             v = !v;
     }
@@ -423,7 +423,7 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
         computed = true;
         next = skip_line(t);
     } else {
-        oklc_diag_error(c, line_end(t) ? name->loc : t->loc,
+        oklc_diag_error(c, line_end(t) ? oklc_tok_end_loc(name) : t->loc,
                         "expected \"FILENAME\" or <FILENAME>");
         return skip_line(t);
     }
@@ -465,10 +465,21 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
     return enter_file(pp, oklc_pp_add_buffer(c, path, text, len, false), next);
 }
 
-/* At the end of an included file: its #if blocks must be closed. */
+/* At the end of an included file: its #if blocks must be closed. Its last
+ * line break stands for the #include line's, which is dropped. */
 static void leave_file(PP *pp)
 {
     Include *inc = pp->inc;
+    Token *eof = inc->eof;
+    if (eof->next && !in_builtin(pp, eof)) {
+        size_t n = eof->lead_len;
+        const char *lead = after_dropped_line(pp, eof->lead, &n);
+        Buf *p = &pp->pending_lead;
+        oklc_buf_putn(p, lead, n);
+        if (p->len && p->data[p->len - 1] != '\n')
+            oklc_buf_putc(p, '\n');
+        pp->drop_nl = true;
+    }
     for (Cond *c = pp->cond; c != inc->cond; c = c->prev)
         oklc_diag_error(pp->c, c->tok->loc, "unterminated conditional directive");
     pp->cond = inc->cond;
@@ -496,7 +507,7 @@ static Token *do_line(PP *pp, Token *hash, Token *t, bool gnu)
     const char *err;
     bool digits = x->kind == TK_NUMBER && x->len && strspn(x->text, "0123456789") >= x->len;
     if (!digits || !oklc_int_literal(x->text, x->len, &n, &u, &err) || n == 0 || n > INT_MAX) {
-        oklc_diag_error(c, x->kind == TK_EOF ? hash->loc : x->loc,
+        oklc_diag_error(c, x->kind == TK_EOF ? oklc_tok_end_loc(hash->next) : x->loc,
                         "#line directive requires a positive integer argument");
         return next;
     }
@@ -660,9 +671,9 @@ static Token *directive(PP *pp, Token *hash)
         return do_pragma(pp, hash, name);
     keep_lead(pp, hash);
     if (IS("define"))
-        return oklc_macro_define(pp, name->next);
+        return oklc_macro_define(pp, name);
     if (IS("undef"))
-        return oklc_macro_undef(pp, name->next);
+        return oklc_macro_undef(pp, name);
     if (IS("if") || IS("ifdef") || IS("ifndef"))
         return do_if(pp, hash, name);
     if (IS("elif") || IS("elifdef") || IS("elifndef") || IS("else"))
@@ -689,7 +700,7 @@ static void run(PP *pp, Token *t)
 {
     oklc_ctx *c = pp->c;
     for (;;) {
-        if (c->max_errors && (size_t)c->nerrors >= c->max_errors)
+        if ((c->max_errors && (size_t)c->nerrors >= c->max_errors) || pp->over_budget)
             return;
         if (t->kind == TK_EOF) {
             bool last = t->next == NULL;

@@ -37,6 +37,7 @@ struct PP {
     size_t    table_cap, nmacros;
     VEC(Token *) out;           /* output tokens */
     size_t    budget;           /* tokens expansions may still create */
+    bool      over_budget;      /* reported: stop expanding */
     int       arg_depth;        /* nesting of argument pre-expansion */
     int       counter;          /* __COUNTER__ */
     int       include_depth;    /* __INCLUDE_LEVEL__ */
@@ -50,10 +51,10 @@ struct PP {
 OKLC_INTERNAL void oklc_macro_init(PP *pp);
 OKLC_INTERNAL Macro *oklc_macro_find(PP *pp, const Token *name);
 OKLC_INTERNAL bool oklc_macro_defined(PP *pp, const char *name, size_t len);
-/* #define: `t` is the token after "define"; returns the first token of the
- * next line. */
-OKLC_INTERNAL Token *oklc_macro_define(PP *pp, Token *t);
-OKLC_INTERNAL Token *oklc_macro_undef(PP *pp, Token *t);
+/* #define / #undef: `directive` is the "define" token; returns the first
+ * token of the next line. */
+OKLC_INTERNAL Token *oklc_macro_define(PP *pp, Token *directive);
+OKLC_INTERNAL Token *oklc_macro_undef(PP *pp, Token *directive);
 /* If `t` names a macro that expands here, replaces it (and its arguments)
  * by the expansion and returns true; *rest is where scanning continues. */
 OKLC_INTERNAL bool oklc_macro_expand(PP *pp, Token **rest, Token *t);

@@ -42,14 +42,27 @@ void oklc_print_lead(Printer *p, const Token *t)
 {
     const char *lead = t->lead;
     size_t n = t->lead_len;
+    /* A directive starts a line: blanks before it on the same line go. */
+    if (t->kind == TK_DIRECTIVE && !memchr(lead, '\n', n)) {
+        if (!at_bol(p))
+            oklc_buf_putc(p->out, '\n');
+        p->directive = false;
+        return;
+    }
     if ((t->flags & TF_MACRO) && !(t->flags & TF_KEEPLEAD)) {
         lead = (t->flags & TF_SPACE) && !at_bol(p) ? " " : "";
         n = strlen(lead);
     }
-    if (p->directive && !(n && lead[0] == '\n'))
-        oklc_buf_putc(p->out, '\n');
+    if (p->directive && !(n && lead[0] == '\n')) {
+        oklc_buf_putc(p->out, '\n');    /* and no blanks to start the line */
+        while (n && (*lead == ' ' || *lead == '\t'))
+            lead++, n--;
+    }
     p->directive = false;
-    if (n == 0 && p->prev && would_fuse(p->prev, t))
+    /* Tokens that were adjacent in the file cannot fuse; only those that
+     * macros or dropped lines brought together can. */
+    if (n == 0 && p->prev && ((p->prev->flags | t->flags) & (TF_MACRO | TF_KEEPLEAD)) &&
+        would_fuse(p->prev, t))
         oklc_buf_putc(p->out, ' ');
     oklc_buf_putn(p->out, lead, n);
 }

@@ -2,26 +2,29 @@
 # The normalized form of every kernel in a golden folder must be C++ that
 # Clang accepts: clang++ -std=c++17 -fsyntax-only, every warning an error
 # except unknown attributes (Clang does not know okl::). prelude.hpp
-# declares the helper functions the seed examples call without declaring.
+# declares the helper functions the seed examples call without declaring;
+# include/ holds a stub of the seed's <okl_intrinsic.h>.
 # A kernel that is not meant to be valid C++ says "// syntax: skip".
 set -u
 oklc=$1 clangxx=$2 folder=$3
 here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 failed=0 checked=0
 for input in "$folder"/*.okl; do
   grep -q '^// syntax: skip' "$input" && continue
-  args=$(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1)
-  # shellcheck disable=SC2086
-  if ! (cd "$(dirname "$input")" && "$oklc" normalize $args "$(basename "$input")") >/tmp/oklc-syntax.$$ 2>&1; then
-    echo "FAIL (normalize): $input"; cat /tmp/oklc-syntax.$$; failed=1; continue
+  eval "args=($(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1))"
+  if ! (cd "$(dirname "$input")" && "$oklc" normalize "${args[@]}" "$(basename "$input")") \
+       >"$tmp/k.cpp" 2>"$tmp/err"; then
+    echo "FAIL (normalize): $input"; cat "$tmp/err"; failed=1; continue
   fi
   if ! "$clangxx" -std=c++17 -fsyntax-only -Werror -Wno-unknown-attributes \
-       -include "$here/prelude.hpp" -x c++ /tmp/oklc-syntax.$$ 2>/tmp/oklc-syntax-err.$$; then
-    echo "FAIL (clang++): $input"; cat /tmp/oklc-syntax-err.$$; failed=1
+       -I "$here/include" -include "$here/../../include/oklc/okl.hpp" -include "$here/prelude.hpp" \
+       -x c++ "$tmp/k.cpp" 2>"$tmp/err"; then
+    echo "FAIL (clang++): $input"; cat "$tmp/err"; failed=1
   fi
   checked=$((checked + 1))
 done
-rm -f /tmp/oklc-syntax.$$ /tmp/oklc-syntax-err.$$
 echo "$checked normalized kernels accepted by $("$clangxx" --version | head -n 1)"
 [ "$checked" -gt 0 ] || { echo "FAIL: no kernel checked"; exit 1; }
 exit $failed

@@ -1,17 +1,228 @@
-/* test_api.c - placeholder, being written */
+/*
+ * test_api.c - the public API: contexts, options, diagnostics in every
+ * format, and running out of memory at every allocation.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-static void placeholder(void **state)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "oklc/oklc.h"
+#include "base/base.h"      /* oklc_arena_chunk_size */
+
+static const char kernel[] =
+    "#define BLOCK 16\n"
+    "#define SQ(x) ((x) * (x))\n"
+    "// scales a vector\n"
+    "@kernel void scale(const int n, const float *a, float *b @dim(4, 4)) {\n"
+    "  for (int i = 0; i < n; ++i; @tile(BLOCK, @outer, @inner)) {\n"
+    "    @shared float s[BLOCK];\n"
+    "    b[i] = SQ(a[i]);\n"
+    "  }\n"
+    "}\n";
+
+/* ---- out of memory ---------------------------------------------------------- */
+
+static long alloc_count, fail_at;
+
+static void *failing_alloc(void *ptr, size_t size, void *user)
+{
+    (void)user;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (++alloc_count == fail_at)
+        return NULL;
+    return realloc(ptr, size);
+}
+
+/* Every allocation in turn fails; each run must end cleanly with "out of
+ * memory" (leaks would show under AddressSanitizer). */
+static void every_allocation_may_fail(void **state)
 {
     (void)state;
+    long n;
+    bool succeeded = false;
+    size_t saved = oklc_arena_chunk_size;
+    oklc_arena_chunk_size = 256;     /* many chunks: many places to fail */
+    for (n = 1; !succeeded && n < 100000; n++) {
+        alloc_count = 0;
+        fail_at = n;
+        oklc_set_alloc_hook(failing_alloc, NULL);
+        oklc_ctx *c = oklc_ctx_new();
+        if (!c)
+            continue;
+        oklc_define(c, "EXTRA=1");
+        oklc_include_path(c, "/tmp");
+        succeeded = oklc_normalize_buffer(c, "k.okl", kernel, strlen(kernel), 0);
+        if (!succeeded) {
+            oklc_diag_info d;
+            assert_true(oklc_diag_get(c, oklc_diag_count(c) - 1, &d));
+            assert_string_equal(d.message, "out of memory");
+        }
+        oklc_ctx_free(c);
+    }
+    oklc_set_alloc_hook(NULL, NULL);
+    oklc_arena_chunk_size = saved;
+    assert_true(succeeded);
+    assert_true(n > 50);    /* the loop really went through many failures */
+}
+
+/* ---- contexts and options ------------------------------------------------------- */
+
+static void context_runs_one_input(void **state)
+{
+    (void)state;
+    oklc_ctx *c = oklc_ctx_new();
+    assert_null(oklc_output(c, NULL));
+    assert_true(oklc_normalize_buffer(c, "k.okl", kernel, strlen(kernel), 0));
+    assert_non_null(strstr(oklc_output(c, NULL), "[[okl::kernel]]"));
+    assert_false(oklc_normalize_buffer(c, "k.okl", kernel, strlen(kernel), 0));
+    assert_int_equal(oklc_error_count(c), 1);
+    oklc_ctx_free(c);
+}
+
+static void backend_names(void **state)
+{
+    (void)state;
+    oklc_backend b;
+    assert_true(oklc_backend_from_name("OpenMP", &b));
+    assert_int_equal(b, OKLC_BACKEND_OPENMP);
+    assert_true(oklc_backend_from_name("CUDA", &b));
+    assert_int_equal(b, OKLC_BACKEND_CUDA);
+    assert_true(oklc_backend_from_name("dpcpp", &b));
+    assert_string_equal(oklc_backend_name(b), "dpcpp");
+    assert_false(oklc_backend_from_name("opencl2", &b));
+    assert_false(oklc_backend_from_name("", &b));
+}
+
+static void missing_file(void **state)
+{
+    (void)state;
+    oklc_ctx *c = oklc_ctx_new();
+    assert_false(oklc_normalize(c, "/nonexistent/k.okl", 0));
+    oklc_diag_info d;
+    assert_true(oklc_diag_get(c, 0, &d));
+    assert_null(d.file);
+    assert_string_equal(d.message, "cannot open '/nonexistent/k.okl': No such file or directory");
+    oklc_ctx_free(c);
+}
+
+static void werror(void **state)
+{
+    (void)state;
+    const char *src = "#warning careful\nint x;\n";
+    oklc_ctx *c = oklc_ctx_new();
+    assert_true(oklc_preprocess_buffer(c, "w.okl", src, strlen(src)));
+    oklc_diag_info d;
+    assert_true(oklc_diag_get(c, 0, &d));
+    assert_int_equal(d.level, OKLC_WARNING);
+    oklc_ctx_free(c);
+
+    c = oklc_ctx_new();
+    oklc_set_werror(c, true);
+    assert_false(oklc_preprocess_buffer(c, "w.okl", src, strlen(src)));
+    assert_true(oklc_diag_get(c, 0, &d));
+    assert_int_equal(d.level, OKLC_ERROR);
+    oklc_ctx_free(c);
+}
+
+/* ---- printing diagnostics --------------------------------------------------------------- */
+
+static char *printed(oklc_ctx *c, oklc_diag_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    oklc_diag_print(c, f, fmt);
+    fclose(f);
+    return buf;
+}
+
+static const char bad[] = "#define O @outr\nint a;\n\tfor (int i = 0; i < 4; ++i; O) {}\n";
+
+static void text_format(void **state)
+{
+    (void)state;
+    oklc_ctx *c = oklc_ctx_new();
+    assert_false(oklc_normalize_buffer(c, "bad.okl", bad, strlen(bad), 0));
+    char *text = printed(c, OKLC_DIAG_TEXT);
+    assert_string_equal(text,
+                        "bad.okl:3:30: error: unknown attribute '@outr'; did you mean '@outer'?\n"
+                        "\tfor (int i = 0; i < 4; ++i; O) {}\n"
+                        "\t                            ^\n"
+                        "bad.okl:1:11: note: expanded from macro 'O'\n"
+                        "#define O @outr\n"
+                        "          ^\n");
+    free(text);
+    char *color = printed(c, OKLC_DIAG_TEXT_COLOR);
+    assert_non_null(strstr(color, "\033[1;31merror:"));
+    free(color);
+    oklc_ctx_free(c);
+}
+
+static void json_format(void **state)
+{
+    (void)state;
+    oklc_ctx *c = oklc_ctx_new();
+    assert_false(oklc_normalize_buffer(c, "bad.okl", bad, strlen(bad), 0));
+    char *text = printed(c, OKLC_DIAG_JSON);
+    cJSON *arr = cJSON_Parse(text);
+    assert_non_null(arr);
+    assert_int_equal(cJSON_GetArraySize(arr), 1);
+    cJSON *d = cJSON_GetArrayItem(arr, 0);
+    assert_string_equal(cJSON_GetObjectItem(d, "level")->valuestring, "error");
+    assert_string_equal(cJSON_GetObjectItem(d, "file")->valuestring, "bad.okl");
+    assert_int_equal(cJSON_GetObjectItem(d, "line")->valueint, 3);
+    assert_int_equal(cJSON_GetObjectItem(d, "column")->valueint, 30);
+    cJSON *notes = cJSON_GetObjectItem(d, "notes");
+    assert_int_equal(cJSON_GetArraySize(notes), 1);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(notes, 0), "line")->valueint, 1);
+    cJSON_Delete(arr);
+    free(text);
+    /* flattened access: the note follows its error */
+    assert_int_equal(oklc_diag_count(c), 2);
+    oklc_diag_info n;
+    assert_true(oklc_diag_get(c, 1, &n));
+    assert_int_equal(n.level, OKLC_NOTE);
+    assert_false(oklc_diag_get(c, 2, &n));
+    oklc_ctx_free(c);
+}
+
+static void error_limit(void **state)
+{
+    (void)state;
+    char src[4096] = "";
+    for (int i = 0; i < 200; i++)
+        strcat(src, "@x ");
+    oklc_ctx *c = oklc_ctx_new();
+    assert_false(oklc_normalize_buffer(c, "many.okl", src, strlen(src), 0));
+    assert_int_equal(oklc_diag_count(c), 50);
+    char *text = printed(c, OKLC_DIAG_TEXT);
+    assert_non_null(strstr(text, "too many errors emitted (50), stopping now"));
+    free(text);
+    oklc_ctx_free(c);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(placeholder)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_allocation_may_fail),
+        cmocka_unit_test(context_runs_one_input),
+        cmocka_unit_test(backend_names),
+        cmocka_unit_test(missing_file),
+        cmocka_unit_test(werror),
+        cmocka_unit_test(text_format),
+        cmocka_unit_test(json_format),
+        cmocka_unit_test(error_limit),
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1 @@
+#define FIRST 1
