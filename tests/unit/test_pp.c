@@ -195,8 +195,8 @@ static void pragmas(void **state)
     EXPECT_PP("#pragma omp parallel for\nx\n", "#pragma omp parallel for\nx\n");
     /* the #define will not be in the output, so the pragma says the value */
     EXPECT_PP("#define N 8\n#pragma unroll N\nx\n", "#pragma unroll 8\nx\n");
-    EXPECT_PP("#define U _Pragma(\"unroll 2\") for\nU(;;);\n", "#pragma unroll 2\n for(;;);\n");
-    EXPECT_PP("x; _Pragma(\"omp barrier\") y;\n", "x;\n#pragma omp barrier\n y;\n");
+    EXPECT_PP("#define U _Pragma(\"unroll 2\") for\nU(;;);\n", "#pragma unroll 2\nfor(;;);\n");
+    EXPECT_PP("x; _Pragma(\"omp barrier\") y;\n", "x;\n#pragma omp barrier\ny;\n");
     EXPECT_PP("#pragma once\nx\n", "x\n");
 }
 
