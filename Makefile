@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 EXAMPLE    ?= examples/kernels/addVectors.okl
 
-.PHONY: all deps build run test test-asan bench clean
+.PHONY: all deps build run test test-asan bench fuzz clean
 
 all: build
 
@@ -34,3 +34,7 @@ bench: build
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
+
+# Fuzz the front half with libFuzzer (needs clang); not part of `make test`.
+fuzz:
+	@bash tests/fuzz/run.sh $(or $(SECONDS),120)

@@ -505,6 +505,35 @@ bool oklc_tok_is_punct(const Token *t, Punct p)
     return t->kind == TK_PUNCT && t->punct == p;
 }
 
+char *oklc_tok_join(oklc_ctx *c, const Token *from, const Token *stop, size_t *len)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    for (const Token *t = from; t && t != stop; t = t->next) {
+        if (t != from)
+            oklc_buf_putn(&b, t->lead, t->lead_len);
+        oklc_buf_putn(&b, t->text, t->len);
+    }
+    if (len)
+        *len = b.len;
+    return b.data;
+}
+
+const char *oklc_tok_bad_message(const Token *t)
+{
+    bool raw = false;
+    literal_prefix(t->text, t->text + t->len, &raw);
+    if (t->kind == TK_CHAR)
+        return "missing terminating ' character";
+    return raw ? "unterminated raw string literal" : "missing terminating '\"' character";
+}
+
+bool oklc_tok_is_plain_string(const Token *t)
+{
+    return t->kind == TK_STRING && !(t->flags & TF_BAD) && t->len >= 2 && t->text[0] == '"' &&
+           t->text[t->len - 1] == '"';
+}
+
 Loc oklc_tok_user_loc(const Token *t)
 {
     while (t->exp)
@@ -717,7 +746,8 @@ bool oklc_char_literal(const char *s, size_t n, int64_t *val, const char **err)
         } else {
             ch = (unsigned char)*p++;
         }
-        v = count ? (v << 8) | (ch & 0xff) : ch;
+        /* multi-character constants shift in bytes, wrapping like GCC */
+        v = count ? (int64_t)(((uint64_t)v << 8) | (uint64_t)(ch & 0xff)) : ch;
         count++;
     }
     /* A plain 'c' is a (signed) char, as on the targets GCC/Clang know. */

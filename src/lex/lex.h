@@ -93,6 +93,15 @@ OKLC_INTERNAL size_t oklc_lex_first_len(const char *s, size_t n);
 OKLC_INTERNAL Token *oklc_tok_copy(oklc_ctx *c, const Token *t);
 OKLC_INTERNAL bool oklc_tok_eq(const Token *t, const char *s);
 OKLC_INTERNAL bool oklc_tok_is_punct(const Token *t, Punct p);
+/* The text of tokens [from, stop) with the whitespace and comments between
+ * them as written: a directive line, a header name. (Not pointer arithmetic
+ * on the source: a raw string keeps its line splices in the file's text.) */
+OKLC_INTERNAL char *oklc_tok_join(oklc_ctx *c, const Token *from, const Token *stop,
+                                  size_t *len);
+/* What is wrong with a TF_BAD token. */
+OKLC_INTERNAL const char *oklc_tok_bad_message(const Token *t);
+/* A terminated "..." literal without prefix or suffix (a file name). */
+OKLC_INTERNAL bool oklc_tok_is_plain_string(const Token *t);
 OKLC_INTERNAL bool oklc_is_keyword(const char *s, size_t n);
 OKLC_INTERNAL const char *oklc_punct_spelling(Punct p);
 

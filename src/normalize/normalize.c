@@ -36,6 +36,7 @@ typedef struct DimName {
 
 typedef struct Frame {
     bool   for_header;   /* the parentheses of a for statement */
+    bool   unclosed;     /* no bracket closes it */
     int    semis;        /* top-level ';' seen in it */
     Punct  open;
 } Frame;
@@ -44,6 +45,7 @@ typedef struct Norm {
     oklc_ctx    *c;
     Token      **v;
     size_t       n;
+    uint32_t    *matches;      /* pair_brackets(v) */
     Buf          out;
     Printer      pr;
     VEC(SrcMapEntry) map;
@@ -51,6 +53,7 @@ typedef struct Norm {
     VEC(Attr *)  waiting;      /* ANCHOR_NEXT attributes without their anchor yet */
     VEC(Frame)   frames;
     const Token *prev;         /* last token printed that is not an attribute */
+    const Token *prev2;        /* the one before it */
     uint32_t     prev_off;
     bool         after_attr;   /* an attribute was printed after `prev` */
     size_t       drop_from, drop_to;   /* tokens left out (a for-header clause) */
@@ -96,6 +99,7 @@ static void put(Norm *N, const Token *t, bool is_attr)
     }
     if (t->kind == TK_DIRECTIVE || t->kind == TK_EOF)
         return;
+    N->prev2 = N->prev;
     N->prev = t;
     N->prev_off = off;
     N->after_attr = false;
@@ -165,16 +169,49 @@ static bool legacy_name(const Token *t, const char **name, const char **axis)
 
 /* ---- parsing attributes ---------------------------------------------------------- */
 
+static bool pair(const Token *open, const Token *close)
+{
+    return (open->punct == P_LPAREN && close->punct == P_RPAREN) ||
+           (open->punct == P_LBRACKET && close->punct == P_RBRACKET) ||
+           (open->punct == P_LBRACE && close->punct == P_RBRACE);
+}
+
+/* Pairs every bracket of the input once, so that finding the end of a
+ * header or an argument list never rescans: matches[i] is the index of the
+ * bracket that closes v[i], or NO_MATCH. A closer of the wrong kind pairs
+ * with nothing. */
+enum { NO_MATCH = UINT32_MAX };
+
+static uint32_t *pair_brackets(oklc_ctx *c, Token **v, size_t n)
+{
+    uint32_t *m = oklc_arena_alloc(&c->arena, (n ? n : 1) * sizeof(uint32_t));
+    uint32_t *stack = oklc_arena_alloc(&c->arena, (n ? n : 1) * sizeof(uint32_t));
+    size_t top = 0;
+    for (size_t j = 0; j < n; j++) {
+        m[j] = NO_MATCH;
+        if (is_open(v[j]))
+            stack[top++] = (uint32_t)j;
+        else if (is_close(v[j]) && top && pair(v[stack[top - 1]], v[j]))
+            m[stack[--top]] = (uint32_t)j;
+    }
+    return m;
+}
+
+/* The bracket closing v[i] before `end`, or `end`. */
 static size_t match_close(Token **v, size_t i, size_t end)
 {
-    int depth = 0;
-    for (size_t j = i; j < end; j++) {
-        if (v[j]->kind == TK_EOF)
-            return end;
-        if (is_open(v[j]))
-            depth++;
-        else if (is_close(v[j]) && --depth == 0)
-            return j;
+    size_t stack[64], top = 0;
+    for (size_t j = i; j < end && v[j]->kind != TK_EOF; j++) {
+        if (is_open(v[j])) {
+            if (top == OKLC_COUNTOF(stack))
+                return end;
+            stack[top++] = j;
+        } else if (is_close(v[j])) {
+            if (!top || !pair(v[stack[top - 1]], v[j]))
+                return end;
+            if (--top == 0)
+                return j;
+        }
     }
     return end;
 }
@@ -276,11 +313,16 @@ static Attr *new_attr(Norm *N, const AttrSpec *spec, const Token *tok)
     return a;
 }
 
-static void unknown_attr(Norm *N, const Token *t, const char *name, size_t len, const char *what)
+/* "unknown attribute '@outr'; did you mean '@outer'?" - the name and the
+ * suggestion in the spelling the user wrote: `style` is "@", "okl::",
+ * "okl_" or "" (a keyword in a for header). */
+static void unknown_attr(Norm *N, const Token *t, const char *name, size_t len,
+                         const char *style, const char *where, bool okl2)
 {
     const char *hint = oklc_attr_suggest(name, len);
-    Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(t), "unknown %s '%.*s'%s%s%s", what,
-                              (int)len, name, hint ? "; did you mean '@" : "",
+    Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(t), "unknown %sattribute '%s%.*s'%s%s%s%s%s",
+                              okl2 ? "OKL " : "", style, (int)len, name, where,
+                              hint ? "; did you mean '" : "", hint ? style : "",
                               hint ? hint : "", hint ? "'?" : "");
     oklc_tok_note_expansion(N->c, d, t);
 }
@@ -306,11 +348,16 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
     }
     const AttrSpec *spec = oklc_attr_lookup(name, len);
     if (!spec) {
-        unknown_attr(N, t, t->text, t->len, "attribute");
+        if (t->kind == TK_ATTR)
+            unknown_attr(N, t, name, len, "@", "", false);
+        else if (t == v[i])
+            unknown_attr(N, t, name, len, "", "", false);
+        else
+            unknown_attr(N, t, name, len, "okl::", "", true);
         return next;
     }
     if (++N->depth > MAX_NESTING) {
-        error_at(N, t, "attributes are nested too deeply in '%s'", spec->name);
+        error_at(N, t, "attributes are nested too deeply in '@%s'", spec->name);
         N->depth--;
         return next;
     }
@@ -431,33 +478,72 @@ static bool starts_declaration(const Token *t)
     return t->kind == TK_IDENT || t->kind == TK_ATTR || is_punct(t, P_COLONCOLON);
 }
 
-/* Checks the place of an @attribute written in code (not in a for header). */
+static bool is_expr_word(const Token *t)
+{
+    static const char *const words[] = {
+        "return", "case", "sizeof", "alignof", "new", "delete", "throw", "goto",
+        "typeid", "decltype", "static_assert", "co_return", "co_await", "co_yield"};
+    for (size_t k = 0; k < OKLC_COUNTOF(words); k++)
+        if (t->kind == TK_IDENT && oklc_tok_eq(t, words[k]))
+            return true;
+    return false;
+}
+
+/* After a name, an attribute can only belong to a declarator: the name
+ * follows a type (int, T, *, &, >) and what comes next ends a declarator. */
+static bool declarator_context(Norm *N, const Token *next)
+{
+    const Token *t = N->prev2;
+    Frame *f = top_frame(N);
+    bool after_type =
+        t && ((t->kind == TK_IDENT && !is_expr_word(t)) || is_punct(t, P_STAR) ||
+              is_punct(t, P_AMP) || is_punct(t, P_ANDAND) || is_punct(t, P_GT) ||
+              is_punct(t, P_SHR) || is_punct(t, P_COLONCOLON) || is_punct(t, P_RBRACKET) ||
+              (is_punct(t, P_COMMA) && !(f && f->open == P_LPAREN)));
+    if (is_punct(N->prev, P_RBRACKET))
+        after_type = true;    /* float a[4] @dim(2, 2) */
+    bool ends = next->kind == TK_ATTR ||
+                (next->kind == TK_PUNCT &&
+                 (next->punct == P_SEMI || next->punct == P_COMMA || next->punct == P_RPAREN ||
+                  next->punct == P_ASSIGN || next->punct == P_LBRACKET ||
+                  next->punct == P_LBRACE || next->punct == P_COLON || next->punct == P_LPAREN));
+    return after_type && ends;
+}
+
+/* `fmt` names the attribute with one or two %s. */
+static bool place_error(Norm *N, const Token *at, const char *fmt)
+{
+    const char *name = oklc_arena_strndup(&N->c->arena, at->text, at->len);
+    Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at), fmt, name, name);
+    oklc_tok_note_expansion(N->c, d, at);
+    return false;
+}
+
+/* Checks the place of an @attribute written in code (not in a for header's
+ * attribute clause): before a statement or declaration, after a declarator
+ * name, after a '*'. */
 static bool position_ok(Norm *N, const Token *at, const Token *next)
 {
     const Token *p = N->prev;
     Frame *f = top_frame(N);
-    if (f && f->for_header && f->semis > 0) {
-        Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at),
-                                  "'%.*s' in a for-loop header must come after the third "
-                                  "clause: for (init; cond; step; %.*s)",
-                                  (int)at->len, at->text, (int)at->len, at->text);
-        oklc_tok_note_expansion(N->c, d, at);
-        return false;
-    }
+    if (f && f->for_header)
+        return place_error(N, at, "'%s' in a for-loop header must come after the third "
+                                  "clause: for (init; cond; step; %s)");
     bool ok = true;
     if (p && !N->after_attr && p->kind != TK_DIRECTIVE) {
         if (p->kind == TK_NUMBER || p->kind == TK_STRING || p->kind == TK_CHAR) {
             ok = false;
+        } else if (p->kind == TK_IDENT && !is_keyword(p)) {
+            ok = declarator_context(N, next);
         } else if (p->kind == TK_IDENT) {
-            static const char *const expr_words[] = {
-                "return", "case", "sizeof", "alignof", "new", "delete", "throw", "goto",
-                "typeid", "decltype", "static_assert", "co_return", "co_await", "co_yield"};
-            for (size_t k = 0; k < OKLC_COUNTOF(expr_words); k++)
-                ok &= !oklc_tok_eq(p, expr_words[k]);
+            ok = !is_expr_word(p);
         } else if (p->kind == TK_PUNCT) {
             switch (p->punct) {
+            case P_RBRACKET:
+                ok = declarator_context(N, next);
+                break;
             case P_SEMI: case P_LBRACE: case P_RBRACE: case P_COLON: case P_RPAREN:
-            case P_RBRACKET: case P_GT: case P_SHR: case P_STAR: case P_AMP: case P_ANDAND:
+            case P_GT: case P_SHR: case P_STAR: case P_AMP: case P_ANDAND:
                 break;
             case P_LPAREN: case P_COMMA:   /* only before a parameter declaration */
                 ok = starts_declaration(next);
@@ -467,23 +553,13 @@ static bool position_ok(Norm *N, const Token *at, const Token *next)
             }
         }
     }
-    if (!ok) {
-        Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at),
-                                  "'%.*s' cannot appear inside an expression; an attribute goes "
-                                  "before a statement or declaration, after a declarator name, "
-                                  "or after the third clause of a for-loop header",
-                                  (int)at->len, at->text);
-        oklc_tok_note_expansion(N->c, d, at);
-        return false;
-    }
+    if (!ok)
+        return place_error(N, at, "'%s' cannot appear inside an expression; an attribute "
+                                  "goes before a statement or declaration, after a declarator "
+                                  "name, or after the third clause of a for-loop header");
     if (next->kind == TK_EOF || is_punct(next, P_RBRACE) || is_punct(next, P_RBRACKET) ||
-        (is_punct(next, P_RPAREN) && !(p && p->kind == TK_IDENT))) {
-        Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(at),
-                                  "expected a statement or declaration after '%.*s'",
-                                  (int)at->len, at->text);
-        oklc_tok_note_expansion(N->c, d, at);
-        return false;
-    }
+        (is_punct(next, P_RPAREN) && !(p && (p->kind == TK_IDENT || is_punct(p, P_RBRACKET)))))
+        return place_error(N, at, "expected a statement or declaration after '%s'");
     return true;
 }
 
@@ -607,12 +683,14 @@ static size_t dim_call(Norm *N, size_t i)
     bool no_args = i + 2 < N->n && is_punct(N->v[i + 2], P_RPAREN);
     raw(N, no_args ? "" : ", ");
     /* the '(' is now part of okl::at( : count it as opened */
-    Frame nf = {false, 0, P_LPAREN};
+    Frame nf = {false, N->matches[i + 1] == NO_MATCH, 0, P_LPAREN};
     vec_push(&N->c->arena, &N->frames, nf);
     N->prev = N->v[i + 1];
     N->after_attr = false;
     return i + 2;
 }
+
+static void stray(Norm *N, const Token *t);
 
 /* ---- the forms ------------------------------------------------------------------------ */
 
@@ -645,18 +723,19 @@ static bool attr_macro(Norm *N, const Token *t)
 static bool for_header(Norm *N, size_t i)
 {
     Token **v = N->v;
-    size_t close = 0, s3 = 0, extra = 0;
-    int depth = 0, semis = 0;
-    for (size_t j = i + 2; j < N->n && v[j]->kind != TK_EOF; j++) {
-        if (is_open(v[j])) {
-            depth++;
-        } else if (is_close(v[j])) {
-            if (depth == 0) {
-                close = is_punct(v[j], P_RPAREN) ? j : 0;
-                break;
-            }
-            depth--;
-        } else if (depth == 0 && is_punct(v[j], P_SEMI)) {
+    size_t close = N->matches[i + 1], s3 = 0, extra = 0, stop = i + 2;
+    int semis = 0;
+    /* Count the clauses: ';' outside nested brackets. An unclosed header
+     * is looked at up to the next `for` or brace, never to the end of the
+     * file again and again. */
+    for (size_t j = i + 2; j < N->n && v[j]->kind != TK_EOF; j++, stop = j) {
+        if (close != NO_MATCH ? j == close
+                              : is_punct(v[j], P_LBRACE) || is_punct(v[j], P_RBRACE) ||
+                                    (v[j]->kind == TK_IDENT && oklc_tok_eq(v[j], "for")))
+            break;
+        if (is_open(v[j]) && N->matches[j] != NO_MATCH) {
+            j = N->matches[j];
+        } else if (is_punct(v[j], P_SEMI)) {
             semis++;
             if (semis == 3)
                 s3 = j;
@@ -664,10 +743,20 @@ static bool for_header(Norm *N, size_t i)
                 extra = j;
         }
     }
+    if (close == NO_MATCH) {
+        if (semis < 3) {
+            oklc_print_lead(&N->pr, v[i]);
+            return true;            /* not OKL's business: Clang will say */
+        }
+        Diag *d = error_at(N, v[stop < N->n ? stop : N->n - 1],
+                           "expected ')' to close the for-loop header%s", "");
+        oklc_diag_note(N->c, d, oklc_tok_user_loc(v[i + 1]), "to match this '('");
+        return false;
+    }
     const char *lname, *axis;
     bool legacy_short = close == i + 3 && legacy_name(v[i + 2], &lname, &axis) &&
                         strcmp(lname, "tile");
-    if (!close || (semis < 3 && !legacy_short)) {
+    if (semis < 3 && !legacy_short) {
         oklc_print_lead(&N->pr, v[i]);
         return true;
     }
@@ -697,7 +786,9 @@ static bool for_header(Norm *N, size_t i)
         if (v[k]->kind != TK_ATTR && !legacy_name(v[k], &lname, &axis) &&
             !(v[k]->kind == TK_IDENT && oklc_tok_eq(v[k], "okl"))) {
             if (v[k]->kind == TK_IDENT)
-                unknown_attr(N, v[k], v[k]->text, v[k]->len, "attribute in for-loop header");
+                unknown_attr(N, v[k], v[k]->text, v[k]->len, "", " in for-loop header", false);
+            else if (v[k]->kind == TK_OTHER)
+                stray(N, v[k]);
             else
                 error_at(N, v[k], "expected an OKL attribute in the for-loop header, found "
                                   "'%s'",
@@ -734,9 +825,8 @@ static bool for_header(Norm *N, size_t i)
 static size_t okl2_attrs(Norm *N, size_t i)
 {
     Token **v = N->v;
-    size_t close = match_close(v, i, N->n);
-    if (close >= N->n || close == i + 1 || !is_punct(v[close - 1], P_RBRACKET) ||
-        close - 1 != match_close(v, i + 1, close)) {
+    size_t close = N->matches[i];
+    if (close == NO_MATCH || close == i + 1 || N->matches[i + 1] != close - 1) {
         put(N, v[i], false);    /* not an attribute: let Clang judge */
         return i + 1;
     }
@@ -777,7 +867,9 @@ static size_t okl2_attrs(Norm *N, size_t i)
                 nm += 4, nl -= 4;
             const AttrSpec *spec = oklc_attr_lookup(nm, nl);
             if (!spec) {
-                unknown_attr(N, nt, nm, nl, "OKL attribute");
+                unknown_attr(N, nt, nm, nl,
+                             name == k && !using_okl ? "okl_" : name == k ? "" : "okl::", "",
+                             true);
             } else {
                 Attr *a = new_attr(N, spec, nt);
                 a->okl2 = true;
@@ -787,11 +879,9 @@ static size_t okl2_attrs(Norm *N, size_t i)
                 if (name + 1 < end && is_punct(v[name + 1], P_LPAREN)) {
                     size_t lp = name + 1, rp = after - 1;
                     /* okl_tile("16, @outer, @inner") or ("(16, ...)") */
-                    if (rp == lp + 2 && v[lp + 1]->kind == TK_STRING) {
+                    if (rp == lp + 2 && oklc_tok_is_plain_string(v[lp + 1])) {
                         const Token *s = v[lp + 1];
-                        const char *q = memchr(s->text, '"', s->len);
-                        size_t qn = q ? (size_t)(s->text + s->len - q) - 2 : 0;
-                        Token *lx = oklc_lex_string(N->c, q ? q + 1 : "", qn, s->loc);
+                        Token *lx = oklc_lex_string(N->c, s->text + 1, s->len - 2, s->loc);
                         VEC(Token *) sv = {0};
                         for (Token *x = lx; x; x = x->next) {
                             x->exp = s->exp;
@@ -840,16 +930,17 @@ static bool legacy_storage(Norm *N, size_t i)
     return true;
 }
 
-/* Keeps track of parentheses, so `;` in for headers can be counted. */
-static void track(Norm *N, const Token *t)
+/* Keeps track of brackets, so `;` in for headers can be counted. */
+static void track(Norm *N, size_t i)
 {
+    const Token *t = N->v[i];
     if (t->kind != TK_PUNCT)
         return;
     Frame *f = top_frame(N);
     if (is_open(t)) {
-        Frame nf = {t->punct == P_LPAREN && N->prev && oklc_tok_eq(N->prev, "for") &&
-                        N->prev->kind == TK_IDENT,
-                    0, (Punct)t->punct};
+        Frame nf = {t->punct == P_LPAREN && N->prev && N->prev->kind == TK_IDENT &&
+                        oklc_tok_eq(N->prev, "for"),
+                    N->matches[i] == NO_MATCH, 0, (Punct)t->punct};
         vec_push(&N->c->arena, &N->frames, nf);
     } else if (is_close(t) && f) {
         N->frames.len--;
@@ -883,6 +974,7 @@ static void run(Norm *N)
 {
     Token **v = N->v;
     size_t i = 0;
+    N->matches = pair_brackets(N->c, v, N->n);
     N->drop_from = SIZE_MAX;
     while (i < N->n) {
         if (N->c->max_errors && (size_t)N->c->nerrors >= N->c->max_errors)
@@ -937,8 +1029,10 @@ static void run(Norm *N)
         }
         if (t->kind == TK_OTHER)
             stray(N, t);
+        if (t->flags & TF_BAD)     /* raw tokens of --keep-macros */
+            error_at(N, t, "%s", oklc_tok_bad_message(t));
         dim_follow(N, t);
-        track(N, t);
+        track(N, i);
         dim_scopes(N, t);
         put(N, t, false);
         i++;
@@ -1053,9 +1147,11 @@ Normalized *oklc_normalize_raw_view(oklc_ctx *c, uint32_t view)
             t->next != last && t->next->next->kind == TK_IDENT) {
             d = define_line(&N, t, last);
         } else {
+            size_t len;
             d = oklc_tok_copy(c, t);
             d->kind = TK_DIRECTIVE;
-            d->len = (uint32_t)(last->text + last->len - t->text);
+            d->text = oklc_tok_join(c, t, last->next, &len);
+            d->len = (uint32_t)len;
         }
         vec_push(&c->arena, &v, d);
         t = last;

@@ -119,9 +119,9 @@ static const Token *eval_has(Eval *e, const Token *t, bool *value)
         e->failed = true;
         return t;
     }
-    const Token *open = t;
+    const Token *open = t, *before = t;    /* before: the token before ')' */
     int depth = 0;
-    for (; !line_end(t); t = t->next) {
+    for (; !line_end(t); before = t, t = t->next) {
         if (oklc_tok_is_punct(t, P_LPAREN))
             depth++;
         else if (oklc_tok_is_punct(t, P_RPAREN) && --depth == 0)
@@ -137,18 +137,13 @@ static const Token *eval_has(Eval *e, const Token *t, bool *value)
         const Token *a = open->next;
         char *name = NULL;
         bool angled = oklc_tok_is_punct(a, P_LT);
-        if (a->kind == TK_STRING && a->len >= 2 && a->text[0] == '"')
+        if (oklc_tok_is_plain_string(a) && a->next == t)
             name = oklc_arena_strndup(&pp->c->arena, a->text + 1, a->len - 2);
-        else if (angled && t->text > a->text + 1)
-            name = oklc_arena_strndup(&pp->c->arena, a->text + 1,
-                                      (size_t)(t->text - a->text - 1));
-        if (angled && name) {    /* up to the '>' */
-            char *gt = strrchr(name, '>');
-            if (gt)
-                *gt = 0;
-        }
-        if (!name) {
-            oklc_diag_error(pp->c, a->loc, "expected \"FILENAME\" or <FILENAME>");
+        else if (angled && oklc_tok_is_punct(before, P_GT) && before != a)
+            name = oklc_tok_join(pp->c, a->next, before, NULL);
+        if (!name || !*name) {
+            oklc_diag_error(pp->c, a->loc, name ? "empty filename in __has_include"
+                                                : "expected \"FILENAME\" or <FILENAME>");
             e->failed = true;
         } else {
             *value = oklc_pp_find_include(pp, op, name, angled) != NULL;
@@ -270,6 +265,10 @@ static Val primary(Eval *e, bool live)
 {
     const Token *t = e->t;
     Val r = {0, false};
+    if (t->flags & TF_BAD) {
+        fail(e, t, oklc_tok_bad_message(t));
+        return r;
+    }
     if (t->kind == TK_NUMBER) {
         const char *err;
         if (!oklc_int_literal(t->text, t->len, &r.v, &r.u, &err))

@@ -225,30 +225,37 @@ static bool define_error(PP *pp, const Token *t, const char *msg)
     return false;
 }
 
-/* params = '(' [ident {',' ident}] [',' '...' | ident '...'] ')' */
+/* params = '(' [ident {',' ident}] [',' '...' | ident '...'] ')'
+ * A missing ')' is reported just past the line's last token. */
 static bool read_params(PP *pp, Macro *m, Token **rest, Token *t)
 {
     VEC(const Token *) ps = {0};
-    t = t->next;    /* past '(' */
-    if (!oklc_tok_is_punct(t, P_RPAREN) || at_line_end(t)) {
-        for (;;) {
+    const Token *last = t;     /* the last token read, for "missing ')'" */
+    bool after_ellipsis = false;
+    for (t = t->next; !at_line_end(t) && !oklc_tok_is_punct(t, P_RPAREN);) {
+        if (after_ellipsis)
+            return define_error(pp, t, "missing ')' in macro parameter list");
+        if (ps.len) {
+            if (!oklc_tok_is_punct(t, P_COMMA))
+                return define_error(pp, t, "expected ',' or ')' in macro parameter list");
+            last = t;
+            t = t->next;
             if (at_line_end(t))
-                return define_error(pp, t, "missing ')' in macro parameter list");
-            if (oklc_tok_is_punct(t, P_ELLIPSIS)) {
-                m->variadic = true;
-                Token *va = oklc_tok_copy(pp->c, t);
-                va->kind = TK_IDENT;
-                va->text = "__VA_ARGS__";
-                va->len = 11;
-                vec_push(&pp->c->arena, &ps, va);
-                t = t->next;
                 break;
-            }
-            if (t->kind != TK_IDENT)
-                return define_error(pp, t, "invalid token in macro parameter list");
-            if (is_va_args(t))
-                return define_error(pp, t, "__VA_ARGS__ can only appear in the expansion of a "
-                                           "variadic macro");
+        }
+        if (oklc_tok_is_punct(t, P_ELLIPSIS)) {
+            m->variadic = after_ellipsis = true;
+            Token *va = oklc_tok_copy(pp->c, t);
+            va->kind = TK_IDENT;
+            va->text = "__VA_ARGS__";
+            va->len = 11;
+            vec_push(&pp->c->arena, &ps, va);
+        } else if (t->kind != TK_IDENT) {
+            return define_error(pp, t, "invalid token in macro parameter list");
+        } else if (is_va_args(t)) {
+            return define_error(pp, t, "__VA_ARGS__ can only appear in the expansion of a "
+                                       "variadic macro");
+        } else {
             for (size_t i = 0; i < ps.len; i++)
                 if (ps.data[i]->len == t->len && !memcmp(ps.data[i]->text, t->text, t->len)) {
                     oklc_diag_error(pp->c, t->loc, "duplicate macro parameter name '%.*s'",
@@ -256,20 +263,17 @@ static bool read_params(PP *pp, Macro *m, Token **rest, Token *t)
                     return false;
                 }
             vec_push(&pp->c->arena, &ps, t);
-            t = t->next;
-            if (oklc_tok_is_punct(t, P_ELLIPSIS) && !at_line_end(t)) {   /* GNU: args... */
-                m->variadic = true;
+            if (oklc_tok_is_punct(t->next, P_ELLIPSIS) && !at_line_end(t->next)) {
+                m->variadic = after_ellipsis = true;     /* GNU: args... */
                 t = t->next;
-                break;
             }
-            if (!oklc_tok_is_punct(t, P_COMMA) || at_line_end(t))
-                break;
-            t = t->next;
         }
-        if (!oklc_tok_is_punct(t, P_RPAREN) || at_line_end(t))
-            return define_error(pp, t, at_line_end(t) ? "missing ')' in macro parameter list"
-                                                      : "expected ',' or ')' in macro "
-                                                        "parameter list");
+        last = t;
+        t = t->next;
+    }
+    if (at_line_end(t)) {
+        oklc_diag_error(pp->c, oklc_tok_end_loc(last), "missing ')' in macro parameter list");
+        return false;
     }
     m->params = ps.data;
     m->nparams = (int)ps.len;
@@ -281,6 +285,7 @@ static bool read_params(PP *pp, Macro *m, Token **rest, Token *t)
 static bool check_body(PP *pp, const Macro *m)
 {
     int va_opt_depth = -1, depth = 0;
+    const Token *va_opt_tok = NULL;
     for (const Token *t = m->body; t->kind != TK_EOF; t = t->next) {
         const Token *n = t->next;
         if (oklc_tok_is_punct(t, P_HASHHASH) && (t == m->body || n->kind == TK_EOF))
@@ -300,6 +305,7 @@ static bool check_body(PP *pp, const Macro *m)
             if (!oklc_tok_is_punct(n, P_LPAREN))
                 return define_error(pp, n, "missing '(' after __VA_OPT__");
             va_opt_depth = depth;
+            va_opt_tok = t;
         }
         if (oklc_tok_is_punct(t, P_LPAREN))
             depth++;
@@ -307,7 +313,7 @@ static bool check_body(PP *pp, const Macro *m)
             va_opt_depth = -1;
     }
     if (va_opt_depth >= 0)
-        return define_error(pp, m->body, "unterminated __VA_OPT__");
+        return define_error(pp, va_opt_tok, "unterminated __VA_OPT__");
     return true;
 }
 
@@ -360,6 +366,10 @@ Token *oklc_macro_define(PP *pp, Token *directive)
     /* The body: copies of the rest of the line. */
     Token head = {0}, *tail = &head;
     for (; !at_line_end(t); t = t->next) {
+        if (t->flags & TF_BAD) {
+            oklc_diag_error(c, t->loc, "%s", oklc_tok_bad_message(t));
+            return skip_line(t);
+        }
         tail = tail->next = oklc_tok_copy(c, t);
         tail->lead = "";
         tail->lead_len = 0;
@@ -468,8 +478,8 @@ static Token *paste(PP *pp, const Expansion *exp, const Token *hh, const Token *
     if (t->kind == TK_EOF || t->next->kind != TK_EOF || (t->flags & TF_BAD)) {
         Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(exp->site),
                                   "pasting formed '%s', an invalid preprocessing token", s);
+        oklc_tok_note_expansion(pp->c, d, exp->site);    /* outermost first */
         oklc_diag_note(pp->c, d, hh->loc, "expanded from macro '%s'", exp->macro);
-        oklc_tok_note_expansion(pp->c, d, exp->site);
         return NULL;
     }
     t->exp = lhs->exp;

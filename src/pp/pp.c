@@ -20,7 +20,7 @@ typedef enum CondCtx { IN_THEN, IN_ELIF, IN_ELSE } CondCtx;
 
 typedef struct Cond {
     struct Cond *prev;
-    const Token *tok;       /* the '#' of the #if, for "unterminated" */
+    const Token *tok;       /* the "if" of the #if, for "unterminated" */
     CondCtx      ctx;
     bool         taken;     /* some branch has been included */
 } Cond;
@@ -181,11 +181,7 @@ static void keep_lead(PP *pp, const Token *hash)
 static void emit(PP *pp, Token *t)
 {
     if (t->flags & TF_BAD) {
-        const char *msg = t->kind == TK_CHAR ? "missing terminating ' character"
-                          : memchr(t->text, '(', t->len) && t->text[0] != '"'
-                              ? "unterminated raw string literal"
-                              : "missing terminating '\"' character";
-        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(t), "%s", msg);
+        Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(t), "%s", oklc_tok_bad_message(t));
         oklc_tok_note_expansion(pp->c, d, t);
         t->flags &= (uint8_t)~TF_BAD;
     }
@@ -205,19 +201,18 @@ static Token *directive_token(PP *pp, Token *hash, const char *text, size_t len)
 
 static Token *raw_line(PP *pp, Token *hash, Token **next)
 {
-    Token *last = hash;
-    for (Token *t = hash->next; !line_end(t); t = t->next)
-        last = t;
-    *next = last->next;
-    return directive_token(pp, hash, hash->text, (size_t)(last->text + last->len - hash->text));
+    *next = skip_line(hash->next);
+    size_t len;
+    char *text = oklc_tok_join(pp->c, hash, *next, &len);
+    return directive_token(pp, hash, text, len);
 }
 
 /* ---- conditionals -------------------------------------------------------------------- */
 
-static void push_cond(PP *pp, const Token *hash, bool taken)
+static void push_cond(PP *pp, const Token *name, bool taken)
 {
     Cond *c = oklc_arena_alloc(&pp->c->arena, sizeof *c);
-    *c = (Cond){pp->cond, hash, IN_THEN, taken};
+    *c = (Cond){pp->cond, name, IN_THEN, taken};
     pp->cond = c;
 }
 
@@ -275,7 +270,7 @@ static Token *do_if(PP *pp, Token *hash, Token *name)
         if (oklc_tok_eq(name, "ifndef"))
             v = !v;
     }
-    push_cond(pp, hash, v);
+    push_cond(pp, name, v);
     return v ? next : skip_block(next);
 }
 
@@ -294,6 +289,8 @@ static Token *do_else(PP *pp, Token *hash, Token *name)
     }
     c->ctx = is_else ? IN_ELSE : IN_ELIF;
     if (c->taken) {
+        if (is_else)
+            extra_tokens(pp, name->next, "else");
         Token *next = skip_line(name->next);   /* not evaluated: the block is dead */
         return skip_block(next);
     }
@@ -378,7 +375,7 @@ static bool computed_name(PP *pp, Token *t, char **name, bool *angled)
     pp->arg_depth++;
     Token *x = oklc_macro_expand_all(pp, head.next);
     pp->arg_depth--;
-    if (x->kind == TK_STRING && x->text[0] == '"') {
+    if (oklc_tok_is_plain_string(x)) {
         *name = oklc_arena_strndup(&pp->c->arena, x->text + 1, x->len - 2);
         *angled = false;
         return true;
@@ -405,7 +402,11 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
     Token *t = name->next, *next;
     char *file = NULL;
     bool angled = false, computed = false;
-    if (t->kind == TK_STRING && t->text[0] == '"' && !line_end(t)) {
+    if (t->kind == TK_STRING && (t->flags & TF_BAD) && !line_end(t)) {
+        oklc_diag_error(c, t->loc, "missing terminating '\"' character");
+        return skip_line(t);
+    }
+    if (oklc_tok_is_plain_string(t) && !line_end(t)) {
         file = oklc_arena_strndup(&c->arena, t->text + 1, t->len - 2);
         next = t->next;
     } else if (oklc_tok_is_punct(t, P_LT) && !line_end(t)) {
@@ -416,7 +417,7 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
             oklc_diag_error(c, t->loc, "expected '>' at the end of the #include file name");
             return skip_line(t);
         }
-        file = oklc_arena_strndup(&c->arena, t->text + 1, (size_t)(gt->text - t->text - 1));
+        file = oklc_tok_join(c, t->next, gt, NULL);
         angled = true;
         next = gt->next;
     } else if (!line_end(t) && computed_name(pp, t, &file, &angled)) {
@@ -502,21 +503,32 @@ static Token *do_line(PP *pp, Token *hash, Token *t, bool gnu)
     pp->arg_depth++;
     Token *x = head.next ? oklc_macro_expand_all(pp, head.next) : tail->next;
     pp->arg_depth--;
-    uint64_t n;
+    uint64_t n = 0;
     bool u;
-    const char *err;
-    bool digits = x->kind == TK_NUMBER && x->len && strspn(x->text, "0123456789") >= x->len;
-    if (!digits || !oklc_int_literal(x->text, x->len, &n, &u, &err) || n == 0 || n > INT_MAX) {
-        oklc_diag_error(c, x->kind == TK_EOF ? oklc_tok_end_loc(hash->next) : x->loc,
-                        "#line directive requires a positive integer argument");
+    const char *err, *why = NULL;
+    if (x->kind != TK_NUMBER)
+        why = "#line directive requires a positive integer argument";
+    else if (strspn(x->text, "0123456789") < x->len)
+        why = "#line directive requires a simple digit sequence";
+    else if (!oklc_int_literal(x->text, x->len, &n, &u, &err) || n > INT_MAX)
+        why = "line number out of range in #line directive";
+    else if (n == 0)
+        why = "#line directive requires a positive integer argument";
+    if (why) {
+        Diag *d = oklc_diag_error(c, x->kind == TK_EOF ? oklc_tok_end_loc(hash->next)
+                                                       : oklc_tok_user_loc(x),
+                                  "%s", why);
+        oklc_tok_note_expansion(c, d, x);
         return next;
     }
     const char *name = NULL;
-    if (x->next->kind == TK_STRING && x->next->text[0] == '"') {
+    if (oklc_tok_is_plain_string(x->next)) {
         name = oklc_arena_strndup(&c->arena, x->next->text + 1, x->next->len - 2);
         x = x->next;
     } else if (x->next->kind != TK_EOF) {
-        oklc_diag_error(c, x->next->loc, "invalid filename for #line directive");
+        Diag *d = oklc_diag_error(c, oklc_tok_user_loc(x->next),
+                                  "invalid filename for #line directive");
+        oklc_tok_note_expansion(c, d, x->next);
         return next;
     }
     if (!gnu && x->next->kind != TK_EOF)
@@ -547,17 +559,12 @@ static Token *do_line(PP *pp, Token *hash, Token *t, bool gnu)
 static Token *do_message(PP *pp, Token *name, DiagLevel level)
 {
     Token *t = name->next, *next = skip_line(t);
-    const char *text = "";
-    size_t len = 0;
-    if (t != next) {
-        Token *last = t;
-        for (Token *x = t; x != next; x = x->next)
-            last = x;
-        text = t->text;
-        len = (size_t)(last->text + last->len - t->text);
-    }
-    oklc_diag(pp->c, level, name->loc, "%s%.*s", len ? "" : "#", len ? (int)len : 0,
-              len ? text : (level == DIAG_ERROR ? "error" : "warning"));
+    size_t len;
+    const char *text = oklc_tok_join(pp->c, t, next, &len);
+    if (len)
+        oklc_diag(pp->c, level, name->loc, "%.*s", (int)len, text);
+    else
+        oklc_diag(pp->c, level, name->loc, "#%s", level == DIAG_ERROR ? "error" : "warning");
     return next;
 }
 
@@ -616,7 +623,7 @@ static Token *do_pragma_op(PP *pp, Token *t)
     Token *open = t->next;
     Token *str = oklc_tok_is_punct(open, P_LPAREN) ? open->next : open;
     Token *close = str->kind == TK_STRING ? str->next : str;
-    if (!oklc_tok_is_punct(open, P_LPAREN) || str->kind != TK_STRING ||
+    if (!oklc_tok_is_punct(open, P_LPAREN) || str->kind != TK_STRING || (str->flags & TF_BAD) ||
         !oklc_tok_is_punct(close, P_RPAREN)) {
         Diag *d = oklc_diag_error(c, oklc_tok_user_loc(t), "_Pragma takes a parenthesized "
                                                            "string literal");

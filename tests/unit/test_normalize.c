@@ -306,7 +306,7 @@ static void errors(void **state)
     assert_non_null(strstr(first_diag(), "1:35: too many clauses"));
     assert_null(norm("[[okl::outr]] for (;;) {}\n"));
     assert_string_equal(first_diag(),
-                        "1:8: unknown OKL attribute 'outr'; did you mean '@outer'?");
+                        "1:8: unknown OKL attribute 'okl::outr'; did you mean 'okl::outer'?");
     assert_null(norm("#define O @outr\nfor (int i = 0; i < 4; ++i; O) {}\n"));
     assert_string_equal(first_diag(), "2:29: unknown attribute '@outr'; did you mean '@outer'?");
 }

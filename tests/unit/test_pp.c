@@ -181,7 +181,7 @@ static void conditional_errors(void **state)
     EXPECT_ERR("#if 1/0\n#endif\n", "1:6: division by zero in preprocessor expression");
     EXPECT_ERR("#if 1 +\n#endif\n", "1:8: expected value in expression");
     EXPECT_ERR("#if\n#endif\n", "1:2: #if with no expression");
-    EXPECT_ERR("#if 1\nx\n", "1:1: unterminated conditional directive");
+    EXPECT_ERR("#if 1\nx\n", "1:2: unterminated conditional directive");
     EXPECT_ERR("#else\n", "1:2: #else without #if");
     EXPECT_ERR("#if 1\n#else\n#elif 1\n#endif\n", "3:2: #elif after #else");
 }

@@ -1,0 +1,2 @@
+// Includes the header with the mistake.
+#include "bad-directive.h"

@@ -1,0 +1,2 @@
+int helper(int x);
+#else

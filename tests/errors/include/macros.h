@@ -1,0 +1,2 @@
+// Macros for the kernels.
+#define IDX(i, j) ((i) * 16 + (j))

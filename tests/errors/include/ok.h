@@ -1,0 +1,2 @@
+// A header with nothing wrong in it.
+#define OK_H 1

@@ -1,0 +1,3 @@
+// Includes itself, without an include guard.
+int self;
+#include "self.h"
