@@ -303,6 +303,23 @@ static const char *comment_end(const char *p, const char *end)
     return NULL;
 }
 
+/* The end of the comment starting at p; an unterminated one runs to the
+ * end of the text. */
+static const char *skip_comment(Lexer *L, const char *p)
+{
+    if (p[1] == '/') {
+        while (p < L->end && *p != '\n')
+            p++;
+        return p;
+    }
+    const char *e = comment_end(p, L->end);
+    if (!e) {
+        error_at(L, p, "unterminated /* comment");
+        return L->end;
+    }
+    return e;
+}
+
 /* Skips blanks and (unless they are tokens) comments. Returns flags for the
  * next token; reports an unterminated block comment. */
 static unsigned skip_space(Lexer *L)
@@ -319,18 +336,7 @@ static unsigned skip_space(Lexer *L)
             p++;
         } else if (ch == '/' && p + 1 < end && (p[1] == '/' || p[1] == '*') &&
                    !(L->flags & LEX_COMMENTS)) {
-            if (p[1] == '/') {
-                while (p < end && *p != '\n')
-                    p++;
-            } else {
-                const char *e = comment_end(p, end);
-                if (!e) {
-                    error_at(L, p, "unterminated /* comment");
-                    p = end;
-                    break;
-                }
-                p = e;
-            }
+            p = skip_comment(L, p);
             fl |= TF_SPACE;
         } else {
             break;
@@ -348,18 +354,7 @@ static TokKind scan(Lexer *L, const char **e, Punct *pu, bool *bad)
     bool raw;
 
     if (ch == '/' && p + 1 < end && (p[1] == '/' || p[1] == '*')) {   /* LEX_COMMENTS */
-        if (p[1] == '/') {
-            while (p < end && *p != '\n')
-                p++;
-        } else {
-            const char *c = comment_end(p, end);
-            if (!c) {
-                error_at(L, p, "unterminated /* comment");
-                c = end;
-            }
-            p = c;
-        }
-        *e = p;
+        *e = skip_comment(L, p);
         return TK_COMMENT;
     }
     const char *q = literal_prefix(p, end, &raw);

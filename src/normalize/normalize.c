@@ -85,6 +85,19 @@ static void raw(Norm *N, const char *s)
     oklc_print_raw(&N->pr, s, strlen(s));
 }
 
+/* `t`, printed at `off`, is the last token that is not an attribute; the
+ * attributes waiting for the next statement belong to it. */
+static void now_prev(Norm *N, const Token *t, uint32_t off)
+{
+    N->prev2 = N->prev;
+    N->prev = t;
+    N->prev_off = off;
+    N->after_attr = false;
+    for (size_t i = 0; i < N->waiting.len; i++)
+        N->waiting.data[i]->anchor_off = off;
+    N->waiting.len = 0;
+}
+
 /* Prints a token. Attribute tokens ([[...]] of OKL 2.0 input) and directive
  * lines do not count as `prev` and do not anchor waiting attributes. */
 static void put(Norm *N, const Token *t, bool is_attr)
@@ -99,13 +112,7 @@ static void put(Norm *N, const Token *t, bool is_attr)
     }
     if (t->kind == TK_DIRECTIVE || t->kind == TK_EOF)
         return;
-    N->prev2 = N->prev;
-    N->prev = t;
-    N->prev_off = off;
-    N->after_attr = false;
-    for (size_t i = 0; i < N->waiting.len; i++)
-        N->waiting.data[i]->anchor_off = off;
-    N->waiting.len = 0;
+    now_prev(N, t, off);
 }
 
 static Diag *error_at(Norm *N, const Token *t, const char *fmt, const char *arg)
@@ -1009,12 +1016,7 @@ static void run(Norm *N)
             map_here(N, t);
             uint32_t off = (uint32_t)N->out.len;
             oklc_print_text(&N->pr, t);
-            N->prev = t;
-            N->prev_off = off;
-            N->after_attr = false;
-            for (size_t k = 0; k < N->waiting.len; k++)
-                N->waiting.data[k]->anchor_off = off;
-            N->waiting.len = 0;
+            now_prev(N, t, off);
             i++;
             continue;
         }

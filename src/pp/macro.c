@@ -333,22 +333,28 @@ static bool same_definition(const Macro *a, const Macro *b)
     return x->kind == TK_EOF && y->kind == TK_EOF;
 }
 
+/* The name after #define / #undef; reports and returns false if it is
+ * missing or cannot be a macro. */
+static bool macro_name(PP *pp, const Token *directive)
+{
+    const Token *t = directive->next;
+    if (at_line_end(t)) {
+        oklc_diag_error(pp->c, oklc_tok_end_loc(directive), "macro name missing");
+        return false;
+    }
+    if (t->kind != TK_IDENT)
+        return define_error(pp, t, "macro name must be an identifier");
+    if (oklc_tok_eq(t, "defined"))
+        return define_error(pp, t, "'defined' cannot be used as a macro name");
+    return true;
+}
+
 Token *oklc_macro_define(PP *pp, Token *directive)
 {
     oklc_ctx *c = pp->c;
     Token *t = directive->next;
-    if (at_line_end(t)) {
-        oklc_diag_error(c, oklc_tok_end_loc(directive), "macro name missing");
+    if (!macro_name(pp, directive))
         return skip_line(t);
-    }
-    if (t->kind != TK_IDENT) {
-        define_error(pp, t, "macro name must be an identifier");
-        return skip_line(t);
-    }
-    if (oklc_tok_eq(t, "defined")) {
-        define_error(pp, t, "'defined' cannot be used as a macro name");
-        return skip_line(t);
-    }
     Macro *m = oklc_arena_alloc(&c->arena, sizeof *m);
     m->name = oklc_arena_strndup(&c->arena, t->text, t->len);
     m->len = t->len;
@@ -401,18 +407,8 @@ Token *oklc_macro_define(PP *pp, Token *directive)
 Token *oklc_macro_undef(PP *pp, Token *directive)
 {
     Token *t = directive->next;
-    if (at_line_end(t)) {
-        oklc_diag_error(pp->c, oklc_tok_end_loc(directive), "macro name missing");
-        return t;
-    }
-    if (t->kind != TK_IDENT) {
-        define_error(pp, t, "macro name must be an identifier");
+    if (!macro_name(pp, directive))
         return skip_line(t);
-    }
-    if (oklc_tok_eq(t, "defined")) {
-        define_error(pp, t, "'defined' cannot be used as a macro name");
-        return skip_line(t);
-    }
     Macro **s = slot(pp, t->text, t->len);
     if (*s) {
         if ((*s)->builtin)

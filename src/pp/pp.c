@@ -199,6 +199,25 @@ static Token *directive_token(PP *pp, Token *hash, const char *text, size_t len)
     return d;
 }
 
+/* The tokens from `t` to the end of the line (or `stop`), copied and
+ * macro-expanded, ending in TK_EOF: the operand of #include, #line and
+ * #pragma when a macro stands there. */
+static Token *expand_line(PP *pp, Token *t, const Token *stop)
+{
+    Token head = {0}, *tail = &head;
+    for (; t != stop && !line_end(t); t = t->next)
+        tail = tail->next = oklc_tok_copy(pp->c, t);
+    tail->next = oklc_tok_copy(pp->c, t);
+    tail->next->kind = TK_EOF;
+    tail->next->len = 0;
+    if (!head.next)
+        return tail->next;
+    pp->arg_depth++;    /* expansions here must not touch the output */
+    Token *x = oklc_macro_expand_all(pp, head.next);
+    pp->arg_depth--;
+    return x;
+}
+
 static Token *raw_line(PP *pp, Token *hash, Token **next)
 {
     *next = skip_line(hash->next);
@@ -364,17 +383,7 @@ static Token *enter_file(PP *pp, uint32_t view, Token *rest)
 /* The file name of an #include whose operand came from macros. */
 static bool computed_name(PP *pp, Token *t, char **name, bool *angled)
 {
-    Token head = {0}, *tail = &head;
-    for (; !line_end(t); t = t->next)
-        tail = tail->next = oklc_tok_copy(pp->c, t);
-    Token *eof = oklc_tok_copy(pp->c, t);
-    eof->kind = TK_EOF;
-    tail->next = eof;
-    if (!head.next)
-        return false;
-    pp->arg_depth++;
-    Token *x = oklc_macro_expand_all(pp, head.next);
-    pp->arg_depth--;
+    Token *x = expand_line(pp, t, NULL);
     if (oklc_tok_is_plain_string(x)) {
         *name = oklc_arena_strndup(&pp->c->arena, x->text + 1, x->len - 2);
         *angled = false;
@@ -495,14 +504,7 @@ static Token *do_line(PP *pp, Token *hash, Token *t, bool gnu)
 {
     oklc_ctx *c = pp->c;
     Token *next = skip_line(t);
-    Token head = {0}, *tail = &head;
-    for (Token *x = t; x != next; x = x->next)
-        tail = tail->next = oklc_tok_copy(c, x);
-    tail->next = oklc_tok_copy(c, next);
-    tail->next->kind = TK_EOF;
-    pp->arg_depth++;
-    Token *x = head.next ? oklc_macro_expand_all(pp, head.next) : tail->next;
-    pp->arg_depth--;
+    Token *x = expand_line(pp, t, NULL);
     uint64_t n = 0;
     bool u;
     const char *err, *why = NULL;
@@ -581,14 +583,7 @@ static Token *pragma_directive(PP *pp, Token *hash, Token *first, Token *end, bo
         Token *next;
         return raw_line(pp, hash, &next);
     }
-    Token head = {0}, *tail = &head;
-    for (Token *t = first->next; t != end && !line_end(t); t = t->next)
-        tail = tail->next = oklc_tok_copy(c, t);
-    tail->next = oklc_tok_copy(c, end);
-    tail->next->kind = TK_EOF;
-    pp->arg_depth++;
-    Token *x = head.next ? oklc_macro_expand_all(pp, head.next) : tail->next;
-    pp->arg_depth--;
+    Token *x = expand_line(pp, first->next, end);
     Buf b;
     oklc_buf_init(&b, &c->arena);
     oklc_buf_printf(&b, "#pragma %.*s", (int)first->len, first->text);
