@@ -31,6 +31,8 @@ test-asan: deps
 
 bench: build
 	@bash bench/frontend.sh $(BUILD)
+	@echo
+	@bash bench/check.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

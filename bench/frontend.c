@@ -1,10 +1,12 @@
 /*
- * frontend.c - lex + preprocess + normalize throughput, in lines per second.
+ * frontend.c - the front end's speed, in process.
  *
- * usage: bench_frontend [-t SECONDS] FILE...
- * Each round runs oklc_normalize() on every file with a fresh context (what
- * a real build does); rounds repeat until the time is spent. Prints the
- * source lines per second of the whole front half, and per file.
+ * usage: bench_frontend [-t SECONDS] [-m normalize|check] FILE...
+ * Each run processes one file with a fresh context (what a real build
+ * does): oklc_normalize() (lex + preprocess + normalize) or oklc_check()
+ * (that, plus the Clang parse, the model and the checks). Runs repeat until
+ * the time is spent. Prints, per file and for all, the lines per second
+ * and the median milliseconds per run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,57 +37,68 @@ static long count_lines(const char *path)
     return n + (last != '\n');
 }
 
-/* One normalize of one file; false if the file does not normalize. */
+static bool check_mode;
+
+/* One run on one file; false if the file does not go through. */
 static bool run_one(const char *path)
 {
     oklc_ctx *c = oklc_ctx_new();
-    bool ok = oklc_normalize(c, path, 0);
+    bool ok = check_mode ? oklc_check(c, path, 0) : oklc_normalize(c, path, 0);
     if (!ok)
         oklc_diag_print(c, stderr, OKLC_DIAG_TEXT);
     oklc_ctx_free(c);
     return ok;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 int main(int argc, char **argv)
 {
     double budget = 2.0;
     int first = 1;
-    if (argc > 2 && !strcmp(argv[1], "-t")) {
-        budget = atof(argv[2]);
-        first = 3;
+    while (first + 1 < argc && argv[first][0] == '-') {
+        if (!strcmp(argv[first], "-t"))
+            budget = atof(argv[first + 1]);
+        else if (!strcmp(argv[first], "-m"))
+            check_mode = !strcmp(argv[first + 1], "check");
+        first += 2;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: bench_frontend [-t SECONDS] FILE...\n");
+        fprintf(stderr, "usage: bench_frontend [-t SECONDS] [-m normalize|check] FILE...\n");
         return 2;
     }
-    long total_lines = 0;
-    for (int i = first; i < argc; i++) {
-        long n = count_lines(argv[i]);
-        if (n < 0 || !run_one(argv[i])) {
-            fprintf(stderr, "bench_frontend: cannot normalize %s\n", argv[i]);
+    for (int i = first; i < argc; i++)
+        if (count_lines(argv[i]) < 0 || !run_one(argv[i])) {
+            fprintf(stderr, "bench_frontend: cannot process %s\n", argv[i]);
             return 1;
         }
-        total_lines += n;
-    }
-    /* Per file: lines/s over the budget shared equally. */
-    double slice = budget / (argc - first);
-    printf("%-48s %8s %12s\n", "file", "lines", "lines/s");
-    double all_time = 0;
-    long all_lines = 0;
+    double slice = budget / (argc - first), all_time = 0;
+    long all_lines = 0, total_lines = 0;
+    printf("%-44s %7s %11s %10s\n", "file", "lines", "lines/s", "median ms");
     for (int i = first; i < argc; i++) {
-        long n = count_lines(argv[i]);
-        long rounds = 0;
-        double t0 = now(), t;
+        long n = count_lines(argv[i]), rounds = 0, cap = 1024;
+        double *times = malloc((size_t)cap * sizeof *times), t0 = now(), t;
         do {
+            double s = now();
             run_one(argv[i]);
-            rounds++;
+            if (rounds == cap)
+                times = realloc(times, (size_t)(cap *= 2) * sizeof *times);
+            times[rounds++] = now() - s;
             t = now() - t0;
-        } while (t < slice);
+        } while (t < slice || rounds < 3);
+        qsort(times, (size_t)rounds, sizeof *times, by_value);
         const char *base = strrchr(argv[i], '/');
-        printf("%-48s %8ld %12.0f\n", base ? base + 1 : argv[i], n, (double)(n * rounds) / t);
+        printf("%-44s %7ld %11.0f %10.2f\n", base ? base + 1 : argv[i], n,
+               (double)(n * rounds) / t, times[rounds / 2] * 1e3);
+        free(times);
         all_time += t;
         all_lines += n * rounds;
+        total_lines += n;
     }
-    printf("%-48s %8ld %12.0f\n", "all files", total_lines, (double)all_lines / all_time);
+    printf("%-44s %7ld %11.0f\n", "all files", total_lines, (double)all_lines / all_time);
     return 0;
 }

@@ -9,6 +9,7 @@ packages=(
   cmake             # the build
   pkg-config        # finds the libraries below
   libcjson-dev      # JSON: --diagnostics=json, kernel metadata
+  libclang-dev      # Clang's C API: parses the normalized C++ of a kernel
   libcmocka-dev     # unit tests
   clang             # tests: normalized kernels must pass clang++ -fsyntax-only
 )

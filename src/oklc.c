@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "normalize/normalize.h"
+#include "sema/sema.h"
 
 enum { DEFAULT_MAX_ERRORS = 50 };
 
@@ -114,6 +114,21 @@ void oklc_set_backend(oklc_ctx *c, oklc_backend b)
 void oklc_set_werror(oklc_ctx *c, bool on)
 {
     c->werror = on;
+}
+
+void oklc_set_wall(oklc_ctx *c, bool on)
+{
+    c->wall = on;
+}
+
+void oklc_add_clang_arg(oklc_ctx *c, const char *arg)
+{
+    if (c->oom || !arg)
+        return;
+    GUARDED(c, , {
+        const char *a = oklc_arena_strdup(&c->arena, arg);
+        vec_push(&c->arena, &c->clang_args, a);
+    });
 }
 
 static const char *const backend_names[OKLC_BACKEND_COUNT_] = {
@@ -242,6 +257,51 @@ bool oklc_normalize_buffer(oklc_ctx *c, const char *path, const char *text, size
                            unsigned flags)
 {
     return normalize(c, path, text ? text : "", text ? len : 0, flags);
+}
+
+/* Preprocess, normalize, parse, check: the front end, in order. */
+static Model *front_end(oklc_ctx *c, const char *path, char *text, size_t len)
+{
+    PPResult *r = oklc_pp_run(c, path, text, len);
+    Normalized *nz = r ? oklc_normalize_tokens(c, r->toks, r->ntoks) : NULL;
+    if (!nz)
+        return NULL;
+    ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall};
+    Model *m = oklc_parse(c, nz, &o);
+    if (!m || !oklc_sema_check(c, m, &o))
+        return NULL;
+    c->model = m;
+    return m;
+}
+
+static bool check(oklc_ctx *c, const char *path, const char *text, size_t len, unsigned flags)
+{
+    if (!begin(c))
+        return false;
+    bool ok = false;
+    GUARDED(c, false, {
+        Model *m = front_end(c, path, text ? copy_text(c, text, len) : NULL, len);
+        if (m) {
+            Buf b;
+            oklc_buf_init(&b, &c->arena);
+            if (flags & OKLC_DUMP_MODEL)
+                oklc_model_dump(c, m, &b);
+            set_output(c, b.data, b.len);
+            ok = true;
+        }
+    });
+    return ok;
+}
+
+bool oklc_check(oklc_ctx *c, const char *path, unsigned flags)
+{
+    return check(c, path, NULL, 0, flags);
+}
+
+bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                       unsigned flags)
+{
+    return check(c, path, text ? text : "", text ? len : 0, flags);
 }
 
 const char *oklc_output(oklc_ctx *c, size_t *len)

@@ -2,8 +2,12 @@
 # Golden test: runs one oklc stage on one input and compares with the
 # expected file. Usage: golden.sh OKLC MODE INPUT
 #   MODE normalize|preprocess|keep-macros: INPUT.okl -> INPUT.out (stdout, exit 0)
-#   MODE error:                            INPUT.okl -> INPUT.err (stderr, exit 1,
+#   MODE model:    oklc check --dump-model: INPUT.okl -> INPUT.out (stdout, exit 0,
+#                                          no diagnostic)
+#   MODE error:    oklc normalize          INPUT.okl -> INPUT.err (stderr, exit 1,
 #                                          and no output file left behind)
+#   MODE check-error: the same with oklc check
+#   MODE valid:    oklc check must succeed with no diagnostic at all
 # Extra options come from a line "// oklc-args: ..." in the input.
 # OKLC_UPDATE_GOLDEN=1 rewrites the expected file instead of comparing.
 set -u
@@ -20,8 +24,14 @@ case $mode in
     cmd=$mode; expected=$base.out ;;
   keep-macros)
     cmd="normalize --keep-macros"; expected=$base.out ;;
+  model)
+    cmd="check --dump-model"; expected=$base.out ;;
+  valid)
+    cmd=check; expected= ;;
   error)
     cmd=normalize; expected=$base.err ;;
+  check-error)
+    cmd=check; expected=$base.err ;;
   *) echo "golden.sh: unknown mode $mode"; exit 2 ;;
 esac
 
@@ -29,7 +39,14 @@ esac
 "$oklc" $cmd "${args[@]}" --color=never "$base.okl" -o "$tmp/out" 2>"$tmp/err"
 status=$?
 
-if [ "$mode" = error ]; then
+if [ "$mode" = valid ] || [ "$mode" = model ]; then
+  if [ $status -ne 0 ] || [ -s "$tmp/err" ]; then
+    echo "FAIL: expected success with no diagnostic (exit $status)"; cat "$tmp/err"; exit 1
+  fi
+  [ "$mode" = valid ] && exit 0
+fi
+
+if [ "$mode" = error ] || [ "$mode" = check-error ]; then
   actual=$tmp/err
   if [ $status -ne 1 ]; then
     echo "FAIL: expected exit status 1, got $status"; cat "$tmp/err"; exit 1

@@ -21,6 +21,8 @@ static const char usage_text[] =
     "  normalize    print the kernel with OKL attributes in C++ form:\n"
     "               @outer -> [[okl::outer]] (the OKL 1.0 -> 2.0 migration)\n"
     "  preprocess   print the kernel after the preprocessor (like cc -E)\n"
+    "  check        parse the kernel with Clang and check every OKL rule; prints\n"
+    "               nothing when all is well (with --dump-model: the kernel model)\n"
     "\n"
     "Options:\n"
     "  -o FILE              write the output to FILE instead of standard output\n"
@@ -32,6 +34,11 @@ static const char usage_text[] =
     "                       opencl, dpcpp, metal (case-insensitive)\n"
     "  --keep-macros        normalize without expanding macros or includes, keeping\n"
     "                       directives as written (for converting a kernel once)\n"
+    "  --dump-model         (check) print the kernel model: kernels, parameters,\n"
+    "                       loops with axes and iteration counts, ...\n"
+    "  --clang-arg=ARG      pass ARG to Clang when it parses the kernel (repeatable):\n"
+    "                       --clang-arg=-std=c++20, --clang-arg=-Werror\n"
+    "  -Wall                also report advice (e.g. @inner loops of different sizes)\n"
     "  --diagnostics=FMT    text (default) or json\n"
     "  --color=WHEN         colour messages: auto (default, on a terminal), always, never\n"
     "  -Werror              treat warnings as errors\n"
@@ -46,6 +53,7 @@ typedef struct Options {
     const char *input;
     const char *output;
     bool keep_macros;
+    bool dump_model;
     bool json;
     int color;      /* -1 auto, 0 never, 1 always */
 } Options;
@@ -98,6 +106,14 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             o->keep_macros = true;
         } else if (!strcmp(a, "-Werror")) {
             oklc_set_werror(c, true);
+        } else if (!strcmp(a, "-Wall")) {
+            oklc_set_wall(c, true);
+        } else if (!strcmp(a, "--dump-model")) {
+            o->dump_model = true;
+        } else if (is_option(a, "--clang-arg")) {
+            if (!(v = option_value(argc, argv, &i, "--clang-arg")) || !*v)
+                return usage_error("option '%s' needs an argument for Clang", "--clang-arg");
+            oklc_add_clang_arg(c, v);
         } else if (!strcmp(a, "-") || a[0] != '-') {
             if (!o->command)
                 o->command = a;
@@ -157,13 +173,16 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         }
     }
     if (!o->command)
-        return usage_error("%s", "no command given (normalize, preprocess)");
-    if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess"))
-        return usage_error("unknown command '%s' (normalize, preprocess)", o->command);
+        return usage_error("%s", "no command given (normalize, preprocess, check)");
+    if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
+        strcmp(o->command, "check"))
+        return usage_error("unknown command '%s' (normalize, preprocess, check)", o->command);
     if (!o->input)
         return usage_error("%s", "no input file");
     if (o->keep_macros && strcmp(o->command, "normalize"))
         return usage_error("%s", "--keep-macros only applies to normalize");
+    if (o->dump_model && strcmp(o->command, "check"))
+        return usage_error("%s", "--dump-model only applies to check");
     return 0;
 }
 
@@ -243,29 +262,33 @@ int main(int argc, char **argv)
         return status;
     }
     bool ok;
-    bool normalize = !strcmp(o.command, "normalize");
-    unsigned flags = o.keep_macros ? OKLC_KEEP_MACROS : 0;
+    unsigned flags = (o.keep_macros ? OKLC_KEEP_MACROS : 0) | (o.dump_model ? OKLC_DUMP_MODEL : 0);
+    const char *path = o.input;
+    char *text = NULL;
+    size_t len = 0;
     if (!strcmp(o.input, "-")) {
-        size_t len;
-        char *text = read_stdin(&len);
+        text = read_stdin(&len);
+        path = "<stdin>";
         if (!text) {
             fprintf(stderr, "oklc: error: cannot read standard input\n");
             oklc_ctx_free(c);
             return 1;
         }
-        ok = normalize ? oklc_normalize_buffer(c, "<stdin>", text, len, flags)
-                       : oklc_preprocess_buffer(c, "<stdin>", text, len);
-        free(text);
-    } else {
-        ok = normalize ? oklc_normalize(c, o.input, flags) : oklc_preprocess(c, o.input);
     }
+    if (!strcmp(o.command, "normalize"))
+        ok = text ? oklc_normalize_buffer(c, path, text, len, flags) : oklc_normalize(c, path, flags);
+    else if (!strcmp(o.command, "check"))
+        ok = text ? oklc_check_buffer(c, path, text, len, flags) : oklc_check(c, path, flags);
+    else
+        ok = text ? oklc_preprocess_buffer(c, path, text, len) : oklc_preprocess(c, path);
+    free(text);
     oklc_diag_print(c, stderr,
                     o.json ? OKLC_DIAG_JSON
                            : use_color(o.color) ? OKLC_DIAG_TEXT_COLOR : OKLC_DIAG_TEXT);
     if (ok) {
-        size_t len;
-        const char *text = oklc_output(c, &len);
-        ok = write_output(o.output, text, len);
+        size_t out_len;
+        const char *out = oklc_output(c, &out_len);
+        ok = write_output(o.output, out, out_len);
     }
     oklc_ctx_free(c);
     return ok ? 0 : 1;

@@ -45,11 +45,13 @@ typedef enum oklc_backend {
     OKLC_BACKEND_COUNT_
 } oklc_backend;
 
-/* Flags of oklc_normalize(). */
+/* Flags of oklc_normalize() and oklc_check(). */
 enum {
     /* Rewrite attributes but keep directives and macros as written (the
      * migration use: the output is meant to be edited further). */
-    OKLC_KEEP_MACROS = 1u << 0
+    OKLC_KEEP_MACROS = 1u << 0,
+    /* oklc_check: the output is the kernel model, printed readably. */
+    OKLC_DUMP_MODEL = 1u << 1
 };
 
 typedef enum oklc_diag_format {
@@ -86,6 +88,10 @@ void oklc_include_file(oklc_ctx *c, const char *path);
 void oklc_set_backend(oklc_ctx *c, oklc_backend b);
 /* Treat warnings as errors. */
 void oklc_set_werror(oklc_ctx *c, bool on);
+/* Also report what is only advice (-Wall). */
+void oklc_set_wall(oklc_ctx *c, bool on);
+/* An argument for Clang when it parses the kernel ("-std=c++20", "-Werror"). */
+void oklc_add_clang_arg(oklc_ctx *c, const char *arg);
 
 /* Backend names are case-insensitive: "OpenMP" and "openmp" are the same. */
 bool oklc_backend_from_name(const char *name, oklc_backend *out);
@@ -98,6 +104,12 @@ bool oklc_preprocess_buffer(oklc_ctx *c, const char *path, const char *text, siz
 bool oklc_normalize(oklc_ctx *c, const char *path, unsigned flags);
 bool oklc_normalize_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
                            unsigned flags);
+/* Everything up to the checks of the OKL rules: preprocess, normalize,
+ * parse with Clang, build the kernel model, check it. With OKLC_DUMP_MODEL
+ * the output is the model as text; otherwise it is empty. */
+bool oklc_check(oklc_ctx *c, const char *path, unsigned flags);
+bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                       unsigned flags);
 
 /* The text produced by the last successful stage (NUL-terminated). */
 const char *oklc_output(oklc_ctx *c, size_t *len);

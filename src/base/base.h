@@ -172,6 +172,8 @@ struct oklc_ctx {
     VEC(const char *) incpaths;    /* -I */
     oklc_backend backend;
     bool         werror;
+    bool         wall;                  /* -Wall */
+    VEC(const char *) clang_args;       /* --clang-arg */
 
     /* sources */
     VEC(SrcFile *) files;
@@ -190,6 +192,7 @@ struct oklc_ctx {
     size_t      output_len;
     struct PPResult   *pp;
     struct Normalized *norm;
+    struct Model      *model;
 };
 
 #endif

@@ -18,7 +18,12 @@ for input in "$folder"/*.okl; do
        >"$tmp/k.cpp" 2>"$tmp/err"; then
     echo "FAIL (normalize): $input"; cat "$tmp/err"; failed=1; continue
   fi
-  if ! "$clangxx" -std=c++17 -fsyntax-only -Werror -Wno-unknown-attributes \
+  # as oklc's own parse does: with the system's math header, the prelude
+  # uses it rather than declaring the math functions itself
+  math=()
+  grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(cmath|math\.h)>' "$tmp/k.cpp" &&
+    math=(-DOKLC_PRELUDE_SYSTEM_MATH)
+  if ! "$clangxx" -std=c++17 -fsyntax-only -Werror -Wno-unknown-attributes "${math[@]}" \
        -I "$here/include" -include "$here/../../include/oklc/okl.hpp" -include "$here/prelude.hpp" \
        -x c++ "$tmp/k.cpp" 2>"$tmp/err"; then
     echo "FAIL (clang++): $input"; cat "$tmp/err"; failed=1

@@ -1,0 +1,263 @@
+/*
+ * clang.c - parses the normalized text with libclang, from memory.
+ *
+ * Takes the normalizer's output, gives a translation unit to model.c and
+ * Clang's messages as ours, at the user's file:line:col (through the
+ * normalizer's offset map, so through includes and macros too).
+ *
+ * What Clang sees: the normalized text, with #include <...> lines of
+ * headers that are not the C/C++ standard library blanked out (they belong
+ * to the backend compiler: <cuda_fp16.h> need not exist here), and the
+ * prelude (include/oklc/okl.hpp) force-included, which declares what OKL
+ * code may use without declaring it. Blanking keeps every offset in place.
+ *
+ * Clang's "use of undeclared identifier" on a call becomes a warning: a
+ * target builtin the prelude does not know is for the backend compiler to
+ * resolve, and the code is kept as written.
+ */
+#include <string.h>
+
+#include "cx.h"
+
+extern const char oklc_prelude[];
+extern const unsigned long oklc_prelude_len;
+
+#define PRELUDE_PATH "/oklc-prelude/oklc/okl.hpp"
+#define MAIN_PATH    "/oklc-input/kernel.cpp"
+
+/* ---- small libclang helpers -------------------------------------------------- */
+
+uint32_t oklc_cx_offset(CXSourceLocation loc)
+{
+    if (!clang_Location_isFromMainFile(loc))
+        return UINT32_MAX;
+    unsigned off;
+    clang_getFileLocation(loc, NULL, NULL, NULL, &off);
+    return off;
+}
+
+Range oklc_cx_range(CXCursor cur)
+{
+    CXSourceRange r = clang_getCursorExtent(cur);
+    Range out = {oklc_cx_offset(clang_getRangeStart(r)), oklc_cx_offset(clang_getRangeEnd(r))};
+    return out;
+}
+
+const char *oklc_cx_string(oklc_ctx *c, CXString s)
+{
+    const char *p = clang_getCString(s);
+    const char *copy = oklc_arena_strdup(&c->arena, p ? p : "");
+    clang_disposeString(s);
+    return copy;
+}
+
+/* ---- what Clang sees ----------------------------------------------------------- */
+
+/* Headers of the C and C++ standard libraries: kept for Clang to read. */
+static const char *const std_headers[] = {
+    "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h",
+    "iso646.h", "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h",
+    "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h",
+    "tgmath.h", "time.h", "wchar.h", "wctype.h", "algorithm", "array", "atomic", "bitset",
+    "cassert", "cctype", "cerrno", "cfenv", "cfloat", "cinttypes", "climits", "clocale",
+    "cmath", "complex", "cstdarg", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring",
+    "ctime", "cwchar", "functional", "initializer_list", "iterator", "limits", "memory",
+    "new", "numeric", "optional", "ratio", "tuple", "type_traits", "utility", "variant",
+};
+
+static bool std_header(const char *name, size_t n)
+{
+    for (size_t i = 0; i < OKLC_COUNTOF(std_headers); i++)
+        if (strlen(std_headers[i]) == n && !memcmp(std_headers[i], name, n))
+            return true;
+    return false;
+}
+
+/* The text for Clang: other angled includes become blanks. Sets *math
+ * when the kernel includes the system's math header. */
+static char *clang_text(oklc_ctx *c, const Normalized *nz, bool *math)
+{
+    char *t = oklc_arena_strndup(&c->arena, nz->text, nz->len);
+    *math = false;
+    for (char *line = t; *line;) {
+        char *eol = strchr(line, '\n'), *p = line;
+        if (!eol)
+            eol = line + strlen(line);
+        while (p < eol && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < eol && *p == '#') {
+            char *q = p + 1;
+            while (q < eol && (*q == ' ' || *q == '\t'))
+                q++;
+            char *lt = (size_t)(eol - q) > 7 && !strncmp(q, "include", 7) ? memchr(q, '<', (size_t)(eol - q)) : NULL;
+            char *gt = lt ? memchr(lt, '>', (size_t)(eol - lt)) : NULL;
+            if (gt) {
+                size_t n = (size_t)(gt - lt - 1);
+                if (!std_header(lt + 1, n))
+                    memset(line, ' ', (size_t)(eol - line));
+                else if ((n == 5 && !memcmp(lt + 1, "cmath", 5)) ||
+                         (n == 6 && !memcmp(lt + 1, "math.h", 6)))
+                    *math = true;
+            }
+        }
+        line = *eol ? eol + 1 : eol;
+    }
+    return t;
+}
+
+/* ---- diagnostics ------------------------------------------------------------------ */
+
+/* A location outside the normalized text (the prelude, a system header):
+ * the file, registered so that the message can show the line. */
+static Loc foreign_loc(oklc_ctx *c, CXSourceLocation loc)
+{
+    CXFile file;
+    unsigned line, col, off;
+    clang_getSpellingLocation(loc, &file, &line, &col, &off);
+    if (!file)
+        return (Loc){0};
+    const char *path = oklc_cx_string(c, clang_getFileName(file));
+    for (size_t i = 1; i < c->views.len; i++)
+        if (!strcmp(c->views.data[i].name, path))
+            return oklc_src_loc(c, (uint32_t)i, off);
+    size_t len = 0;
+    const char *text = !strcmp(path, PRELUDE_PATH) ? oklc_prelude : NULL;
+    len = text ? oklc_prelude_len : 0;
+    if (!text && !(text = oklc_read_file(c, path, &len)))
+        text = "", len = 0;
+    SrcFile *f = oklc_src_new(c, path, text, len, false);
+    return oklc_src_loc(c, oklc_view_new(c, f, path, 0), off);
+}
+
+/* Where a Clang message goes, with the macro notes of its token. */
+static Diag *report(oklc_ctx *c, const Normalized *nz, DiagLevel lv, CXSourceLocation loc,
+                    const char *msg, Diag *parent)
+{
+    uint32_t off = oklc_cx_offset(loc);
+    Loc at = off == UINT32_MAX ? foreign_loc(c, loc) : oklc_norm_loc(nz, off);
+    if (parent) {
+        oklc_diag_note(c, parent, at, "%s", msg);
+        return parent;
+    }
+    Diag *d = oklc_diag(c, lv, at, "%s", msg);
+    const SrcMapEntry *e = off == UINT32_MAX ? NULL : oklc_norm_lookup(nz, off);
+    if (e)
+        oklc_tok_note_expansion(c, d, e->tok);
+    return d;
+}
+
+/* "use of undeclared identifier 'f'" where f( is a call. */
+static bool undeclared_call(const Normalized *nz, CXSourceLocation loc, const char *msg)
+{
+    static const char prefix[] = "use of undeclared identifier '";
+    uint32_t off = oklc_cx_offset(loc);
+    if (off == UINT32_MAX || strncmp(msg, prefix, sizeof prefix - 1))
+        return false;
+    size_t n = strlen(msg) - (sizeof prefix - 1) - 1;    /* the name */
+    const char *p = nz->text + off + n;
+    if (off + n > nz->len)
+        return false;
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+        p++;
+    return *p == '(';
+}
+
+/* libclang diagnostics being translated: disposed of even when memory
+ * runs out in the middle (see oklc_parse). */
+typedef struct Live {
+    CXDiagnostic d[16];
+    int          n;
+} Live;
+
+static void translate(oklc_ctx *c, const Normalized *nz, CXDiagnostic d, Diag *parent, Live *live)
+{
+    enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+    if (sev == CXDiagnostic_Ignored)
+        return;
+    const char *msg = oklc_cx_string(c, clang_getDiagnosticSpelling(d));
+    CXSourceLocation loc = clang_getDiagnosticLocation(d);
+    DiagLevel lv = sev >= CXDiagnostic_Error ? DIAG_ERROR
+                   : sev == CXDiagnostic_Warning ? DIAG_WARNING : DIAG_NOTE;
+    if (lv == DIAG_ERROR && undeclared_call(nz, loc, msg)) {
+        lv = DIAG_WARNING;
+        msg = oklc_arena_printf(&c->arena, "%s; the call is kept for the backend compiler",
+                                msg);
+    }
+    if (lv == DIAG_NOTE && !parent)
+        lv = DIAG_WARNING;    /* a lone note: keep it visible */
+    Diag *rd = report(c, nz, lv, loc, msg, parent);
+    CXDiagnosticSet kids = clang_getChildDiagnostics(d);
+    for (unsigned i = 0; i < clang_getNumDiagnosticsInSet(kids) && live->n < 16; i++) {
+        CXDiagnostic k = clang_getDiagnosticInSet(kids, i);
+        live->d[live->n++] = k;
+        translate(c, nz, k, rd, live);
+        clang_disposeDiagnostic(live->d[--live->n]);
+    }
+}
+
+/* ---- the parse ---------------------------------------------------------------------- */
+
+static const char *const backend_defines[OKLC_BACKEND_COUNT_] = {
+    [OKLC_BACKEND_SERIAL] = "-DOKLC_BACKEND_SERIAL", [OKLC_BACKEND_OPENMP] = "-DOKLC_BACKEND_OPENMP",
+    [OKLC_BACKEND_CUDA] = "-DOKLC_BACKEND_CUDA",     [OKLC_BACKEND_HIP] = "-DOKLC_BACKEND_HIP",
+    [OKLC_BACKEND_OPENCL] = "-DOKLC_BACKEND_OPENCL", [OKLC_BACKEND_DPCPP] = "-DOKLC_BACKEND_DPCPP",
+    [OKLC_BACKEND_METAL] = "-DOKLC_BACKEND_METAL",
+};
+
+Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
+{
+    bool math;
+    char *text = clang_text(c, nz, &math);
+    VEC(const char *) args = {0};
+    static const char *const fixed[] = {
+        "-x", "c++", "-std=c++17", "-include", PRELUDE_PATH, "-fno-spell-checking",
+        "-Wno-unknown-attributes", "-Wno-unknown-pragmas", "-Wno-ignored-attributes",
+        "-ferror-limit=0",
+    };
+    for (size_t i = 0; i < OKLC_COUNTOF(fixed); i++)
+        vec_push(&c->arena, &args, fixed[i]);
+    if (math)
+        vec_push(&c->arena, &args, "-DOKLC_PRELUDE_SYSTEM_MATH");
+    if (c->backend != OKLC_BACKEND_NONE)
+        vec_push(&c->arena, &args, backend_defines[c->backend]);
+    for (size_t i = 0; i < o->nclang_args; i++)    /* the user's last: they win */
+        vec_push(&c->arena, &args, o->clang_args[i]);
+
+    struct CXUnsavedFile files[] = {
+        {MAIN_PATH, text, nz->len},
+        {PRELUDE_PATH, oklc_prelude, oklc_prelude_len},
+    };
+    CXIndex index = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    enum CXErrorCode err = clang_parseTranslationUnit2(
+        index, MAIN_PATH, args.data, (int)args.len, files, OKLC_COUNTOF(files),
+        CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles, &tu);
+    if (err != CXError_Success || !tu) {
+        oklc_diag_error(c, (Loc){0}, "libclang could not parse the kernel (error %d)", (int)err);
+        clang_disposeIndex(index);
+        return NULL;
+    }
+    /* Running out of memory must not leak libclang's objects: catch the
+     * arena's jump here, dispose of them, and pass it on. */
+    jmp_buf jb, *outer = c->arena.oom;
+    Live live = {{0}, 0};
+    c->arena.oom = &jb;
+    if (setjmp(jb)) {
+        while (live.n > 0)
+            clang_disposeDiagnostic(live.d[--live.n]);
+        clang_disposeTranslationUnit(tu);
+        clang_disposeIndex(index);
+        c->arena.oom = outer;
+        oklc_arena_oom(&c->arena);
+    }
+    for (unsigned i = 0; i < clang_getNumDiagnostics(tu); i++) {
+        live.d[live.n++] = clang_getDiagnostic(tu, i);
+        translate(c, nz, live.d[0], NULL, &live);
+        clang_disposeDiagnostic(live.d[--live.n]);
+    }
+    Model *m = c->nerrors ? NULL : oklc_model_build(c, nz, tu, o);
+    c->arena.oom = outer;
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(index);
+    return c->nerrors ? NULL : m;
+}

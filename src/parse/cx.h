@@ -1,0 +1,25 @@
+/*
+ * cx.h - what clang.c and model.c share about libclang. Private to
+ * src/parse/: no CX type leaves this folder.
+ */
+#ifndef OKLC_CX_H
+#define OKLC_CX_H
+
+#include <clang-c/Index.h>
+
+#include "model.h"
+
+typedef enum CXCursorKind CXCursorKind;
+
+/* Offset of a location in the normalized text, or UINT32_MAX when it is
+ * not in it (the prelude, a system header). */
+OKLC_INTERNAL uint32_t oklc_cx_offset(CXSourceLocation loc);
+/* A cursor's extent as a Range of the normalized text. */
+OKLC_INTERNAL Range oklc_cx_range(CXCursor cur);
+/* Copies a libclang string into the arena and disposes of it. */
+OKLC_INTERNAL const char *oklc_cx_string(oklc_ctx *c, CXString s);
+/* Builds the model from a parsed translation unit (model.c). */
+OKLC_INTERNAL Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
+                                      const ParseOptions *o);
+
+#endif

@@ -1,0 +1,1413 @@
+/*
+ * model.c - builds the kernel model from Clang's AST.
+ *
+ * Clang drops the [[okl::...]] attributes it does not know, so the
+ * normalizer recorded each one with an anchor: the offset of the token it
+ * belongs to. Walking the AST in source order, each cursor claims the
+ * attributes anchored where it starts (a statement, a declaration's
+ * specifiers) or at its name or a '*' of its declarator. What is left
+ * unclaimed stood where OKL has no meaning for it.
+ *
+ * Loop headers are read from the tokens of the normalized text (our own
+ * lexer: operators are not in libclang 14's API); types and constant
+ * values come from Clang. Control flow around barriers is followed so the
+ * checks can tell whether every thread of a block reaches one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cx.h"
+
+typedef enum CtlKind { CTL_IF, CTL_LOOP, CTL_SWITCH } CtlKind;
+
+/* Control flow enclosing the current statement, inside a kernel. */
+typedef struct Ctl {
+    CtlKind     kind;
+    Range       cond;
+    const char *thread_var;   /* a per-thread variable its condition reads */
+    Loop       *inner;        /* for CTL_LOOP: an attributed loop, if it is one */
+} Ctl;
+
+typedef struct VarSlot {
+    uint32_t off;
+    Var     *var;
+} VarSlot;
+
+typedef struct Walk {
+    oklc_ctx          *c;
+    const Normalized  *nz;
+    const ParseOptions *o;
+    CXTranslationUnit  tu;
+    Model             *m;
+    Token            **toks;       /* the normalized text, lexed */
+    size_t             ntoks;
+    Attr             **anchors;    /* attributes sorted by anchor offset */
+    bool              *claimed;    /* per anchors[] entry */
+    VarSlot           *vars;       /* open hash: name offset -> Var */
+    size_t             vcap, nvars;
+    const char       **tparams;    /* template parameters of the kernel */
+    size_t             ntparams;
+
+    VEC(Kernel *)      kernels;
+    VEC(Function *)    functions;
+    VEC(Var *)         globals, typedefs, fields;
+
+    Kernel            *kernel;     /* the kernel being walked */
+    Loop              *loop;       /* innermost attributed loop */
+    Range              for_header; /* of the for statement being walked */
+    CXCursor           body;       /* the kernel's body */
+    bool               top_level;  /* declaring directly in the body */
+    VEC(Ctl)           ctl;
+    VEC(Loop *)        loops;
+    VEC(Var *)         locals;
+    VEC(Barrier *)     barriers;
+    VEC(Atomic *)      atomics;
+    VEC(DimAccess *)   dims;
+    /* where a thread may leave the innermost @inner loop early */
+    uint32_t           exit_off;
+    const char        *exit_what;
+} Walk;
+
+static void walk(Walk *W, CXCursor cur, CXCursor parent);
+
+/* ---- diagnostics at normalized offsets ------------------------------------------- */
+
+static Diag *vdiag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt, va_list ap)
+{
+    const Normalized *nz = c->norm;
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_vprintf(&b, fmt, ap);
+    Diag *d = oklc_diag(c, lv, nz ? oklc_norm_loc(nz, off) : (Loc){0}, "%s", b.data);
+    const SrcMapEntry *e = nz ? oklc_norm_lookup(nz, off) : NULL;
+    if (e)
+        oklc_tok_note_expansion(c, d, e->tok);
+    return d;
+}
+
+Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = vdiag(c, DIAG_ERROR, off, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+Diag *oklc_model_diag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = vdiag(c, lv, off, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+/* ---- tokens of the normalized text -------------------------------------------------- */
+
+static void lex_text(Walk *W)
+{
+    oklc_ctx *c = W->c;
+    SrcFile *f = oklc_src_new(c, "<normalized>", W->nz->text, W->nz->len, true);
+    VEC(Token *) v = {0};
+    for (Token *t = oklc_lex(c, oklc_view_new(c, f, NULL, 0), 0); t; t = t->next)
+        vec_push(&c->arena, &v, t);
+    W->toks = v.data;
+    W->ntoks = v.len;
+}
+
+/* Index of the first token at or after `off`. */
+static size_t tok_at(Walk *W, uint32_t off)
+{
+    size_t lo = 0, hi = W->ntoks - 1;    /* the last token is EOF */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (W->toks[mid]->loc.off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static uint32_t tok_end(const Token *t)
+{
+    return t->loc.off + t->len;
+}
+
+/* The bracket that closes toks[i], or ntoks - 1 (EOF) when none does. */
+static size_t closing(Walk *W, size_t i)
+{
+    int depth = 0;
+    for (size_t j = i; j < W->ntoks - 1; j++) {
+        const Token *t = W->toks[j];
+        if (t->kind != TK_PUNCT)
+            continue;
+        if (t->punct == P_LPAREN || t->punct == P_LBRACKET || t->punct == P_LBRACE)
+            depth++;
+        else if ((t->punct == P_RPAREN || t->punct == P_RBRACKET || t->punct == P_RBRACE) &&
+                 --depth == 0)
+            return j;
+    }
+    return W->ntoks - 1;
+}
+
+/* Text of tokens [from, to): one blank where the source had whitespace. */
+static const char *text_of(Walk *W, size_t from, size_t to)
+{
+    Buf b;
+    oklc_buf_init(&b, &W->c->arena);
+    for (size_t k = from; k < to; k++) {
+        if (k > from && (W->toks[k]->flags & TF_SPACE))
+            oklc_buf_putc(&b, ' ');
+        oklc_buf_putn(&b, W->toks[k]->text, W->toks[k]->len);
+    }
+    return b.data;
+}
+
+static const char *range_text(Walk *W, Range r)
+{
+    return text_of(W, tok_at(W, r.begin), tok_at(W, r.end));
+}
+
+/* ---- attributes ------------------------------------------------------------------------ */
+
+static int by_anchor(const void *a, const void *b)
+{
+    const Attr *x = *(Attr *const *)a, *y = *(Attr *const *)b;
+    if (x->anchor_off != y->anchor_off)
+        return x->anchor_off < y->anchor_off ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void index_attrs(Walk *W)
+{
+    size_t n = W->nz->nattrs;
+    W->anchors = oklc_arena_alloc(&W->c->arena, (n ? n : 1) * sizeof(Attr *));
+    W->claimed = oklc_arena_alloc(&W->c->arena, (n ? n : 1) * sizeof(bool));
+    memcpy(W->anchors, W->nz->attrs, n * sizeof(Attr *));
+    qsort(W->anchors, n, sizeof(Attr *), by_anchor);
+}
+
+typedef VEC(Attr *) AttrList;
+
+/* Claims the unclaimed attributes of `kind` anchored in [lo, hi]. */
+static void claim(Walk *W, AnchorKind kind, uint32_t lo, uint32_t hi, AttrList *out)
+{
+    size_t n = W->nz->nattrs, a = 0, b = n;
+    while (a < b) {                      /* first anchor >= lo */
+        size_t mid = a + (b - a) / 2;
+        if (W->anchors[mid]->anchor_off < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (size_t i = a; i < n && W->anchors[i]->anchor_off <= hi; i++)
+        if (!W->claimed[i] && W->anchors[i]->anchor == kind) {
+            W->claimed[i] = true;
+            vec_push(&W->c->arena, out, W->anchors[i]);
+        }
+}
+
+static void misplaced(Walk *W, Attr *a, const char *what)
+{
+    Model *m = W->m;
+    size_t n = m->nmisplaced + 1;
+    m->misplaced = oklc_arena_grow(&W->c->arena, m->misplaced, (n - 1) * sizeof(Attr *),
+                                   n * sizeof(Attr *));
+    m->misplaced_what = oklc_arena_grow(&W->c->arena, m->misplaced_what,
+                                        (n - 1) * sizeof(char *), n * sizeof(char *));
+    m->misplaced[n - 1] = a;
+    m->misplaced_what[n - 1] = what;
+    m->nmisplaced = n;
+}
+
+/* ---- variables --------------------------------------------------------------------------- */
+
+static void remember(Walk *W, Var *v)
+{
+    if (W->nvars * 2 >= W->vcap) {
+        size_t ncap = W->vcap ? W->vcap * 2 : 256;
+        VarSlot *old = W->vars;
+        size_t ocap = W->vcap;
+        W->vars = oklc_arena_alloc(&W->c->arena, ncap * sizeof(VarSlot));
+        W->vcap = ncap;
+        W->nvars = 0;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].var)
+                remember(W, old[i].var);
+    }
+    size_t i = (v->name_off * 2654435761u) & (W->vcap - 1);
+    while (W->vars[i].var && W->vars[i].off != v->name_off)
+        i = (i + 1) & (W->vcap - 1);
+    if (!W->vars[i].var)
+        W->nvars++;
+    W->vars[i] = (VarSlot){v->name_off, v};
+}
+
+static Var *var_at(Walk *W, uint32_t name_off)
+{
+    if (!W->vcap)
+        return NULL;
+    size_t i = (name_off * 2654435761u) & (W->vcap - 1);
+    while (W->vars[i].var) {
+        if (W->vars[i].off == name_off)
+            return W->vars[i].var;
+        i = (i + 1) & (W->vcap - 1);
+    }
+    return NULL;
+}
+
+/* The variable a DeclRefExpr refers to, if we know it. */
+static Var *referenced_var(Walk *W, CXCursor ref)
+{
+    CXCursor d = clang_getCursorReferenced(ref);
+    if (clang_Cursor_isNull(d))
+        return NULL;
+    uint32_t off = oklc_cx_offset(clang_getCursorLocation(d));
+    return off == UINT32_MAX ? NULL : var_at(W, off);
+}
+
+static Type read_type(Walk *W, CXType t)
+{
+    Type ty = {0};
+    ty.spelling = oklc_cx_string(W->c, clang_getTypeSpelling(t));
+    ty.is_const = clang_isConstQualifiedType(t);
+    ty.array_size = -1;
+    CXType k = clang_getCanonicalType(t);
+    ty.dependent = k.kind == CXType_Dependent || k.kind == CXType_Unexposed;
+    CXType e = {CXType_Invalid, {0, 0}};
+    switch (k.kind) {
+    case CXType_Pointer:
+        ty.pointer = true;
+        e = clang_getPointeeType(k);
+        break;
+    case CXType_LValueReference:
+    case CXType_RValueReference:
+        ty.reference = true;
+        e = clang_getPointeeType(k);
+        break;
+    case CXType_ConstantArray:
+    case CXType_IncompleteArray:
+    case CXType_VariableArray:
+    case CXType_DependentSizedArray:
+        ty.array = true;
+        e = clang_getArrayElementType(k);
+        if (k.kind == CXType_ConstantArray) {
+            ty.array_size = clang_getArraySize(k);
+            for (CXType a = k; a.kind == CXType_ConstantArray; a = clang_getArrayElementType(a))
+                ty.array_dims++;
+        }
+        ty.is_const = clang_isConstQualifiedType(e);  /* arrays are const by their elements */
+        break;
+    default:
+        break;
+    }
+    if (e.kind != CXType_Invalid) {
+        ty.element = oklc_cx_string(W->c, clang_getTypeSpelling(e));
+        ty.element_const = clang_isConstQualifiedType(e);
+    }
+    return ty;
+}
+
+/* The attributes of a declaration: before its specifiers, after its name,
+ * after a '*' of its declarator. */
+static void decl_attrs(Walk *W, Range ext, uint32_t name_off, AttrList *next, AttrList *prev,
+                       AttrList *ptr)
+{
+    claim(W, ANCHOR_NEXT, ext.begin, name_off, next);
+    claim(W, ANCHOR_PREV, name_off, name_off, prev);
+    if (name_off > ext.begin)
+        claim(W, ANCHOR_PREV, ext.begin, name_off - 1, ptr);
+}
+
+static const char *decl_what(VarKind k)
+{
+    switch (k) {
+    case VAR_PARAM: return "a parameter";
+    case VAR_FIELD: return "a struct field";
+    case VAR_TYPEDEF: return "a typedef";
+    default: return "a variable";
+    }
+}
+
+/* Sorts a declaration's attributes into its fields; the rest are misplaced. */
+static void apply_decl_attrs(Walk *W, Var *v, AttrList *all, bool pointer_only)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        Attr *a = all->data[i];
+        Attr **slot = NULL;
+        switch (a->id) {
+        case ATTR_SHARED: slot = pointer_only ? NULL : &v->shared; break;
+        case ATTR_EXCLUSIVE: slot = pointer_only ? NULL : &v->exclusive; break;
+        case ATTR_RESTRICT: slot = &v->restrict_; break;
+        case ATTR_DIM: slot = pointer_only ? NULL : &v->dim; break;
+        case ATTR_DIMORDER: slot = pointer_only ? NULL : &v->dim_order; break;
+        default: break;
+        }
+        if (!slot) {
+            misplaced(W, a, decl_what(v->kind));
+        } else if (*slot) {
+            misplaced(W, a, "a declaration that has it already");
+        } else {
+            *slot = a;
+        }
+    }
+}
+
+/* The typedef a declaration's type names, if it is one of ours; through
+ * arrays (sh_float_t s[32] is an array of a @shared typedef). */
+static const Var *typedef_of(Walk *W, CXType t)
+{
+    while (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray ||
+           t.kind == CXType_VariableArray || t.kind == CXType_DependentSizedArray)
+        t = clang_getArrayElementType(t);
+    for (int guard = 0; guard < 8; guard++) {
+        CXCursor d = clang_getTypeDeclaration(t);
+        if (clang_Cursor_isNull(d) || clang_getCursorKind(d) != CXCursor_TypedefDecl)
+            return NULL;
+        const Var *v = var_at(W, oklc_cx_offset(clang_getCursorLocation(d)));
+        if (v)
+            return v;
+        t = clang_getTypedefDeclUnderlyingType(d);
+    }
+    return NULL;
+}
+
+static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
+{
+    Var *v = oklc_arena_alloc(&W->c->arena, sizeof *v);
+    v->kind = kind;
+    v->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
+    v->range = oklc_cx_range(cur);
+    v->name_off = oklc_cx_offset(clang_getCursorLocation(cur));
+    CXType t = kind == VAR_TYPEDEF ? clang_getTypedefDeclUnderlyingType(cur)
+                                   : clang_getCursorType(cur);
+    v->type = read_type(W, t);
+    v->typedef_var = typedef_of(W, t);
+    if (v->name_off > v->range.begin)
+        v->type_written = text_of(W, tok_at(W, v->range.begin), tok_at(W, v->name_off));
+    v->kernel = W->kernel;
+    v->loop = W->loop;
+    v->loop_iter = v->name_off >= W->for_header.begin && v->name_off < W->for_header.end;
+    if (kind == VAR_LOCAL) {
+        /* constexpr is in the tokens; const in the type */
+        for (size_t k = tok_at(W, v->range.begin); k < tok_at(W, v->name_off); k++)
+            v->constexpr_ |= oklc_tok_eq(W->toks[k], "constexpr");
+    }
+    return v;
+}
+
+/* VarDecl, ParmDecl, FieldDecl, TypedefDecl; `shared_next` are the
+ * attributes before the first declarator of a declaration statement. */
+static Var *declare(Walk *W, CXCursor cur, VarKind kind, AttrList *shared_next)
+{
+    Var *v = make_var(W, cur, kind);
+    AttrList next = {0}, prev = {0}, ptr = {0};
+    decl_attrs(W, v->range, v->name_off, &next, &prev, &ptr);
+    if (shared_next && next.len == 0)
+        next = *shared_next;             /* int a, b: both get them */
+    else if (shared_next)
+        *shared_next = next;
+    apply_decl_attrs(W, v, &next, false);
+    apply_decl_attrs(W, v, &prev, false);
+    apply_decl_attrs(W, v, &ptr, true);
+    remember(W, v);
+    return v;
+}
+
+/* ---- loops -------------------------------------------------------------------------------- */
+
+static Cmp flip(Cmp c)
+{
+    switch (c) {
+    case CMP_LT: return CMP_GT;
+    case CMP_LE: return CMP_GE;
+    case CMP_GT: return CMP_LT;
+    case CMP_GE: return CMP_LE;
+    default: return c;
+    }
+}
+
+static bool cmp_of(const Token *t, Cmp *out)
+{
+    if (t->kind != TK_PUNCT)
+        return false;
+    switch (t->punct) {
+    case P_LT: *out = CMP_LT; return true;
+    case P_LE: *out = CMP_LE; return true;
+    case P_GT: *out = CMP_GT; return true;
+    case P_GE: *out = CMP_GE; return true;
+    case P_NE: *out = CMP_NE; return true;
+    default: return false;
+    }
+}
+
+const char *oklc_cmp_spelling(Cmp cmp)
+{
+    static const char *const s[] = {"<", "<=", ">", ">=", "!="};
+    return s[cmp];
+}
+
+/* One token, or something that needs parentheses to be an operand. */
+static const char *operand(Walk *W, const char *s)
+{
+    bool simple = true;
+    for (const char *p = s; *p && simple; p++)
+        simple = strchr(" +-*/%<>=&|^?:,!~", *p) == NULL;
+    return simple ? s : oklc_arena_printf(&W->c->arena, "(%s)", s);
+}
+
+/* An integer constant Clang can compute, under `root`, with extent `r`. */
+typedef struct Find {
+    Range    r;
+    CXCursor found;
+    bool     ok;
+} Find;
+
+static enum CXChildVisitResult find_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    Find *f = data;
+    Range r = oklc_cx_range(cur);
+    if (r.begin == f->r.begin && r.end == f->r.end) {
+        f->found = cur;
+        f->ok = true;
+        return CXChildVisit_Break;
+    }
+    if (r.begin <= f->r.begin && r.end >= f->r.end)
+        return CXChildVisit_Recurse;
+    return CXChildVisit_Continue;
+}
+
+/* Does the text mention a template parameter (so Clang cannot evaluate)? */
+static bool mentions_tparam(Walk *W, Range r)
+{
+    for (size_t k = tok_at(W, r.begin); k < tok_at(W, r.end); k++)
+        for (size_t i = 0; i < W->ntparams; i++)
+            if (oklc_tok_eq(W->toks[k], W->tparams[i]))
+                return true;
+    return false;
+}
+
+static bool evaluate(Walk *W, CXCursor root, Range r, int64_t *out)
+{
+    if (mentions_tparam(W, r))
+        return false;
+    Find f = {r, clang_getNullCursor(), false};
+    clang_visitChildren(root, find_visit, &f);
+    if (!f.ok)
+        return false;
+    CXEvalResult e = clang_Cursor_Evaluate(f.found);
+    if (!e)
+        return false;
+    bool ok = clang_EvalResult_getKind(e) == CXEval_Int;
+    if (ok)
+        *out = clang_EvalResult_isUnsignedInt(e) ? (int64_t)clang_EvalResult_getAsUnsigned(e)
+                                                 : clang_EvalResult_getAsLongLong(e);
+    clang_EvalResult_dispose(e);
+    return ok;
+}
+
+static Range tok_range(Walk *W, size_t from, size_t to)
+{
+    Range r = {W->toks[from]->loc.off, from < to ? tok_end(W->toks[to - 1]) : W->toks[from]->loc.off};
+    return r;
+}
+
+/* The loop's iteration count: an expression, and a number when Clang can
+ * evaluate start, bound and stride. */
+static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, Range stride)
+{
+    int64_t v0, v1, vs = 1;
+    bool k0 = evaluate(W, fs, start, &v0), k1 = evaluate(W, fs, bound, &v1);
+    bool ks = stride.end ? evaluate(W, fs, stride, &vs) : true;
+    if (ks && vs <= 0) {
+        l->problem = oklc_arena_printf(&W->c->arena, "the step %s the iterator by %lld, so the "
+                                       "loop never ends",
+                                       l->down ? "decreases" : "increases", (long long)vs);
+        return;
+    }
+    const char *lo = operand(W, l->down ? l->bound : l->start);
+    const char *hi = operand(W, l->down ? l->start : l->bound);
+    const char *st = operand(W, l->stride);
+    bool unit = !strcmp(l->stride, "1");
+    Arena *a = &W->c->arena;
+    switch (l->cmp) {
+    case CMP_LT: case CMP_GT:
+        l->trips = unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
+                        : oklc_arena_printf(a, "(%s - %s + %s - 1) / %s", hi, lo, st, st);
+        break;
+    case CMP_LE: case CMP_GE:
+        l->trips = unit ? oklc_arena_printf(a, "%s - %s + 1", hi, lo)
+                        : oklc_arena_printf(a, "(%s - %s + %s) / %s", hi, lo, st, st);
+        break;
+    case CMP_NE:
+        l->trips = unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
+                        : oklc_arena_printf(a, "(%s - %s) / %s", hi, lo, st);
+        break;
+    }
+    if (k0 && k1 && ks) {
+        int64_t span = l->down ? v0 - v1 : v1 - v0, tr;
+        switch (l->cmp) {
+        case CMP_LT: case CMP_GT: tr = (span + vs - 1) / vs; break;
+        case CMP_LE: case CMP_GE: tr = (span + vs) / vs; break;
+        default: tr = span / vs; break;
+        }
+        l->trips_known = true;
+        l->ntrips = tr < 0 ? 0 : tr;
+    }
+    l->analyzed = true;
+}
+
+/* The step clause: ++i i++ --i i-- i += s  i -= s  i = i + s  i = s + i
+ * i = i - s. Sets l->stride (and *stride to its range) and l->down. */
+static bool read_step(Walk *W, Loop *l, size_t s, size_t e, Range *stride)
+{
+    const Token *t0 = s < e ? W->toks[s] : NULL, *t1 = s + 1 < e ? W->toks[s + 1] : NULL;
+    bool it0 = t0 && oklc_tok_eq(t0, l->iter), it1 = t1 && oklc_tok_eq(t1, l->iter);
+    *stride = (Range){0, 0};
+    if (e - s == 2 && ((oklc_tok_is_punct(t0, P_INC) && it1) ||
+                       (it0 && oklc_tok_is_punct(t1, P_INC)))) {
+        l->stride = "1";
+        return true;
+    }
+    if (e - s == 2 && ((oklc_tok_is_punct(t0, P_DEC) && it1) ||
+                       (it0 && oklc_tok_is_punct(t1, P_DEC)))) {
+        l->stride = "1";
+        l->down = true;
+        return true;
+    }
+    if (e - s >= 3 && it0 && (oklc_tok_is_punct(t1, P_PLUSEQ) || oklc_tok_is_punct(t1, P_MINUSEQ))) {
+        l->stride = text_of(W, s + 2, e);
+        *stride = tok_range(W, s + 2, e);
+        l->down = oklc_tok_is_punct(t1, P_MINUSEQ);
+        return true;
+    }
+    if (e - s >= 5 && it0 && oklc_tok_is_punct(t1, P_ASSIGN)) {
+        const Token *x = W->toks[s + 2], *op = W->toks[s + 3];
+        if (oklc_tok_eq(x, l->iter) && (oklc_tok_is_punct(op, P_PLUS) || oklc_tok_is_punct(op, P_MINUS))) {
+            l->stride = text_of(W, s + 4, e);
+            *stride = tok_range(W, s + 4, e);
+            l->down = oklc_tok_is_punct(op, P_MINUS);
+            return true;
+        }
+        if (oklc_tok_eq(W->toks[e - 1], l->iter) && oklc_tok_is_punct(W->toks[e - 2], P_PLUS)) {
+            l->stride = text_of(W, s + 2, e - 2);
+            *stride = tok_range(W, s + 2, e - 2);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* for (T i = start; i CMP bound; step): the parts of the header. When a
+ * form is not one OKL can map, l->problem says why. */
+static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
+{
+    size_t close = closing(W, open), cl[4] = {open + 1, 0, 0, close};
+    int n = 0;
+    for (size_t k = open + 1; k < close; k++) {
+        const Token *t = W->toks[k];
+        if (t->kind == TK_PUNCT && (t->punct == P_LPAREN || t->punct == P_LBRACKET ||
+                                    t->punct == P_LBRACE))
+            k = closing(W, k);
+        else if (oklc_tok_is_punct(t, P_SEMI) && n < 2)
+            cl[++n] = k;
+    }
+    l->header = (Range){W->toks[open]->loc.off, tok_end(W->toks[close])};
+    if (n != 2) {
+        l->problem = "a range-based for loop has no iteration count OKL can compute";
+        return;
+    }
+    l->init = tok_range(W, cl[0], cl[1]);
+    l->cond = tok_range(W, cl[1] + 1, cl[2]);
+    l->step = tok_range(W, cl[2] + 1, cl[3]);
+
+    /* init: T i = start */
+    size_t eq = cl[0];
+    while (eq < cl[1] && !oklc_tok_is_punct(W->toks[eq], P_ASSIGN))
+        eq++;
+    if (cl[1] == cl[0] && cl[2] == cl[1] + 1 && cl[3] == cl[2] + 1) {
+        l->problem = "the loop has no header; write it in full: "
+                     "for (int i = start; i < bound; ++i)";
+        return;
+    }
+    if (eq >= cl[1] || eq == cl[0] || W->toks[eq - 1]->kind != TK_IDENT || eq == cl[0] + 1) {
+        l->problem = "the loop must declare its iterator in its first clause: "
+                     "for (int i = start; ...)";
+        return;
+    }
+    for (size_t k = eq; k < cl[1]; k++)
+        if (oklc_tok_is_punct(W->toks[k], P_COMMA)) {
+            l->problem = "the loop must declare one iterator only";
+            return;
+        }
+    const Token *it = W->toks[eq - 1];
+    l->iter = oklc_arena_strndup(&W->c->arena, it->text, it->len);
+    l->iter_off = it->loc.off;
+    Range start = tok_range(W, eq + 1, cl[1]);
+    l->start = text_of(W, eq + 1, cl[1]);
+
+    /* cond: i CMP bound, or bound CMP i */
+    size_t a = cl[1] + 1, b = cl[2];
+    Range bound;
+    if (b - a >= 3 && oklc_tok_eq(W->toks[a], l->iter) && cmp_of(W->toks[a + 1], &l->cmp)) {
+        l->bound = text_of(W, a + 2, b);
+        bound = tok_range(W, a + 2, b);
+    } else if (b - a >= 3 && oklc_tok_eq(W->toks[b - 1], l->iter) &&
+               cmp_of(W->toks[b - 2], &l->cmp)) {
+        l->cmp = flip(l->cmp);
+        l->bound = text_of(W, a, b - 2);
+        bound = tok_range(W, a, b - 2);
+    } else {
+        l->problem = oklc_arena_printf(&W->c->arena, "the condition must compare the iterator "
+                                       "with a bound: %s < N, %s <= N, %s > N, %s >= N or "
+                                       "%s != N",
+                                       l->iter, l->iter, l->iter, l->iter, l->iter);
+        return;
+    }
+
+    Range stride;
+    if (!read_step(W, l, cl[2] + 1, cl[3], &stride)) {
+        l->problem = oklc_arena_printf(&W->c->arena, "the step must be ++%s, %s++, --%s, %s--, "
+                                       "%s += s, %s -= s or %s = %s + s",
+                                       l->iter, l->iter, l->iter, l->iter, l->iter, l->iter,
+                                       l->iter, l->iter);
+        return;
+    }
+    bool up_cmp = l->cmp == CMP_LT || l->cmp == CMP_LE;
+    if (l->cmp != CMP_NE && up_cmp == l->down) {
+        l->problem = oklc_arena_printf(&W->c->arena, "the condition '%s %s %s' needs %s iterator, "
+                                       "but the step %s it",
+                                       l->iter, oklc_cmp_spelling(l->cmp), l->bound,
+                                       up_cmp ? "an increasing" : "a decreasing",
+                                       l->down ? "decreases" : "increases");
+        return;
+    }
+    trip_count(W, fs, l, start, bound, stride);
+}
+
+/* A loop level of a for statement, hooked into the tree of the kernel. */
+static Loop *new_loop(Walk *W, const Loop *proto, LoopKind kind, Attr *attr, Loop *parent)
+{
+    Loop *l = oklc_arena_alloc(&W->c->arena, sizeof *l);
+    *l = *proto;
+    l->kind = kind;
+    l->attr = attr;
+    l->kernel = W->kernel;
+    l->parent = parent;
+    l->level = parent ? parent->level + 1 : 0;
+    l->kids = NULL;
+    l->nkids = 0;
+    vec_push(&W->c->arena, &W->loops, l);
+    if (parent && kind != LOOP_REGULAR) {
+        parent->kids = oklc_arena_grow(&W->c->arena, parent->kids, parent->nkids * sizeof(Loop *),
+                                       (parent->nkids + 1) * sizeof(Loop *));
+        parent->kids[parent->nkids++] = l;
+    }
+    return l;
+}
+
+/* The kind and the written axis an attribute (@outer(1), @inner) gives. */
+static LoopKind level_kind(const Attr *a)
+{
+    if (!a || (a->id != ATTR_OUTER && a->id != ATTR_INNER))
+        return LOOP_REGULAR;
+    return a->id == ATTR_OUTER ? LOOP_OUTER : LOOP_INNER;
+}
+
+static void set_axis(Loop *l, Attr *a)
+{
+    if (!a || !a->nargs)
+        return;
+    uint64_t v;
+    bool u;
+    const char *err, *t = a->args[0].text;
+    l->axis_given = true;
+    l->axis_attr = a;
+    l->axis = oklc_int_literal(t, strlen(t), &v, &u, &err) && v <= 2 ? (int)v : -1;
+}
+
+/* Sorts a for statement's attributes; the ones that cannot be there, or
+ * are there twice, are misplaced. */
+static Attr *loop_attrs(Walk *W, AttrList *attrs, Loop *proto)
+{
+    Attr *kind = NULL;
+    for (size_t i = 0; i < attrs->len; i++) {
+        Attr *a = attrs->data[i], **slot = NULL;
+        switch (a->id) {
+        case ATTR_OUTER: case ATTR_INNER: case ATTR_TILE:
+            if (kind) {
+                misplaced(W, a, "a loop that has a loop attribute already");
+                continue;
+            }
+            kind = a;
+            continue;
+        case ATTR_NOBARRIER: slot = &proto->nobarrier; break;
+        case ATTR_MAX_INNER_DIMS: slot = &proto->max_inner_dims; break;
+        case ATTR_SIMD_LENGTH: slot = &proto->simd_length; break;
+        case ATTR_UNROLL: slot = &proto->unroll; break;
+        default:
+            misplaced(W, a, "a for loop");
+            continue;
+        }
+        if (*slot)
+            misplaced(W, a, "a loop that has it already");
+        else
+            *slot = a;
+    }
+    proto->attrs = attrs->data;
+    proto->nattrs = attrs->len;
+    return kind;
+}
+
+/* The iterator's type: the VarDecl in the init clause. */
+typedef struct IterFind {
+    uint32_t off;
+    CXCursor decl;
+    bool     ok;
+} IterFind;
+
+static enum CXChildVisitResult iter_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    IterFind *f = data;
+    if (clang_getCursorKind(cur) == CXCursor_VarDecl &&
+        oklc_cx_offset(clang_getCursorLocation(cur)) == f->off) {
+        f->decl = cur;
+        f->ok = true;
+        return CXChildVisit_Break;
+    }
+    return clang_getCursorKind(cur) == CXCursor_DeclStmt ? CXChildVisit_Recurse
+                                                         : CXChildVisit_Continue;
+}
+
+/* The constant value of a tile size written as a literal, or -1. */
+static int64_t literal_value(const char *s)
+{
+    uint64_t v;
+    bool u;
+    const char *err;
+    return oklc_int_literal(s, strlen(s), &v, &u, &err) && v <= INT64_MAX ? (int64_t)v : -1;
+}
+
+/* @tile(size, [kind], [kind], [check]): two levels of one statement. The
+ * loop over tiles steps size strides at a time; the loop in a tile runs
+ * `size` times. */
+static Loop *tile_levels(Walk *W, Loop *proto, Attr *tile)
+{
+    Attr *parts[2] = {NULL, NULL};
+    int np = 0;
+    bool check = true;
+    for (int i = 1; i < tile->nargs; i++) {
+        AttrArg *g = &tile->args[i];
+        if (g->kind == ARG_ATTR && np < 2)
+            parts[np++] = g->attr;
+        else if (g->kind == ARG_KEYVAL && !strcmp(g->key, "check"))
+            check = strcmp(g->text, "false") != 0;
+    }
+    const char *size = tile->nargs ? tile->args[0].text : "1";
+    int64_t tv = literal_value(size);
+    proto->tile_size = size;
+    proto->tile_check = check;
+    proto->tile_value = tv;
+
+    Loop *first = new_loop(W, proto, level_kind(parts[0]), tile, W->loop);
+    first->tile_part = 1;
+    set_axis(first, parts[0]);
+    Loop *last = new_loop(W, proto, level_kind(parts[1]), tile,
+                          first->kind != LOOP_REGULAR ? first : W->loop);
+    last->tile_part = 2;
+    set_axis(last, parts[1]);
+    first->tile_other = last;
+    last->tile_other = first;
+    if (proto->analyzed) {
+        Arena *a = &W->c->arena;
+        const char *sz = operand(W, size);
+        first->stride = !strcmp(proto->stride, "1")
+                            ? sz : oklc_arena_printf(a, "%s * %s", sz, operand(W, proto->stride));
+        first->trips = oklc_arena_printf(a, "(%s + %s - 1) / %s", operand(W, proto->trips), sz, sz);
+        first->trips_known = proto->trips_known && tv > 0;
+        first->ntrips = first->trips_known ? (proto->ntrips + tv - 1) / tv : 0;
+        last->trips = size;
+        last->trips_known = tv > 0;
+        last->ntrips = tv > 0 ? tv : 0;
+    }
+    return last;
+}
+
+/* A for statement with OKL attributes: one Loop level, or two for @tile.
+ * Returns the innermost level. */
+static Loop *attributed_for(Walk *W, CXCursor fs, AttrList *attrs)
+{
+    Loop proto = {0};
+    proto.stmt = oklc_cx_range(fs);
+    proto.tile_value = -1;
+    Attr *kind = loop_attrs(W, attrs, &proto);
+    proto.in_statement = !W->loop && W->ctl.len > 0;
+    analyze_header(W, fs, &proto, tok_at(W, proto.stmt.begin) + 1);
+    if (proto.iter) {
+        IterFind f = {proto.iter_off, clang_getNullCursor(), false};
+        clang_visitChildren(fs, iter_visit, &f);
+        if (f.ok)
+            proto.iter_type =
+                oklc_cx_string(W->c, clang_getTypeSpelling(clang_getCursorType(f.decl)));
+    }
+    if (kind && kind->id == ATTR_TILE)
+        return tile_levels(W, &proto, kind);
+    Loop *l = new_loop(W, &proto, level_kind(kind), kind, W->loop);
+    set_axis(l, kind);
+    return l;
+}
+
+/* ---- control flow around barriers ------------------------------------------------------- */
+
+/* Is a variable's value different in each thread of a block? */
+static bool per_thread(const Var *v)
+{
+    if (!v)
+        return false;
+    if (v->exclusive)
+        return true;
+    for (const Loop *l = v->loop; l; l = l->parent)
+        if (l->kind == LOOP_INNER)
+            return true;
+    return false;
+}
+
+typedef struct RefScan {
+    Walk       *W;
+    Range       r;
+    const char *var;
+} RefScan;
+
+static enum CXChildVisitResult ref_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    RefScan *s = data;
+    Range r = oklc_cx_range(cur);
+    if (r.end <= s->r.begin || r.begin >= s->r.end)
+        return CXChildVisit_Continue;
+    if (clang_getCursorKind(cur) == CXCursor_DeclRefExpr) {
+        Var *v = referenced_var(s->W, cur);
+        if (per_thread(v)) {
+            s->var = v->name;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* The per-thread variable read in `r` under `stmt`, if any. */
+static const char *thread_var_in(Walk *W, CXCursor stmt, Range r)
+{
+    RefScan s = {W, r, NULL};
+    if (r.end > r.begin)
+        clang_visitChildren(stmt, ref_visit, &s);
+    return s.var;
+}
+
+/* The parenthesized condition after a keyword: if (...), while (...). */
+static Range paren_after(Walk *W, uint32_t from, const char *kw)
+{
+    size_t k = tok_at(W, from);
+    while (k < W->ntoks - 1 && !oklc_tok_eq(W->toks[k], kw))
+        k++;
+    while (k < W->ntoks - 1 && !oklc_tok_is_punct(W->toks[k], P_LPAREN))
+        k++;
+    if (k >= W->ntoks - 1)
+        return (Range){from, from};
+    size_t close = closing(W, k);
+    return (Range){tok_end(W->toks[k]), W->toks[close]->loc.off};
+}
+
+static void push_ctl(Walk *W, CtlKind kind, CXCursor stmt, Range cond, Loop *inner)
+{
+    Ctl c = {kind, cond, W->kernel ? thread_var_in(W, stmt, cond) : NULL, inner};
+    vec_push(&W->c->arena, &W->ctl, c);
+}
+
+/* A thread-dependent condition between here and the innermost @inner. */
+static const Ctl *divergent(Walk *W)
+{
+    for (size_t i = W->ctl.len; i-- > 0;) {
+        const Ctl *c = &W->ctl.data[i];
+        if (c->kind == CTL_LOOP && c->inner)
+            return NULL;
+        if (c->thread_var)
+            return c;
+    }
+    return NULL;
+}
+
+/* return / break / continue that some threads of an @inner loop take. */
+static void early_exit(Walk *W, CXCursor cur, CXCursorKind k)
+{
+    if (!W->loop || W->loop->kind != LOOP_INNER || !divergent(W))
+        return;
+    if (k != CXCursor_ReturnStmt) {
+        /* break and continue leave the innermost loop (break: or switch) */
+        for (size_t i = W->ctl.len; i-- > 0;) {
+            const Ctl *c = &W->ctl.data[i];
+            if (c->kind == CTL_LOOP && !c->inner)
+                return;                               /* a regular loop inside */
+            if (c->kind == CTL_SWITCH && k == CXCursor_BreakStmt)
+                return;
+            if (c->kind == CTL_LOOP && c->inner)
+                break;
+        }
+    }
+    if (!W->exit_off) {
+        W->exit_off = oklc_cx_range(cur).begin;
+        W->exit_what = k == CXCursor_ReturnStmt ? "return" : k == CXCursor_BreakStmt ? "break"
+                                                                                    : "continue";
+    }
+}
+
+static void barrier(Walk *W, CXCursor cur, Attr *a)
+{
+    Barrier *b = oklc_arena_alloc(&W->c->arena, sizeof *b);
+    b->attr = a;
+    b->stmt = oklc_cx_range(cur);
+    b->loop = W->loop;
+    b->kind = BARRIER_LOCAL;
+    if (a->nargs) {
+        const char *s = a->args[0].text;
+        b->kind = !strcmp(s, "\"warp\"") ? BARRIER_WARP : !strcmp(s, "\"global\"") ? BARRIER_GLOBAL
+                                                                                   : BARRIER_LOCAL;
+    }
+    const Ctl *d = divergent(W);
+    if (d) {
+        b->cond = d->cond;
+        b->cond_var = d->thread_var;
+    } else if (W->exit_off && W->loop && W->loop->kind == LOOP_INNER) {
+        b->cond = (Range){W->exit_off, W->exit_off};
+        b->cond_var = W->exit_what;
+    }
+    vec_push(&W->c->arena, &W->barriers, b);
+}
+
+/* ---- statements --------------------------------------------------------------------------- */
+
+static bool is_expression(CXCursorKind k)
+{
+    return clang_isExpression(k) || k == CXCursor_UnexposedExpr;
+}
+
+/* okl::at(m, i, j) */
+static void dim_access(Walk *W, CXCursor call)
+{
+    Range r = oklc_cx_range(call);
+    size_t k = tok_at(W, r.begin);
+    if (k + 4 >= W->ntoks || !oklc_tok_eq(W->toks[k], "okl") ||
+        !oklc_tok_is_punct(W->toks[k + 1], P_COLONCOLON) || !oklc_tok_eq(W->toks[k + 2], "at") ||
+        !oklc_tok_is_punct(W->toks[k + 3], P_LPAREN))
+        return;
+    size_t close = closing(W, k + 3);
+    DimAccess *d = oklc_arena_alloc(&W->c->arena, sizeof *d);
+    d->call = r;
+    VEC(Range) args = {0};
+    size_t s = k + 4;
+    for (size_t j = s; j <= close; j++) {
+        const Token *t = W->toks[j];
+        if (j < close && t->kind == TK_PUNCT &&
+            (t->punct == P_LPAREN || t->punct == P_LBRACKET || t->punct == P_LBRACE)) {
+            j = closing(W, j);
+            continue;
+        }
+        if (j == close || oklc_tok_is_punct(t, P_COMMA)) {
+            if (j > s)
+                vec_push(&W->c->arena, &args, tok_range(W, s, j));
+            s = j + 1;
+        }
+    }
+    if (args.len) {
+        /* the array: the variable its first argument names */
+        const Token *name = W->toks[tok_at(W, args.data[0].begin)];
+        for (size_t i = W->locals.len; i-- > 0 && !d->var;)
+            if (oklc_tok_eq(name, W->locals.data[i]->name))
+                d->var = W->locals.data[i];
+        for (size_t i = 0; W->kernel && i < W->kernel->nparams && !d->var; i++)
+            if (oklc_tok_eq(name, W->kernel->params[i]->name))
+                d->var = W->kernel->params[i];
+        for (size_t i = 0; i < W->globals.len && !d->var; i++)
+            if (oklc_tok_eq(name, W->globals.data[i]->name))
+                d->var = W->globals.data[i];
+        d->index = args.data + 1;
+        d->nindex = (int)args.len - 1;
+    }
+    vec_push(&W->c->arena, &W->dims, d);
+}
+
+static enum CXChildVisitResult child_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    walk(data, cur, parent);
+    return CXChildVisit_Continue;
+}
+
+static void walk_children(Walk *W, CXCursor cur)
+{
+    clang_visitChildren(cur, child_visit, W);
+}
+
+/* Attributes that start a statement (ANCHOR_NEXT at its first token). */
+static void statement_attrs(Walk *W, CXCursor cur, CXCursorKind k, AttrList *attrs)
+{
+    for (size_t i = 0; i < attrs->len; i++) {
+        Attr *a = attrs->data[i];
+        if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt) {
+            barrier(W, cur, a);
+        } else if (a->id == ATTR_ATOMIC && (k == CXCursor_CompoundStmt || is_expression(k))) {
+            Atomic *at = oklc_arena_alloc(&W->c->arena, sizeof *at);
+            at->attr = a;
+            at->stmt = oklc_cx_range(cur);
+            at->block = k == CXCursor_CompoundStmt;
+            at->loop = W->loop;
+            vec_push(&W->c->arena, &W->atomics, at);
+        } else {
+            misplaced(W, a, k == CXCursor_NullStmt ? "an empty statement"
+                            : k == CXCursor_CompoundStmt ? "a block"
+                            : is_expression(k) ? "an expression statement"
+                            : k == CXCursor_ForStmt || k == CXCursor_CXXForRangeStmt
+                                ? "a for loop"
+                                : "this statement");
+        }
+    }
+}
+
+static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
+{
+    Loop *saved = W->loop;
+    Range saved_header = W->for_header;
+    uint32_t saved_exit = W->exit_off;
+    const char *saved_what = W->exit_what;
+    Loop *l = NULL;
+    if (attrs->len && W->kernel) {
+        l = attributed_for(W, cur, attrs);
+        /* the body is inside the innermost attributed level */
+        for (Loop *p = l; p && p->stmt.begin == l->stmt.begin; p = p->parent)
+            if (p->kind != LOOP_REGULAR) {
+                W->loop = p;
+                break;
+            }
+        if (W->loop != saved && W->loop->kind == LOOP_INNER)
+            W->exit_off = 0;
+    } else {
+        for (size_t i = 0; i < attrs->len; i++)
+            misplaced(W, attrs->data[i], W->kernel ? "a for loop" : "a loop outside a kernel");
+    }
+    size_t k = tok_at(W, oklc_cx_range(cur).begin) + 1;
+    Range header = {0, 0};
+    if (k < W->ntoks && oklc_tok_is_punct(W->toks[k], P_LPAREN))
+        header = (Range){tok_end(W->toks[k]), W->toks[closing(W, k)]->loc.off};
+    W->for_header = header;
+    bool attributed = W->loop != saved;
+    /* a regular loop's header decides which threads iterate */
+    push_ctl(W, CTL_LOOP, cur, attributed ? (Range){0, 0} : header, attributed ? W->loop : NULL);
+    walk_children(W, cur);
+    W->ctl.len--;
+    W->loop = saved;
+    W->for_header = saved_header;
+    W->exit_off = saved_exit;
+    W->exit_what = saved_what;
+}
+
+static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent);
+
+/* Inside a function body. */
+static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
+{
+    AttrList attrs = {0};
+    Range r = oklc_cx_range(cur);
+    if (r.begin != UINT32_MAX && k != CXCursor_DeclStmt)
+        claim(W, ANCHOR_NEXT, r.begin, r.begin, &attrs);
+    switch (k) {
+    case CXCursor_ForStmt:
+        for_stmt(W, cur, &attrs);
+        return;
+    case CXCursor_DeclStmt:
+        local_decls(W, cur, parent);
+        return;
+    case CXCursor_IfStmt:
+        statement_attrs(W, cur, k, &attrs);
+        push_ctl(W, CTL_IF, cur, paren_after(W, r.begin, "if"), NULL);
+        walk_children(W, cur);
+        W->ctl.len--;
+        return;
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt:
+    case CXCursor_CXXForRangeStmt:
+        statement_attrs(W, cur, k, &attrs);
+        push_ctl(W, CTL_LOOP, cur,
+                 k == CXCursor_WhileStmt ? paren_after(W, r.begin, "while")
+                 : k == CXCursor_DoStmt ? paren_after(W, r.begin + 2, "while")
+                                        : paren_after(W, r.begin, "for"),
+                 NULL);
+        walk_children(W, cur);
+        W->ctl.len--;
+        return;
+    case CXCursor_SwitchStmt:
+        statement_attrs(W, cur, k, &attrs);
+        push_ctl(W, CTL_SWITCH, cur, paren_after(W, r.begin, "switch"), NULL);
+        walk_children(W, cur);
+        W->ctl.len--;
+        return;
+    case CXCursor_ReturnStmt:
+    case CXCursor_BreakStmt:
+    case CXCursor_ContinueStmt:
+        statement_attrs(W, cur, k, &attrs);
+        early_exit(W, cur, k);
+        walk_children(W, cur);
+        return;
+    case CXCursor_CallExpr:
+        statement_attrs(W, cur, k, &attrs);
+        if (W->kernel)
+            dim_access(W, cur);
+        walk_children(W, cur);
+        return;
+    default:
+        statement_attrs(W, cur, k, &attrs);
+        walk_children(W, cur);
+        return;
+    }
+}
+
+typedef struct DeclWalk {
+    Walk    *W;
+    AttrList shared;    /* attributes before the first declarator */
+} DeclWalk;
+
+static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    DeclWalk *d = data;
+    Walk *W = d->W;
+    if (clang_getCursorKind(cur) != CXCursor_VarDecl) {
+        walk(W, cur, parent);
+        return CXChildVisit_Continue;
+    }
+    Var *v = declare(W, cur, VAR_LOCAL, &d->shared);
+    v->top_level = W->top_level;
+    if (W->kernel)
+        vec_push(&W->c->arena, &W->locals, v);
+    walk_children(W, cur);    /* the initializer */
+    return CXChildVisit_Continue;
+}
+
+/* int a, b: Clang's second VarDecl starts at its name, so the attributes
+ * before the statement are handed from the first to the others. */
+static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent)
+{
+    DeclWalk d = {W, {0}};
+    W->top_level = W->kernel && clang_equalCursors(parent, W->body);
+    clang_visitChildren(declstmt, decl_visit, &d);
+    W->top_level = false;
+}
+
+/* ---- declarations -------------------------------------------------------------------------- */
+
+static void params(Walk *W, CXCursor fn, Kernel *k);
+
+static void function(Walk *W, CXCursor cur, CXCursorKind kind)
+{
+    Range ext = oklc_cx_range(cur);
+    uint32_t name = oklc_cx_offset(clang_getCursorLocation(cur));
+    AttrList next = {0}, prev = {0}, ptr = {0};
+    decl_attrs(W, ext, name, &next, &prev, &ptr);
+    Attr *kattr = NULL;
+    for (size_t i = 0; i < next.len; i++) {
+        if (next.data[i]->id == ATTR_KERNEL && !kattr)
+            kattr = next.data[i];
+        else if (next.data[i]->id == ATTR_KERNEL)
+            misplaced(W, next.data[i], "a kernel that has it already");
+        else if (next.data[i]->id != ATTR_RESTRICT)
+            misplaced(W, next.data[i], "a function");
+    }
+    for (size_t i = 0; i < prev.len; i++)
+        misplaced(W, prev.data[i], "a function");
+    for (size_t i = 0; i < ptr.len; i++)
+        if (ptr.data[i]->id != ATTR_RESTRICT)
+            misplaced(W, ptr.data[i], "a function's result");
+    if (!kattr) {
+        Function *f = oklc_arena_alloc(&W->c->arena, sizeof *f);
+        f->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
+        f->decl = ext;
+        vec_push(&W->c->arena, &W->functions, f);
+        Kernel *saved = W->kernel;
+        W->kernel = NULL;
+        walk_children(W, cur);
+        W->kernel = saved;
+        return;
+    }
+    Kernel *k = oklc_arena_alloc(&W->c->arena, sizeof *k);
+    k->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
+    k->attr = kattr;
+    k->decl = ext;
+    k->name_off = name;
+    k->is_template = kind == CXCursor_FunctionTemplate;
+    k->return_type = oklc_cx_string(W->c, clang_getTypeSpelling(clang_getCursorResultType(cur)));
+    W->kernel = k;
+    W->loop = NULL;
+    W->ctl.len = 0;
+    W->loops.len = W->locals.len = W->barriers.len = W->atomics.len = W->dims.len = 0;
+    W->loops.data = NULL, W->loops.cap = 0;
+    W->locals.data = NULL, W->locals.cap = 0;
+    W->barriers.data = NULL, W->barriers.cap = 0;
+    W->atomics.data = NULL, W->atomics.cap = 0;
+    W->dims.data = NULL, W->dims.cap = 0;
+    params(W, cur, k);
+    k->loops = W->loops.data, k->nloops = W->loops.len;
+    k->locals = W->locals.data, k->nlocals = W->locals.len;
+    k->barriers = W->barriers.data, k->nbarriers = W->barriers.len;
+    k->atomics = W->atomics.data, k->natomics = W->atomics.len;
+    k->dims = W->dims.data, k->ndims = W->dims.len;
+    VEC(Loop *) outers = {0};
+    for (size_t i = 0; i < k->nloops; i++)
+        if (!k->loops[i]->parent && k->loops[i]->kind == LOOP_OUTER &&
+            k->loops[i]->tile_part < 2)
+            vec_push(&W->c->arena, &outers, k->loops[i]);
+    k->outers = outers.data, k->nouters = outers.len;
+    vec_push(&W->c->arena, &W->kernels, k);
+    W->kernel = NULL;
+    W->tparams = NULL, W->ntparams = 0;
+}
+
+typedef struct ParamWalk {
+    Walk   *W;
+    Kernel *k;
+    VEC(Var *) params;
+    VEC(const char *) tparams;
+    Buf     tp_text;
+} ParamWalk;
+
+static enum CXChildVisitResult param_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    ParamWalk *p = data;
+    Walk *W = p->W;
+    CXCursorKind k = clang_getCursorKind(cur);
+    switch (k) {
+    case CXCursor_ParmDecl: {
+        Var *v = declare(W, cur, VAR_PARAM, NULL);
+        vec_push(&W->c->arena, &p->params, v);
+        break;
+    }
+    case CXCursor_TemplateTypeParameter:
+    case CXCursor_NonTypeTemplateParameter:
+    case CXCursor_TemplateTemplateParameter: {
+        const char *n = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
+        vec_push(&W->c->arena, &p->tparams, n);
+        if (p->tp_text.len)
+            oklc_buf_puts(&p->tp_text, ", ");
+        oklc_buf_puts(&p->tp_text, range_text(W, oklc_cx_range(cur)));
+        break;
+    }
+    case CXCursor_CompoundStmt: {
+        p->k->params = p->params.data;
+        p->k->nparams = p->params.len;
+        p->k->body = oklc_cx_range(cur);
+        W->body = cur;
+        W->tparams = p->tparams.data;
+        W->ntparams = p->tparams.len;
+        /* the body's statements, one by one */
+        walk_children(W, cur);
+        break;
+    }
+    default:
+        break;
+    }
+    return CXChildVisit_Continue;
+}
+
+static void params(Walk *W, CXCursor fn, Kernel *k)
+{
+    ParamWalk p = {.W = W, .k = k};
+    oklc_buf_init(&p.tp_text, &W->c->arena);
+    clang_visitChildren(fn, param_visit, &p);
+    if (!k->params) {
+        k->params = p.params.data;
+        k->nparams = p.params.len;
+    }
+    if (p.tp_text.len)
+        k->template_params = p.tp_text.data;
+}
+
+/* ---- the walk ------------------------------------------------------------------------------- */
+
+static void walk(Walk *W, CXCursor cur, CXCursor parent)
+{
+    CXCursorKind k = clang_getCursorKind(cur);
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(cur)))
+        return;
+    switch (k) {
+    case CXCursor_FunctionDecl:
+    case CXCursor_FunctionTemplate:
+    case CXCursor_CXXMethod:
+    case CXCursor_Constructor:
+    case CXCursor_Destructor:
+        function(W, cur, k);
+        return;
+    case CXCursor_VarDecl: {
+        bool global = !W->kernel && clang_getCursorKind(parent) != CXCursor_DeclStmt;
+        Var *v = declare(W, cur, global ? VAR_GLOBAL : VAR_LOCAL, NULL);
+        if (global)
+            vec_push(&W->c->arena, &W->globals, v);
+        else if (W->kernel)
+            vec_push(&W->c->arena, &W->locals, v);
+        walk_children(W, cur);
+        return;
+    }
+    case CXCursor_FieldDecl: {
+        Var *v = declare(W, cur, VAR_FIELD, NULL);
+        if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order)
+            vec_push(&W->c->arena, &W->fields, v);
+        return;
+    }
+    case CXCursor_TypedefDecl:
+    case CXCursor_TypeAliasDecl: {
+        Var *v = declare(W, cur, VAR_TYPEDEF, NULL);
+        if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order)
+            vec_push(&W->c->arena, &W->typedefs, v);
+        return;
+    }
+    case CXCursor_ParmDecl:
+        declare(W, cur, VAR_PARAM, NULL);    /* of a function that is not a kernel */
+        return;
+    default:
+        break;
+    }
+    if (clang_isStatement(k) || is_expression(k)) {
+        statement(W, cur, parent, k);
+        return;
+    }
+    /* namespaces, structs, templates: look inside */
+    AttrList attrs = {0};
+    Range r = oklc_cx_range(cur);
+    if (r.begin != UINT32_MAX)
+        claim(W, ANCHOR_NEXT, r.begin, r.begin, &attrs);
+    for (size_t i = 0; i < attrs.len; i++)
+        misplaced(W, attrs.data[i], "this declaration");
+    walk_children(W, cur);
+}
+
+Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
+                        const ParseOptions *o)
+{
+    Walk W = {.c = c, .nz = nz, .o = o, .tu = tu};
+    W.m = oklc_arena_alloc(&c->arena, sizeof *W.m);
+    lex_text(&W);
+    index_attrs(&W);
+    CXCursor root = clang_getTranslationUnitCursor(tu);
+    clang_visitChildren(root, child_visit, &W);
+    /* what no construct took */
+    for (size_t i = 0; i < nz->nattrs; i++)
+        if (!W.claimed[i])
+            misplaced(&W, W.anchors[i], NULL);
+    Model *m = W.m;
+    m->kernels = W.kernels.data, m->nkernels = W.kernels.len;
+    m->functions = W.functions.data, m->nfunctions = W.functions.len;
+    m->globals = W.globals.data, m->nglobals = W.globals.len;
+    m->typedefs = W.typedefs.data, m->ntypedefs = W.typedefs.len;
+    m->fields = W.fields.data, m->nfields = W.fields.len;
+    return m;
+}

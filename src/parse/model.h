@@ -1,0 +1,217 @@
+/*
+ * model.h - the kernel model: what the checks and the backends know of a
+ * parsed OKL file.
+ *
+ *   clang.c   parses the normalized text with libclang; Clang's messages
+ *             become ours, at the user's file:line:col
+ *   model.c   walks Clang's AST, attaches the normalizer's attribute
+ *             records to declarations, loops and statements, and builds
+ *             the model below
+ *
+ * Only these two files see libclang; everything after them sees this
+ * model. Every node keeps its range in the normalized text (`Range`), so
+ * a backend can rewrite it, and the text of the expressions it needs.
+ */
+#ifndef OKLC_MODEL_H
+#define OKLC_MODEL_H
+
+#include "../normalize/normalize.h"
+
+typedef struct Range {
+    uint32_t begin, end;      /* [begin, end) in the normalized text */
+} Range;
+
+/* ---- types and variables ------------------------------------------------ */
+
+typedef struct Type {
+    const char *spelling;     /* as Clang prints it: "const float *" */
+    const char *element;      /* pointee or array element: "const float" */
+    bool        pointer, array, reference;
+    bool        is_const;     /* the variable itself: float *const p */
+    bool        element_const;/* what it points to: const float *p */
+    bool        dependent;    /* depends on a template parameter */
+    int64_t     array_size;   /* elements of a constant array, else -1 */
+    int         array_dims;   /* dimensions of a (nested) constant array */
+} Type;
+
+typedef enum VarKind { VAR_PARAM, VAR_LOCAL, VAR_GLOBAL, VAR_FIELD, VAR_TYPEDEF } VarKind;
+
+typedef struct Loop Loop;
+typedef struct Kernel Kernel;
+
+typedef struct Var {
+    VarKind     kind;
+    const char *name;
+    Range       range;        /* the declaration, type included */
+    uint32_t    name_off;
+    Type        type;
+    const char *type_written; /* the type as written (text before the name) */
+    bool        constexpr_;
+    bool        loop_iter;    /* declared in a for-loop header */
+    Range       init;         /* the initializer, if any ({0,0} if none) */
+    Attr       *shared, *exclusive, *restrict_, *dim, *dim_order;
+    const struct Var *typedef_var; /* the OKL typedef its type names (@dim, @shared...) */
+    bool        top_level;    /* declared directly in a kernel body */
+    Loop       *loop;         /* innermost attributed loop around it */
+    Kernel     *kernel;       /* the kernel it is in, for locals and params */
+} Var;
+
+/* ---- loops --------------------------------------------------------------- */
+
+typedef enum LoopKind { LOOP_OUTER, LOOP_INNER, LOOP_REGULAR } LoopKind;
+typedef enum Cmp { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_NE } Cmp;
+
+/* One level of parallelism. A @tile for statement is two levels over the
+ * same statement: the loop over tiles (tile_part 1) and the loop in a tile
+ * (tile_part 2); a part the @tile gives no attribute is LOOP_REGULAR. */
+struct Loop {
+    LoopKind    kind;
+    int         axis;         /* 0..2 (x, y, z) */
+    bool        axis_given;   /* written, not computed */
+    Attr       *attr;         /* @outer, @inner or the @tile */
+    Attr       *axis_attr;    /* where the axis is written (nested in @tile) */
+
+    Range       stmt;         /* the for statement, from "for" */
+    Range       header;       /* from "(" to ")" */
+    Range       init, cond, step, body;
+    const char *iter;         /* iterator name */
+    const char *iter_type;    /* its type, as Clang prints it */
+    uint32_t    iter_off;
+    const char *start, *bound;/* expressions, as text */
+    const char *stride;       /* how much one iteration moves, as text (> 0) */
+    Cmp         cmp;
+    bool        down;         /* counts down */
+    const char *trips;        /* number of iterations, as an expression */
+    bool        trips_known;  /* a constant Clang could evaluate */
+    int64_t     ntrips;
+    bool        analyzed;     /* the header gave all of the above */
+    const char *problem;      /* why it did not, for the checks */
+
+    int         tile_part;    /* 0, or 1/2 for the two levels of a @tile */
+    const char *tile_size;
+    bool        tile_check;
+    int64_t     tile_value;   /* constant tile size, or -1 */
+
+    Attr       *nobarrier, *max_inner_dims, *simd_length, *unroll;
+    Attr      **attrs;        /* every attribute on the for statement */
+    size_t      nattrs;
+    Loop       *tile_other;   /* the other level of the same @tile */
+    bool        in_statement; /* a top-level loop inside an if, a loop, ... */
+    Loop       *parent;       /* enclosing attributed loop */
+    Loop      **kids;         /* attributed loops directly inside */
+    size_t      nkids;
+    Kernel     *kernel;
+    int         level;        /* 0 for a top-level @outer */
+};
+
+/* ---- statements ------------------------------------------------------------ */
+
+typedef enum BarrierKind { BARRIER_LOCAL, BARRIER_WARP, BARRIER_GLOBAL } BarrierKind;
+
+typedef struct Barrier {
+    Attr       *attr;
+    Range       stmt;
+    BarrierKind kind;
+    Loop       *loop;         /* innermost attributed loop around it */
+    Range       cond;         /* control flow it sits under, if it depends on a thread */
+    const char *cond_var;     /* the per-thread variable that condition reads */
+} Barrier;
+
+typedef struct Atomic {
+    Attr       *attr;
+    Range       stmt;
+    bool        block;        /* @atomic { ... } */
+    Loop       *loop;
+} Atomic;
+
+/* okl::at(m, i, j): an element of a @dim array. */
+typedef struct DimAccess {
+    Range       call;
+    Var        *var;
+    int         nindex;
+    Range      *index;
+} DimAccess;
+
+/* A statement directly in a kernel body (before, between or after the
+ * top-level @outer loops). */
+typedef struct TopStmt {
+    Range       range;
+    Loop       *outer;        /* when it is a top-level @outer loop */
+    Var        *decl;         /* when it declares one variable */
+} TopStmt;
+
+struct Kernel {
+    const char *name;
+    Attr       *attr;
+    Range       decl, body;
+    uint32_t    name_off;
+    bool        is_template;
+    const char *template_params;  /* "typename T, int N", or NULL */
+    const char *return_type;
+    Var       **params;
+    size_t      nparams;
+    Loop      **loops;        /* every attributed loop, in source order */
+    size_t      nloops;
+    Loop      **outers;       /* top-level @outer loops, in order */
+    size_t      nouters;
+    Var       **locals;       /* every variable declared in the body */
+    size_t      nlocals;
+    TopStmt    *top;          /* the body's statements */
+    size_t      ntop;
+    Barrier   **barriers;
+    size_t      nbarriers;
+    Atomic    **atomics;
+    size_t      natomics;
+    DimAccess **dims;
+    size_t      ndims;
+};
+
+/* A function that is not a kernel (a device function for GPU backends). */
+typedef struct Function {
+    const char *name;
+    Range       decl;
+    bool        has_body;
+} Function;
+
+typedef struct Model {
+    Kernel    **kernels;
+    size_t      nkernels;
+    Function  **functions;
+    size_t      nfunctions;
+    Var       **globals;      /* file-scope variables */
+    size_t      nglobals;
+    Var       **typedefs;     /* typedefs with OKL attributes */
+    size_t      ntypedefs;
+    Var       **fields;       /* struct fields with OKL attributes */
+    size_t      nfields;
+    /* attributes on constructs they cannot apply to, for the checks */
+    Attr      **misplaced;
+    const char **misplaced_what;   /* what they are on: "a variable" */
+    size_t      nmisplaced;
+} Model;
+
+/* ---- clang.c --------------------------------------------------------------- */
+
+/* Options of the parse. */
+typedef struct ParseOptions {
+    const char **clang_args;  /* extra arguments (--clang-arg) */
+    size_t       nclang_args;
+    bool         wall;        /* -Wall: notes that are only advice */
+} ParseOptions;
+
+/* Parses the normalized text and builds the model. Clang's errors are
+ * reported at the user's positions; returns NULL after an error. */
+OKLC_INTERNAL Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o);
+
+/* ---- helpers for later stages (model.c) ----------------------------------------- */
+
+/* Reports at an offset of the normalized text, mapped to the user's file. */
+OKLC_INTERNAL Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
+    OKLC_PRINTF(3, 4);
+OKLC_INTERNAL Diag *oklc_model_diag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt,
+                                    ...) OKLC_PRINTF(4, 5);
+/* Prints the model readably (oklc check --dump-model). */
+OKLC_INTERNAL void oklc_model_dump(oklc_ctx *c, const Model *m, Buf *out);
+OKLC_INTERNAL const char *oklc_cmp_spelling(Cmp cmp);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * loops.c - the tree of attributed loops of a kernel.
+ *
+ * A nest is a top-level @outer loop and the attributed loops inside it. In
+ * a nest: @inner only inside @outer and never @outer inside @inner; every
+ * path from the top to a leaf has the same number of @outer levels (at
+ * most 3) then the same number of @inner levels (at least 1, at most 3);
+ * the loops of one level all have the same attribute. Axes are given or
+ * counted from the innermost level of each kind (x = 0); along a path no
+ * axis repeats. Every attributed loop has an iteration count.
+ */
+#include <string.h>
+
+#include "sema.h"
+
+enum { MAX_LEVELS = 3 };
+
+const char *oklc_loop_attr_name(const Loop *l)
+{
+    if (l->tile_part)
+        return "@tile";
+    return l->kind == LOOP_OUTER ? "@outer" : l->kind == LOOP_INNER ? "@inner" : "loop";
+}
+
+static const char *kind_name(LoopKind k)
+{
+    return k == LOOP_OUTER ? "@outer" : "@inner";
+}
+
+static uint32_t at(const Loop *l)
+{
+    return l->stmt.begin;
+}
+
+static unsigned line_of(oklc_ctx *c, uint32_t off)
+{
+    Loc loc = oklc_norm_loc(c->norm, off);
+    return loc.line + (uint32_t)c->views.data[loc.file].line_delta;
+}
+
+/* ---- the shape of a nest ------------------------------------------------------ */
+
+typedef struct Nest {
+    oklc_ctx   *c;
+    const ParseOptions *o;
+    const Loop *level_kind[2 * MAX_LEVELS + 2];   /* first loop seen at each level */
+    const Loop *leaf;                             /* the first leaf */
+    int         leaf_level;
+    bool        failed;
+} Nest;
+
+static void nest_error(Nest *n, const Loop *l, const char *fmt, ...) OKLC_PRINTF(3, 4);
+
+static void nest_error(Nest *n, const Loop *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Buf b;
+    oklc_buf_init(&b, &n->c->arena);
+    oklc_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    oklc_model_error(n->c, at(l), "%s", b.data);
+    n->failed = true;
+}
+
+/* Walks a nest; `outers`/`inners` count the levels above `l`. */
+static void shape(Nest *n, const Loop *l, int outers, int inners)
+{
+    if (n->failed)
+        return;
+    if (l->kind == LOOP_OUTER && inners) {
+        nest_error(n, l, "an @outer loop cannot be inside an @inner loop");
+        return;
+    }
+    outers += l->kind == LOOP_OUTER;
+    inners += l->kind == LOOP_INNER;
+    if (outers > MAX_LEVELS || inners > MAX_LEVELS) {
+        nest_error(n, l, "too many nested %s loops: at most %d (axes x, y, z)", kind_name(l->kind),
+                   MAX_LEVELS);
+        return;
+    }
+    int lv = l->level;
+    if (lv < (int)OKLC_COUNTOF(n->level_kind)) {
+        const Loop *first = n->level_kind[lv];
+        if (!first) {
+            n->level_kind[lv] = l;
+        } else if (first->kind != l->kind) {
+            nest_error(n, l, "this %s loop is at the same level as the %s loop at line %u; the "
+                             "loops of one level of a nest must have the same attribute",
+                       kind_name(l->kind), kind_name(first->kind), line_of(n->c, at(first)));
+            return;
+        }
+    }
+    if (l->nkids == 0) {
+        if (l->kind == LOOP_OUTER) {
+            nest_error(n, l, "this @outer loop has no @inner loop inside it");
+            return;
+        }
+        if (!n->leaf) {
+            n->leaf = l;
+            n->leaf_level = lv;
+        } else if (lv != n->leaf_level) {
+            nest_error(n, lv < n->leaf_level ? l : n->leaf,
+                       "the loops of this nest are uneven: every path from the top @outer loop "
+                       "must go through the same number of @outer and @inner loops (line %u "
+                       "has %d levels, line %u has %d)",
+                       line_of(n->c, at(n->leaf)), n->leaf_level + 1, line_of(n->c, at(l)),
+                       lv + 1);
+            return;
+        }
+    }
+    for (size_t i = 0; i < l->nkids; i++)
+        shape(n, l->kids[i], outers, inners);
+}
+
+/* ---- axes --------------------------------------------------------------------------- */
+
+/* The levels of each kind under l (the same on every path of a sound nest). */
+static int depth_of(const Loop *l, LoopKind k)
+{
+    int d = 0;
+    for (; l; l = l->nkids ? l->kids[0] : NULL)
+        d += l->kind == k;
+    return d;
+}
+
+/* Gives each loop without a written axis its axis: its distance from the
+ * innermost loop of its kind (x = 0 is the innermost). */
+static void count_axes(Loop *l, int outer_above, int inner_above, int nouter, int ninner)
+{
+    if (!l->axis_given) {
+        if (l->kind == LOOP_OUTER)
+            l->axis = nouter - 1 - outer_above;
+        else if (l->kind == LOOP_INNER)
+            l->axis = ninner - 1 - inner_above;
+    }
+    outer_above += l->kind == LOOP_OUTER;
+    inner_above += l->kind == LOOP_INNER;
+    for (size_t i = 0; i < l->nkids; i++)
+        count_axes(l->kids[i], outer_above, inner_above, nouter, ninner);
+}
+
+/* No axis twice among the @outer (or @inner) loops of one path. */
+static bool distinct_axes(oklc_ctx *c, const Loop *l, const Loop **path, int depth)
+{
+    for (int i = 0; i < depth; i++) {
+        const Loop *p = path[i];
+        if (p->kind == l->kind && p->axis == l->axis && l->axis >= 0) {
+            oklc_model_error(c, at(l), "%s axis %d is already used by the %s loop at line %u; "
+                                       "the loops of one nest need different axes",
+                             kind_name(l->kind), l->axis, kind_name(p->kind), line_of(c, at(p)));
+            return false;
+        }
+    }
+    path[depth] = l;
+    for (size_t i = 0; i < l->nkids; i++)
+        if (!distinct_axes(c, l->kids[i], path, depth + 1))
+            return false;
+    return true;
+}
+
+/* ---- per loop ------------------------------------------------------------------------- */
+
+static bool positive_constants(const Attr *a, int max)
+{
+    for (int i = 0; i < a->nargs && i < max; i++) {
+        const char *t = a->args[i].text;
+        uint64_t v;
+        bool u;
+        const char *err;
+        if (a->args[i].kind != ARG_EXPR || !oklc_int_literal(t, strlen(t), &v, &u, &err) || v == 0)
+            return false;
+    }
+    return true;
+}
+
+static void loop_checks(oklc_ctx *c, Loop *l)
+{
+    if (l->tile_part == 2)
+        return;                          /* its first level says it all */
+    const char *name = oklc_loop_attr_name(l);
+    if (!l->analyzed && (l->kind != LOOP_REGULAR || l->tile_part))
+        oklc_model_error(c, at(l), "cannot compute the number of iterations of this %s loop: %s",
+                         name, l->problem ? l->problem : "its header has an unknown form");
+    if (l->axis_given && l->axis < 0)
+        oklc_model_error(c, l->axis_attr->args[0].off, "the axis of '@%s' must be 0, 1 or 2",
+                         l->axis_attr->name);
+    Loop *other = l->tile_other;
+    if (other && other->axis_given && other->axis < 0)
+        oklc_model_error(c, other->axis_attr->args[0].off, "the axis of '@%s' must be 0, 1 or 2",
+                         other->axis_attr->name);
+    if (l->tile_part == 1 && l->tile_value == 0)
+        oklc_model_error(c, l->attr->args[0].off, "the tile size must be positive");
+    if (l->max_inner_dims) {
+        if (l->parent || l->kind != LOOP_OUTER)
+            oklc_model_error(c, l->max_inner_dims->off, "'@max_inner_dims' applies to top-level "
+                                                        "@outer loops only");
+        else if (!positive_constants(l->max_inner_dims, 3))
+            oklc_model_error(c, l->max_inner_dims->off, "the sizes of '@max_inner_dims' must be "
+                                                        "positive integer constants");
+    }
+    if (l->simd_length) {
+        if (l->parent || l->kind != LOOP_OUTER)
+            oklc_model_error(c, l->simd_length->off, "'@simd_length' applies to top-level @outer "
+                                                     "loops only");
+        else if (!positive_constants(l->simd_length, 1))
+            oklc_model_error(c, l->simd_length->off, "the length of '@simd_length' must be a "
+                                                     "positive integer constant");
+    }
+    if (l->unroll && !positive_constants(l->unroll, 1))
+        oklc_model_error(c, l->unroll->off, "the count of '@unroll' must be a positive integer "
+                                            "constant");
+    if (l->nobarrier && l->kind != LOOP_INNER)
+        oklc_model_diag(c, DIAG_WARNING, l->nobarrier->off, "'@nobarrier' has no effect on a loop "
+                                                            "that is not @inner");
+    if (l->in_statement)
+        oklc_model_error(c, at(l), "a top-level @outer loop must be a statement of the kernel "
+                                   "body, not inside another statement");
+}
+
+/* -Wall: @inner loops of one @outer with different constant counts. */
+static void uneven_inner(oklc_ctx *c, const Loop *l)
+{
+    const Loop *first = NULL;
+    for (size_t i = 0; i < l->nkids; i++) {
+        const Loop *k = l->kids[i];
+        if (k->kind != LOOP_INNER || !k->trips_known)
+            continue;
+        if (!first) {
+            first = k;
+        } else if (k->ntrips != first->ntrips) {
+            oklc_model_diag(c, DIAG_NOTE, at(k),
+                            "this @inner loop runs %lld times and the one at line %u %lld times: "
+                            "the threads beyond the shorter loop wait in it",
+                            (long long)k->ntrips, line_of(c, at(first)),
+                            (long long)first->ntrips);
+            return;
+        }
+    }
+    for (size_t i = 0; i < l->nkids; i++)
+        uneven_inner(c, l->kids[i]);
+}
+
+void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o, bool has_inner)
+{
+    for (size_t i = 0; i < k->nloops; i++) {
+        Loop *l = k->loops[i];
+        if (l->kind == LOOP_INNER && !l->parent)
+            oklc_model_error(c, at(l), "an @inner loop must be inside an @outer loop");
+        loop_checks(c, l);
+    }
+    for (size_t i = 0; i < k->nloops; i++) {
+        Loop *top = k->loops[i];
+        if (top->parent || top->kind != LOOP_OUTER || !has_inner)
+            continue;
+        Nest n = {c, o, {0}, NULL, 0, false};
+        shape(&n, top, 0, 0);
+        if (n.failed)
+            continue;
+        count_axes(top, 0, 0, depth_of(top, LOOP_OUTER), depth_of(top, LOOP_INNER));
+        const Loop *path[2 * MAX_LEVELS + 2];
+        distinct_axes(c, top, path, 0);
+        if (o->wall)
+            uneven_inner(c, top);
+    }
+}
