@@ -15,10 +15,14 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The main job, as far as the pipeline goes today: normalize an example kernel.
+# The main job, as far as the pipeline goes today: normalize an example
+# kernel, check it, and show its model.
 run: build
 	@echo "== oklc normalize $(EXAMPLE)"
 	@$(BUILD)/oklc normalize $(EXAMPLE)
+	@echo
+	@echo "== oklc check --dump-model $(EXAMPLE)"
+	@$(BUILD)/oklc check --dump-model $(EXAMPLE)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

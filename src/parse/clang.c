@@ -96,8 +96,10 @@ static char *clang_text(oklc_ctx *c, const Normalized *nz, bool *math)
                 if (!std_header(lt + 1, n))
                     memset(line, ' ', (size_t)(eol - line));
                 else if ((n == 5 && !memcmp(lt + 1, "cmath", 5)) ||
-                         (n == 6 && !memcmp(lt + 1, "math.h", 6)))
-                    *math = true;
+                         (n == 6 && !memcmp(lt + 1, "math.h", 6)) ||
+                         (n == 7 && !memcmp(lt + 1, "cstdlib", 7)) ||
+                         (n == 8 && !memcmp(lt + 1, "stdlib.h", 8)))
+                    *math = true;    /* their abs() and math are the system's */
             }
         }
         line = *eol ? eol + 1 : eol;

@@ -1348,7 +1348,8 @@ static void walk(Walk *W, CXCursor cur, CXCursor parent)
         function(W, cur, k);
         return;
     case CXCursor_VarDecl: {
-        bool global = !W->kernel && clang_getCursorKind(parent) != CXCursor_DeclStmt;
+        CXCursorKind sp = clang_getCursorKind(clang_getCursorSemanticParent(cur));
+        bool global = sp == CXCursor_TranslationUnit || sp == CXCursor_Namespace;
         Var *v = declare(W, cur, global ? VAR_GLOBAL : VAR_LOCAL, NULL);
         if (global)
             vec_push(&W->c->arena, &W->globals, v);

@@ -21,7 +21,8 @@ for input in "$folder"/*.okl; do
   # as oklc's own parse does: with the system's math header, the prelude
   # uses it rather than declaring the math functions itself
   math=()
-  grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(cmath|math\.h)>' "$tmp/k.cpp" &&
+  grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(cmath|math\.h|cstdlib|stdlib\.h)>' \
+    "$tmp/k.cpp" &&
     math=(-DOKLC_PRELUDE_SYSTEM_MATH)
   if ! "$clangxx" -std=c++17 -fsyntax-only -Werror -Wno-unknown-attributes "${math[@]}" \
        -I "$here/include" -include "$here/../../include/oklc/okl.hpp" -include "$here/prelude.hpp" \

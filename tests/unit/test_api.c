@@ -22,9 +22,12 @@ static const char kernel[] =
     "#define SQ(x) ((x) * (x))\n"
     "// scales a vector\n"
     "@kernel void scale(const int n, const float *a, float *b @dim(4, 4)) {\n"
-    "  for (int i = 0; i < n; ++i; @tile(BLOCK, @outer, @inner)) {\n"
+    "  for (int g = 0; g < n; g += BLOCK; @outer) {\n"
     "    @shared float s[BLOCK];\n"
-    "    b[i] = SQ(a[i]);\n"
+    "    for (int i = g; i < g + BLOCK; ++i; @inner) {\n"
+    "      s[i - g] = SQ(a[i]);\n"
+    "      b(i / 4 % 4, i % 4) = s[i - g];\n"
+    "    }\n"
     "  }\n"
     "}\n";
 
@@ -74,6 +77,36 @@ static void every_allocation_may_fail(void **state)
     oklc_arena_chunk_size = saved;
     assert_true(succeeded);
     assert_true(n > 50);    /* the loop really went through many failures */
+}
+
+/* The same through Clang: libclang's objects must be disposed of when
+ * memory runs out in the middle of the model (LeakSanitizer watches). */
+static void check_survives_failures(void **state)
+{
+    (void)state;
+    size_t saved = oklc_arena_chunk_size;
+    oklc_arena_chunk_size = 512;
+    bool succeeded = false;
+    long runs = 0;
+    for (long n = 1; !succeeded && n < 1000000; n++, runs++) {
+        alloc_count = 0;
+        fail_at = n;
+        oklc_set_alloc_hook(failing_alloc, NULL);
+        oklc_ctx *c = oklc_ctx_new();
+        if (!c)
+            continue;
+        succeeded = oklc_check_buffer(c, "k.okl", kernel, strlen(kernel), OKLC_DUMP_MODEL);
+        if (!succeeded) {
+            oklc_diag_info d;
+            assert_true(oklc_diag_get(c, oklc_diag_count(c) - 1, &d));
+            assert_string_equal(d.message, "out of memory");
+        }
+        oklc_ctx_free(c);
+    }
+    oklc_set_alloc_hook(NULL, NULL);
+    oklc_arena_chunk_size = saved;
+    assert_true(succeeded);
+    assert_true(runs > 50);
 }
 
 /* ---- contexts and options ------------------------------------------------------- */
@@ -216,6 +249,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_allocation_may_fail),
+        cmocka_unit_test(check_survives_failures),
         cmocka_unit_test(context_runs_one_input),
         cmocka_unit_test(backend_names),
         cmocka_unit_test(missing_file),

@@ -1,0 +1,3 @@
+// flags:
+// Math without <cmath>: the prelude declares it.
+#include "math.inc"
