@@ -26,6 +26,8 @@ typedef struct Ctl {
     Range       cond;
     const char *thread_var;   /* a per-thread variable its condition reads */
     Loop       *inner;        /* for CTL_LOOP: an attributed loop, if it is one */
+    uint32_t    exit_off;     /* a jump out of it that only some threads take */
+    const char *exit_what;    /* "continue", "break", "return", "goto" */
 } Ctl;
 
 typedef struct VarSlot {
@@ -63,9 +65,9 @@ typedef struct Walk {
     VEC(Barrier *)     barriers;
     VEC(Atomic *)      atomics;
     VEC(DimAccess *)   dims;
-    /* where a thread may leave the innermost @inner loop early */
-    uint32_t           exit_off;
-    const char        *exit_what;
+    int                in_lambda;  /* lambdas being walked */
+    VEC(uint32_t)      kernel_defs;/* definitions of kernels declared before */
+    VEC(Attr *)        kernel_def_attrs;
 } Walk;
 
 static void walk(Walk *W, CXCursor cur, CXCursor parent);
@@ -185,8 +187,10 @@ static void index_attrs(Walk *W)
     size_t n = W->nz->nattrs;
     W->anchors = oklc_arena_alloc(&W->c->arena, (n ? n : 1) * sizeof(Attr *));
     W->claimed = oklc_arena_alloc(&W->c->arena, (n ? n : 1) * sizeof(bool));
-    memcpy(W->anchors, W->nz->attrs, n * sizeof(Attr *));
-    qsort(W->anchors, n, sizeof(Attr *), by_anchor);
+    if (n) {
+        memcpy(W->anchors, W->nz->attrs, n * sizeof(Attr *));
+        qsort(W->anchors, n, sizeof(Attr *), by_anchor);
+    }
 }
 
 typedef VEC(Attr *) AttrList;
@@ -292,13 +296,20 @@ static Type read_type(Walk *W, CXType t)
     case CXType_VariableArray:
     case CXType_DependentSizedArray:
         ty.array = true;
-        e = clang_getArrayElementType(k);
+        ty.dependent |= k.kind == CXType_DependentSizedArray;
+        /* libclang drops the element's const through the canonical type:
+         * ask the type as written first */
+        e = clang_getArrayElementType(t);
+        if (e.kind == CXType_Invalid)
+            e = clang_getArrayElementType(k);
         if (k.kind == CXType_ConstantArray) {
             ty.array_size = clang_getArraySize(k);
             for (CXType a = k; a.kind == CXType_ConstantArray; a = clang_getArrayElementType(a))
                 ty.array_dims++;
         }
-        ty.is_const = clang_isConstQualifiedType(e);  /* arrays are const by their elements */
+        /* arrays are const by their innermost elements */
+        for (CXType in = e; in.kind != CXType_Invalid; in = clang_getArrayElementType(in))
+            ty.is_const = clang_isConstQualifiedType(in);
         break;
     default:
         break;
@@ -316,7 +327,11 @@ static void decl_attrs(Walk *W, Range ext, uint32_t name_off, AttrList *next, At
                        AttrList *ptr)
 {
     claim(W, ANCHOR_NEXT, ext.begin, name_off, next);
-    claim(W, ANCHOR_PREV, name_off, name_off, prev);
+    /* after the name, or after its array bounds: int a[4] @dim(2, 2) */
+    size_t k = tok_at(W, name_off) + 1;
+    while (k < W->ntoks - 1 && oklc_tok_is_punct(W->toks[k], P_LBRACKET))
+        k = closing(W, k) + 1;
+    claim(W, ANCHOR_PREV, name_off, W->toks[k - 1]->loc.off, prev);
     if (name_off > ext.begin)
         claim(W, ANCHOR_PREV, ext.begin, name_off - 1, ptr);
 }
@@ -364,7 +379,8 @@ static const Var *typedef_of(Walk *W, CXType t)
         t = clang_getArrayElementType(t);
     for (int guard = 0; guard < 8; guard++) {
         CXCursor d = clang_getTypeDeclaration(t);
-        if (clang_Cursor_isNull(d) || clang_getCursorKind(d) != CXCursor_TypedefDecl)
+        CXCursorKind k = clang_getCursorKind(d);
+        if (clang_Cursor_isNull(d) || (k != CXCursor_TypedefDecl && k != CXCursor_TypeAliasDecl))
             return NULL;
         const Var *v = var_at(W, oklc_cx_offset(clang_getCursorLocation(d)));
         if (v)
@@ -601,6 +617,29 @@ static bool read_step(Walk *W, Loop *l, size_t s, size_t e, Range *stride)
     return false;
 }
 
+/* Is [from, to) one operand of a comparison: no comparison, logical
+ * operator, ?: or comma outside brackets (templates aside)? */
+static bool single_operand(Walk *W, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++) {
+        const Token *t = W->toks[k];
+        if (t->kind != TK_PUNCT)
+            continue;
+        if (t->punct == P_LPAREN || t->punct == P_LBRACKET || t->punct == P_LBRACE) {
+            k = closing(W, k);
+            continue;
+        }
+        switch (t->punct) {
+        case P_ANDAND: case P_OROR: case P_QUESTION: case P_COMMA: case P_EQ: case P_NE:
+        case P_LE: case P_GE:
+            return false;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
 /* for (T i = start; i CMP bound; step): the parts of the header. When a
  * form is not one OKL can map, l->problem says why. */
 static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
@@ -624,10 +663,23 @@ static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
     l->cond = tok_range(W, cl[1] + 1, cl[2]);
     l->step = tok_range(W, cl[2] + 1, cl[3]);
 
-    /* init: T i = start */
-    size_t eq = cl[0];
+    /* init: T i = start, T i{start}, T i(start) */
+    size_t eq = cl[0], init_end = cl[1];
     while (eq < cl[1] && !oklc_tok_is_punct(W->toks[eq], P_ASSIGN))
         eq++;
+    if (eq >= cl[1] && cl[1] > cl[0] + 2) {
+        const Token *last = W->toks[cl[1] - 1];
+        if (oklc_tok_is_punct(last, P_RBRACE) || oklc_tok_is_punct(last, P_RPAREN)) {
+            size_t o = cl[1] - 1;
+            while (o > cl[0] && closing(W, o - 1) != cl[1] - 1)
+                o--;
+            o--;
+            if (o > cl[0] && W->toks[o - 1]->kind == TK_IDENT) {
+                eq = o;               /* the brace or parenthesis stands for '=' */
+                init_end = cl[1] - 1;
+            }
+        }
+    }
     if (cl[1] == cl[0] && cl[2] == cl[1] + 1 && cl[3] == cl[2] + 1) {
         l->problem = "the loop has no header; write it in full: "
                      "for (int i = start; i < bound; ++i)";
@@ -646,8 +698,8 @@ static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
     const Token *it = W->toks[eq - 1];
     l->iter = oklc_arena_strndup(&W->c->arena, it->text, it->len);
     l->iter_off = it->loc.off;
-    Range start = tok_range(W, eq + 1, cl[1]);
-    l->start = text_of(W, eq + 1, cl[1]);
+    Range start = tok_range(W, eq + 1, init_end);
+    l->start = text_of(W, eq + 1, init_end);
 
     /* cond: i CMP bound, or bound CMP i */
     size_t a = cl[1] + 1, b = cl[2];
@@ -661,6 +713,11 @@ static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
         l->bound = text_of(W, a, b - 2);
         bound = tok_range(W, a, b - 2);
     } else {
+        bound = (Range){0, 0};
+    }
+    if (bound.end && !single_operand(W, tok_at(W, bound.begin), tok_at(W, bound.end)))
+        bound = (Range){0, 0};        /* i < N && i < M: not one bound */
+    if (!bound.end) {
         l->problem = oklc_arena_printf(&W->c->arena, "the condition must compare the iterator "
                                        "with a bound: %s < N, %s <= N, %s > N, %s >= N or "
                                        "%s != N",
@@ -739,7 +796,8 @@ static Attr *loop_attrs(Walk *W, AttrList *attrs, Loop *proto)
         switch (a->id) {
         case ATTR_OUTER: case ATTR_INNER: case ATTR_TILE:
             if (kind) {
-                misplaced(W, a, "a loop that has a loop attribute already");
+                misplaced(W, a, kind->id == a->id ? "a loop that has it already"
+                                                  : "a loop that has a loop attribute already");
                 continue;
             }
             kind = a;
@@ -783,13 +841,24 @@ static enum CXChildVisitResult iter_visit(CXCursor cur, CXCursor parent, CXClien
                                                          : CXChildVisit_Continue;
 }
 
-/* The constant value of a tile size written as a literal, or -1. */
+/* The value of a tile size written as a literal (perhaps negative, perhaps
+ * in parentheses); INT64_MIN when it is not one. */
 static int64_t literal_value(const char *s)
 {
+    size_t n = strlen(s);
+    while (n >= 2 && s[0] == '(' && s[n - 1] == ')')
+        s++, n -= 2;
+    bool neg = n && *s == '-';
+    if (neg)
+        s++, n--;
+    while (n && *s == ' ')
+        s++, n--;
     uint64_t v;
     bool u;
     const char *err;
-    return oklc_int_literal(s, strlen(s), &v, &u, &err) && v <= INT64_MAX ? (int64_t)v : -1;
+    if (!oklc_int_literal(s, n, &v, &u, &err) || v > INT64_MAX)
+        return INT64_MIN;
+    return neg ? -(int64_t)v : (int64_t)v;
 }
 
 /* @tile(size, [kind], [kind], [check]): two levels of one statement. The
@@ -809,9 +878,12 @@ static Loop *tile_levels(Walk *W, Loop *proto, Attr *tile)
     }
     const char *size = tile->nargs ? tile->args[0].text : "1";
     int64_t tv = literal_value(size);
+    bool constant = tv != INT64_MIN;
+    if (!constant)
+        tv = -1;
     proto->tile_size = size;
     proto->tile_check = check;
-    proto->tile_value = tv;
+    proto->tile_value = constant ? tv : INT64_MIN;
 
     Loop *first = new_loop(W, proto, level_kind(parts[0]), tile, W->loop);
     first->tile_part = 1;
@@ -843,7 +915,7 @@ static Loop *attributed_for(Walk *W, CXCursor fs, AttrList *attrs)
 {
     Loop proto = {0};
     proto.stmt = oklc_cx_range(fs);
-    proto.tile_value = -1;
+    proto.tile_value = INT64_MIN;
     Attr *kind = loop_attrs(W, attrs, &proto);
     proto.in_statement = !W->loop && W->ctl.len > 0;
     analyze_header(W, fs, &proto, tok_at(W, proto.stmt.begin) + 1);
@@ -924,11 +996,12 @@ static Range paren_after(Walk *W, uint32_t from, const char *kw)
 
 static void push_ctl(Walk *W, CtlKind kind, CXCursor stmt, Range cond, Loop *inner)
 {
-    Ctl c = {kind, cond, W->kernel ? thread_var_in(W, stmt, cond) : NULL, inner};
+    Ctl c = {kind, cond, W->kernel ? thread_var_in(W, stmt, cond) : NULL, inner, 0, NULL};
     vec_push(&W->c->arena, &W->ctl, c);
 }
 
-/* A thread-dependent condition between here and the innermost @inner. */
+/* A thread-dependent condition between here and the innermost attributed
+ * loop, or (from = true) anywhere above down to stack index `from`. */
 static const Ctl *divergent(Walk *W)
 {
     for (size_t i = W->ctl.len; i-- > 0;) {
@@ -941,28 +1014,41 @@ static const Ctl *divergent(Walk *W)
     return NULL;
 }
 
-/* return / break / continue that some threads of an @inner loop take. */
+/* The construct a jump leaves: continue its loop, break its loop or
+ * switch, return and goto the whole nest (the outermost attributed loop). */
+static Ctl *jump_target(Walk *W, CXCursorKind k)
+{
+    Ctl *t = NULL;
+    for (size_t i = W->ctl.len; i-- > 0;) {
+        Ctl *c = &W->ctl.data[i];
+        if (k == CXCursor_ContinueStmt && c->kind == CTL_LOOP)
+            return c;
+        if (k == CXCursor_BreakStmt && (c->kind == CTL_LOOP || c->kind == CTL_SWITCH))
+            return c;
+        if ((k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt) && c->kind == CTL_LOOP && c->inner)
+            t = c;
+    }
+    return t;
+}
+
+/* return / break / continue / goto that only some threads take: every
+ * barrier after it, inside the construct it leaves, is not reached by
+ * all the threads of the block. */
 static void early_exit(Walk *W, CXCursor cur, CXCursorKind k)
 {
-    if (!W->loop || W->loop->kind != LOOP_INNER || !divergent(W))
+    if (!W->kernel)
         return;
-    if (k != CXCursor_ReturnStmt) {
-        /* break and continue leave the innermost loop (break: or switch) */
-        for (size_t i = W->ctl.len; i-- > 0;) {
-            const Ctl *c = &W->ctl.data[i];
-            if (c->kind == CTL_LOOP && !c->inner)
-                return;                               /* a regular loop inside */
-            if (c->kind == CTL_SWITCH && k == CXCursor_BreakStmt)
-                return;
-            if (c->kind == CTL_LOOP && c->inner)
-                break;
+    Ctl *target = jump_target(W, k);
+    if (!target || target->exit_off)
+        return;
+    for (Ctl *c = &W->ctl.data[W->ctl.len - 1]; c > target; c--)
+        if (c->thread_var) {
+            target->exit_off = oklc_cx_range(cur).begin;
+            target->exit_what = k == CXCursor_ReturnStmt ? "return"
+                                : k == CXCursor_BreakStmt ? "break"
+                                : k == CXCursor_GotoStmt ? "goto" : "continue";
+            return;
         }
-    }
-    if (!W->exit_off) {
-        W->exit_off = oklc_cx_range(cur).begin;
-        W->exit_what = k == CXCursor_ReturnStmt ? "return" : k == CXCursor_BreakStmt ? "break"
-                                                                                    : "continue";
-    }
 }
 
 static void barrier(Walk *W, CXCursor cur, Attr *a)
@@ -981,9 +1067,13 @@ static void barrier(Walk *W, CXCursor cur, Attr *a)
     if (d) {
         b->cond = d->cond;
         b->cond_var = d->thread_var;
-    } else if (W->exit_off && W->loop && W->loop->kind == LOOP_INNER) {
-        b->cond = (Range){W->exit_off, W->exit_off};
-        b->cond_var = W->exit_what;
+    } else {
+        for (size_t i = 0; i < W->ctl.len; i++)
+            if (W->ctl.data[i].exit_off) {
+                b->cond = (Range){W->ctl.data[i].exit_off, W->ctl.data[i].exit_off};
+                b->cond_var = W->ctl.data[i].exit_what;
+                break;
+            }
     }
     vec_push(&W->c->arena, &W->barriers, b);
 }
@@ -1023,15 +1113,19 @@ static void dim_access(Walk *W, CXCursor call)
         }
     }
     if (args.len) {
-        /* the array: the variable its first argument names */
-        const Token *name = W->toks[tok_at(W, args.data[0].begin)];
-        for (size_t i = W->locals.len; i-- > 0 && !d->var;)
+        /* the array: the variable its first argument names, (m) or m */
+        size_t a0 = tok_at(W, args.data[0].begin), a1 = tok_at(W, args.data[0].end);
+        while (a1 - a0 >= 3 && oklc_tok_is_punct(W->toks[a0], P_LPAREN) &&
+               closing(W, a0) == a1 - 1)
+            a0++, a1--;
+        const Token *name = a1 - a0 == 1 ? W->toks[a0] : NULL;
+        for (size_t i = W->locals.len; name && i-- > 0 && !d->var;)
             if (oklc_tok_eq(name, W->locals.data[i]->name))
                 d->var = W->locals.data[i];
-        for (size_t i = 0; W->kernel && i < W->kernel->nparams && !d->var; i++)
+        for (size_t i = 0; name && W->kernel && i < W->kernel->nparams && !d->var; i++)
             if (oklc_tok_eq(name, W->kernel->params[i]->name))
                 d->var = W->kernel->params[i];
-        for (size_t i = 0; i < W->globals.len && !d->var; i++)
+        for (size_t i = 0; name && i < W->globals.len && !d->var; i++)
             if (oklc_tok_eq(name, W->globals.data[i]->name))
                 d->var = W->globals.data[i];
         d->index = args.data + 1;
@@ -1056,7 +1150,14 @@ static void statement_attrs(Walk *W, CXCursor cur, CXCursorKind k, AttrList *att
 {
     for (size_t i = 0; i < attrs->len; i++) {
         Attr *a = attrs->data[i];
-        if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt) {
+        bool twice = false;
+        for (size_t j = 0; j < i; j++)
+            twice |= attrs->data[j]->id == a->id;
+        if (twice) {
+            misplaced(W, a, "a statement that has it already");
+        } else if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt && !W->kernel) {
+            misplaced(W, a, "a statement outside a kernel");
+        } else if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt) {
             barrier(W, cur, a);
         } else if (a->id == ATTR_ATOMIC && (k == CXCursor_CompoundStmt || is_expression(k))) {
             Atomic *at = oklc_arena_alloc(&W->c->arena, sizeof *at);
@@ -1080,22 +1181,19 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
 {
     Loop *saved = W->loop;
     Range saved_header = W->for_header;
-    uint32_t saved_exit = W->exit_off;
-    const char *saved_what = W->exit_what;
-    Loop *l = NULL;
-    if (attrs->len && W->kernel) {
-        l = attributed_for(W, cur, attrs);
+    if (attrs->len && W->kernel && !W->in_lambda) {
+        Loop *l = attributed_for(W, cur, attrs);
         /* the body is inside the innermost attributed level */
         for (Loop *p = l; p && p->stmt.begin == l->stmt.begin; p = p->parent)
             if (p->kind != LOOP_REGULAR) {
                 W->loop = p;
                 break;
             }
-        if (W->loop != saved && W->loop->kind == LOOP_INNER)
-            W->exit_off = 0;
     } else {
         for (size_t i = 0; i < attrs->len; i++)
-            misplaced(W, attrs->data[i], W->kernel ? "a for loop" : "a loop outside a kernel");
+            misplaced(W, attrs->data[i], !W->kernel ? "a loop outside a kernel"
+                                         : W->in_lambda ? "a loop inside a lambda"
+                                                        : "a for loop");
     }
     size_t k = tok_at(W, oklc_cx_range(cur).begin) + 1;
     Range header = {0, 0};
@@ -1109,8 +1207,6 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
     W->ctl.len--;
     W->loop = saved;
     W->for_header = saved_header;
-    W->exit_off = saved_exit;
-    W->exit_what = saved_what;
 }
 
 static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent);
@@ -1135,14 +1231,15 @@ static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
         walk_children(W, cur);
         W->ctl.len--;
         return;
+    case CXCursor_CXXForRangeStmt:
+        for_stmt(W, cur, &attrs);
+        return;
     case CXCursor_WhileStmt:
     case CXCursor_DoStmt:
-    case CXCursor_CXXForRangeStmt:
         statement_attrs(W, cur, k, &attrs);
         push_ctl(W, CTL_LOOP, cur,
                  k == CXCursor_WhileStmt ? paren_after(W, r.begin, "while")
-                 : k == CXCursor_DoStmt ? paren_after(W, r.begin + 2, "while")
-                                        : paren_after(W, r.begin, "for"),
+                                         : paren_after(W, r.begin + 2, "while"),
                  NULL);
         walk_children(W, cur);
         W->ctl.len--;
@@ -1156,6 +1253,7 @@ static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
     case CXCursor_ReturnStmt:
     case CXCursor_BreakStmt:
     case CXCursor_ContinueStmt:
+    case CXCursor_GotoStmt:
         statement_attrs(W, cur, k, &attrs);
         early_exit(W, cur, k);
         walk_children(W, cur);
@@ -1190,6 +1288,8 @@ static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClien
     v->top_level = W->top_level;
     if (W->kernel)
         vec_push(&W->c->arena, &W->locals, v);
+    else if (v->shared || v->exclusive)
+        misplaced(W, v->shared ? v->shared : v->exclusive, "a variable outside a kernel");
     walk_children(W, cur);    /* the initializer */
     return CXChildVisit_Continue;
 }
@@ -1199,7 +1299,8 @@ static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClien
 static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent)
 {
     DeclWalk d = {W, {0}};
-    W->top_level = W->kernel && clang_equalCursors(parent, W->body);
+    Range pr = oklc_cx_range(parent);
+    W->top_level = W->kernel && pr.begin == W->kernel->body.begin && pr.end == W->kernel->body.end;
     clang_visitChildren(declstmt, decl_visit, &d);
     W->top_level = false;
 }
@@ -1228,6 +1329,24 @@ static void function(Walk *W, CXCursor cur, CXCursorKind kind)
     for (size_t i = 0; i < ptr.len; i++)
         if (ptr.data[i]->id != ATTR_RESTRICT)
             misplaced(W, ptr.data[i], "a function's result");
+    if (kattr && kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) {
+        misplaced(W, kattr, "a member function");
+        kattr = NULL;
+    }
+    if (kattr && !clang_isCursorDefinition(cur)) {
+        /* @kernel void k(...); then the body elsewhere: the body is the kernel */
+        CXCursor def = clang_getCursorDefinition(cur);
+        uint32_t off = clang_Cursor_isNull(def) ? UINT32_MAX
+                                                : oklc_cx_offset(clang_getCursorLocation(def));
+        if (off != UINT32_MAX) {
+            vec_push(&W->c->arena, &W->kernel_defs, off);
+            vec_push(&W->c->arena, &W->kernel_def_attrs, kattr);
+        }
+        return;
+    }
+    for (size_t i = 0; !kattr && i < W->kernel_defs.len; i++)
+        if (W->kernel_defs.data[i] == name)
+            kattr = W->kernel_def_attrs.data[i];
     if (!kattr) {
         Function *f = oklc_arena_alloc(&W->c->arena, sizeof *f);
         f->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
@@ -1340,6 +1459,11 @@ static void walk(Walk *W, CXCursor cur, CXCursor parent)
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(cur)))
         return;
     switch (k) {
+    case CXCursor_LambdaExpr:
+        W->in_lambda++;
+        walk_children(W, cur);
+        W->in_lambda--;
+        return;
     case CXCursor_FunctionDecl:
     case CXCursor_FunctionTemplate:
     case CXCursor_CXXMethod:

@@ -90,7 +90,7 @@ struct Loop {
     int         tile_part;    /* 0, or 1/2 for the two levels of a @tile */
     const char *tile_size;
     bool        tile_check;
-    int64_t     tile_value;   /* constant tile size, or -1 */
+    int64_t     tile_value;   /* the tile size if written as a number, else INT64_MIN */
 
     Attr       *nobarrier, *max_inner_dims, *simd_length, *unroll;
     Attr      **attrs;        /* every attribute on the for statement */

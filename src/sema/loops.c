@@ -189,7 +189,7 @@ static void loop_checks(oklc_ctx *c, Loop *l)
     if (other && other->axis_given && other->axis < 0)
         oklc_model_error(c, other->axis_attr->args[0].off, "the axis of '@%s' must be 0, 1 or 2",
                          other->axis_attr->name);
-    if (l->tile_part == 1 && l->tile_value == 0)
+    if (l->tile_part == 1 && l->tile_value != INT64_MIN && l->tile_value <= 0)
         oklc_model_error(c, l->attr->args[0].off, "the tile size must be positive");
     if (l->max_inner_dims) {
         if (l->parent || l->kind != LOOP_OUTER)
@@ -213,7 +213,7 @@ static void loop_checks(oklc_ctx *c, Loop *l)
     if (l->nobarrier && l->kind != LOOP_INNER)
         oklc_model_diag(c, DIAG_WARNING, l->nobarrier->off, "'@nobarrier' has no effect on a loop "
                                                             "that is not @inner");
-    if (l->in_statement)
+    if (l->in_statement && l->kind == LOOP_OUTER)
         oklc_model_error(c, at(l), "a top-level @outer loop must be a statement of the kernel "
                                    "body, not inside another statement");
 }

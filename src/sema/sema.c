@@ -45,6 +45,16 @@ static void misplaced(oklc_ctx *c, const Attr *a, const char *what)
                          a->name);
     else if (!strcmp(what, "a loop outside a kernel"))
         oklc_model_error(c, a->off, "'@%s' loops must be inside a @kernel function", a->name);
+    else if (!strcmp(what, "a statement outside a kernel") ||
+             !strcmp(what, "a variable outside a kernel"))
+        oklc_model_error(c, a->off, "'@%s' must be inside a @kernel function", a->name);
+    else if (!strcmp(what, "a statement that has it already"))
+        oklc_model_error(c, a->off, "duplicate '@%s'", a->name);
+    else if (!strcmp(what, "a loop inside a lambda"))
+        oklc_model_error(c, a->off, "'@%s' loops cannot be inside a lambda", a->name);
+    else if (!strcmp(what, "a member function"))
+        oklc_model_error(c, a->off, "'@kernel' applies to free functions, not to member "
+                                    "functions");
     else
         oklc_model_error(c, a->off, "'@%s' cannot be applied to %s; it applies to %s only",
                          a->name, what, applies_to(a->id));
@@ -91,11 +101,11 @@ static void storage_rules(oklc_ctx *c, const Var *v)
                          a->name, v->name);
         return;
     }
-    if (sh && (!v->type.array || v->type.array_size < 0))
+    if (sh && (!v->type.array || (v->type.array_size < 0 && !v->type.dependent)))
         oklc_model_error(c, v->name_off, "'@shared' variable '%s' must be an array of constant "
                                          "size",
                          v->name);
-    if (ex && v->type.array && v->type.array_size < 0)
+    if (ex && v->type.array && v->type.array_size < 0 && !v->type.dependent)
         oklc_model_error(c, v->name_off, "'@exclusive' array '%s' must have a constant size",
                          v->name);
 }
@@ -192,8 +202,8 @@ static void dim_access(oklc_ctx *c, const DimAccess *d)
     const Attr *dim = ATTR_OF(d->var, dim);
     if (!dim) {
         oklc_model_error(c, d->call.begin, "'%s' is not declared with @dim, so it cannot be "
-                                           "indexed as '%s(...)'",
-                         d->var->name, d->var->name);
+                                           "indexed with '%s(...)' or 'okl::at(%s, ...)'",
+                         d->var->name, d->var->name, d->var->name);
         return;
     }
     if (d->nindex != dim->nargs)
@@ -227,7 +237,8 @@ static void barrier_rules(oklc_ctx *c, const Barrier *b)
     }
     if (b->cond_var && b->cond.begin == b->cond.end)
         oklc_model_error(c, a->off, "not all threads of a block reach this @barrier: the '%s' at "
-                                    "line %u lets some of them leave the @inner loop before it",
+                                    "line %u, under a condition that differs between threads, "
+                                    "lets some of them skip it",
                          b->cond_var, line_of(c, b->cond.begin));
     else if (b->cond_var)
         oklc_model_error(c, a->off, "not all threads of a block reach this @barrier: it is under "
