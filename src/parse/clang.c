@@ -43,10 +43,20 @@ Range oklc_cx_range(CXCursor cur)
     return out;
 }
 
+/* The copy may run out of memory: the string is disposed of on the way
+ * out too. */
 const char *oklc_cx_string(oklc_ctx *c, CXString s)
 {
+    jmp_buf jb, *outer = c->arena.oom;
+    c->arena.oom = &jb;
+    if (setjmp(jb)) {
+        clang_disposeString(s);
+        c->arena.oom = outer;
+        oklc_arena_oom(&c->arena);
+    }
     const char *p = clang_getCString(s);
     const char *copy = oklc_arena_strdup(&c->arena, p ? p : "");
+    c->arena.oom = outer;
     clang_disposeString(s);
     return copy;
 }
@@ -245,8 +255,9 @@ Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
     Live live = {{0}, 0};
     c->arena.oom = &jb;
     if (setjmp(jb)) {
-        while (live.n > 0)
-            clang_disposeDiagnostic(live.d[--live.n]);
+        volatile Live *vl = &live;    /* changed since setjmp: read it from memory */
+        while (vl->n > 0)
+            clang_disposeDiagnostic(vl->d[--vl->n]);
         clang_disposeTranslationUnit(tu);
         clang_disposeIndex(index);
         c->arena.oom = outer;

@@ -66,6 +66,7 @@ typedef struct Walk {
     VEC(Atomic *)      atomics;
     VEC(DimAccess *)   dims;
     int                in_lambda;  /* lambdas being walked */
+    bool               oom;        /* memory ran out inside a visit */
     VEC(uint32_t)      kernel_defs;/* definitions of kernels declared before */
     VEC(Attr *)        kernel_def_attrs;
 } Walk;
@@ -170,6 +171,44 @@ static const char *text_of(Walk *W, size_t from, size_t to)
 static const char *range_text(Walk *W, Range r)
 {
     return text_of(W, tok_at(W, r.begin), tok_at(W, r.end));
+}
+
+/* ---- visiting without jumping through libclang ------------------------------------------ */
+
+/* Running out of memory jumps to the stage entry; a jump through
+ * libclang's C++ frames would skip its destructors and leak. So every
+ * visitor that allocates runs under its own jump target, returns normally
+ * to libclang with CXChildVisit_Break, and the jump goes on once
+ * clang_visitChildren has returned. */
+typedef struct Guard {
+    Walk              *W;
+    CXCursorVisitor    fn;
+    CXClientData       data;
+} Guard;
+
+static enum CXChildVisitResult guarded(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    Guard *g = data;
+    oklc_ctx *c = g->W->c;
+    if (g->W->oom)
+        return CXChildVisit_Break;
+    jmp_buf jb, *outer = c->arena.oom;
+    enum CXChildVisitResult r = CXChildVisit_Break;
+    c->arena.oom = &jb;
+    if (!setjmp(jb))
+        r = g->fn(cur, parent, g->data);
+    else
+        g->W->oom = true;
+    c->arena.oom = outer;
+    return g->W->oom ? CXChildVisit_Break : r;
+}
+
+static void visit(Walk *W, CXCursor cur, CXCursorVisitor fn, CXClientData data)
+{
+    Guard g = {W, fn, data};
+    clang_visitChildren(cur, guarded, &g);
+    if (W->oom)
+        oklc_arena_oom(&W->c->arena);
 }
 
 /* ---- attributes ------------------------------------------------------------------------ */
@@ -1142,7 +1181,7 @@ static enum CXChildVisitResult child_visit(CXCursor cur, CXCursor parent, CXClie
 
 static void walk_children(Walk *W, CXCursor cur)
 {
-    clang_visitChildren(cur, child_visit, W);
+    visit(W, cur, child_visit, W);
 }
 
 /* Attributes that start a statement (ANCHOR_NEXT at its first token). */
@@ -1301,7 +1340,7 @@ static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent)
     DeclWalk d = {W, {0}};
     Range pr = oklc_cx_range(parent);
     W->top_level = W->kernel && pr.begin == W->kernel->body.begin && pr.end == W->kernel->body.end;
-    clang_visitChildren(declstmt, decl_visit, &d);
+    visit(W, declstmt, decl_visit, &d);
     W->top_level = false;
 }
 
@@ -1442,7 +1481,7 @@ static void params(Walk *W, CXCursor fn, Kernel *k)
 {
     ParamWalk p = {.W = W, .k = k};
     oklc_buf_init(&p.tp_text, &W->c->arena);
-    clang_visitChildren(fn, param_visit, &p);
+    visit(W, fn, param_visit, &p);
     if (!k->params) {
         k->params = p.params.data;
         k->nparams = p.params.len;
@@ -1523,7 +1562,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     lex_text(&W);
     index_attrs(&W);
     CXCursor root = clang_getTranslationUnitCursor(tu);
-    clang_visitChildren(root, child_visit, &W);
+    visit(&W, root, child_visit, &W);
     /* what no construct took */
     for (size_t i = 0; i < nz->nattrs; i++)
         if (!W.claimed[i])
