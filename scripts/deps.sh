@@ -11,6 +11,7 @@ packages=(
   libcjson-dev      # JSON: --diagnostics=json, kernel metadata
   libclang-dev      # Clang's C API: parses the normalized C++ of a kernel
   libcmocka-dev     # unit tests
+  libxxhash-dev     # XXH3-128: the keys of the runtime's kernel cache
   clang             # tests: normalized kernels must pass clang++ -fsyntax-only
 )
 names=()

@@ -1,9 +1,11 @@
-# Writes the file IN as a C string constant into OUT:
-#   const char oklc_prelude[] = "...";  const unsigned long oklc_prelude_len
+# Writes the file IN as a C string constant NAME into OUT:
+#   const char NAME[] = "...";  const unsigned long NAME_len
+# (the prelude of the parse, the definitions put in CPU backend output)
 file(READ ${IN} text)
 string(REPLACE "\\" "\\\\" text "${text}")
 string(REPLACE "\"" "\\\"" text "${text}")
 string(REPLACE "\n" "\\n\"\n\"" text "${text}")
-file(WRITE ${OUT} "/* generated from include/oklc/okl.hpp by scripts/embed.cmake */\n"
-                  "const char oklc_prelude[] =\n\"${text}\";\n"
-                  "const unsigned long oklc_prelude_len = sizeof oklc_prelude - 1;\n")
+get_filename_component(src ${IN} NAME)
+file(WRITE ${OUT} "/* generated from ${src} by scripts/embed.cmake */\n"
+                  "const char ${NAME}[] =\n\"${text}\";\n"
+                  "const unsigned long ${NAME}_len = sizeof ${NAME} - 1;\n")

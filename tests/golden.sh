@@ -8,6 +8,11 @@
 #                                          and no output file left behind)
 #   MODE check-error: the same with oklc check
 #   MODE valid:    oklc check must succeed with no diagnostic at all
+#   MODE serial|openmp: oklc transpile -b MODE --metadata: INPUT.okl ->
+#                  INPUT.out (the kernels after the prelude, then the
+#                  metadata), and the whole output must compile ($CXX, g++ by
+#                  default: -std=c++17 -Wall -Werror -fsyntax-only)
+#   MODE transpile-error: oklc transpile -b serial: INPUT.okl -> INPUT.err
 # Extra options come from a line "// oklc-args: ..." in the input.
 # OKLC_UPDATE_GOLDEN=1 rewrites the expected file instead of comparing.
 set -u
@@ -32,6 +37,10 @@ case $mode in
     cmd=normalize; expected=$base.err ;;
   check-error)
     cmd=check; expected=$base.err ;;
+  serial|openmp)
+    cmd="transpile -b $mode --metadata $tmp/meta.json"; expected=$base.out ;;
+  transpile-error)
+    cmd="transpile -b serial"; expected=$base.err ;;
   *) echo "golden.sh: unknown mode $mode"; exit 2 ;;
 esac
 
@@ -46,7 +55,8 @@ if [ "$mode" = valid ] || [ "$mode" = model ]; then
   [ "$mode" = valid ] && exit 0
 fi
 
-if [ "$mode" = error ] || [ "$mode" = check-error ]; then
+
+if [ "$mode" = error ] || [ "$mode" = check-error ] || [ "$mode" = transpile-error ]; then
   actual=$tmp/err
   if [ $status -ne 1 ]; then
     echo "FAIL: expected exit status 1, got $status"; cat "$tmp/err"; exit 1
@@ -59,6 +69,17 @@ else
   if [ $status -ne 0 ]; then
     echo "FAIL: exit status $status"; cat "$tmp/err"; exit 1
   fi
+fi
+
+if [ "$mode" = serial ] || [ "$mode" = openmp ]; then
+  [ "$mode" = openmp ] && omp=-fopenmp || omp=
+  # shellcheck disable=SC2086
+  if ! ${CXX:-g++} -std=c++17 -Wall -Werror -fsyntax-only $omp -x c++ "$tmp/out" 2>"$tmp/cxx"; then
+    echo "FAIL: the $mode output does not compile"; cat "$tmp/cxx"; exit 1
+  fi
+  { sed -n '/^\/\* ---- the kernels ---- \*\/$/,$p' "$tmp/out"
+    echo "/* ---- metadata ---- */"; cat "$tmp/meta.json"; } >"$tmp/golden"
+  mv "$tmp/golden" "$tmp/out"
 fi
 
 if [ "${OKLC_UPDATE_GOLDEN:-}" = 1 ]; then

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oklc/oklc.h"
@@ -23,6 +24,8 @@ static const char usage_text[] =
     "  preprocess   print the kernel after the preprocessor (like cc -E)\n"
     "  check        parse the kernel with Clang and check every OKL rule; prints\n"
     "               nothing when all is well (with --dump-model: the kernel model)\n"
+    "  transpile    translate the kernel for a backend (-b serial or -b openmp):\n"
+    "               the backend's source, and with --metadata its JSON metadata\n"
     "\n"
     "Options:\n"
     "  -o FILE              write the output to FILE instead of standard output\n"
@@ -30,8 +33,11 @@ static const char usage_text[] =
     "  -U NAME              undefine a macro\n"
     "  -I DIR               search DIR for \"...\" includes (after the including file's folder)\n"
     "  --include FILE       include FILE before the kernel (OCCA's \"includes\" property)\n"
-    "  -b, --backend NAME   predefine the macros of a backend: serial, openmp, cuda, hip,\n"
-    "                       opencl, dpcpp, metal (case-insensitive)\n"
+    "  -b, --backend NAME   the backend (transpile), whose macros are predefined: serial,\n"
+    "                       openmp, cuda, hip, opencl, dpcpp, metal (case-insensitive)\n"
+    "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
+    "  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
+    "                       (repeatable)\n"
     "  --keep-macros        normalize without expanding macros or includes, keeping\n"
     "                       directives as written (for converting a kernel once)\n"
     "  --dump-model         (check) print the kernel model: kernels, parameters,\n"
@@ -52,6 +58,8 @@ typedef struct Options {
     const char *command;
     const char *input;
     const char *output;
+    const char *metadata;
+    bool backend_given;
     bool keep_macros;
     bool dump_model;
     bool json;
@@ -151,6 +159,15 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
                                    "dpcpp, metal)",
                                    v);
             oklc_set_backend(c, b);
+            o->backend_given = true;
+        } else if (is_option(a, "--metadata")) {
+            if (!(v = option_value(argc, argv, &i, "--metadata")) || !*v)
+                return usage_error("option '%s' needs a file name", "--metadata");
+            o->metadata = v;
+        } else if (is_option(a, "--instance")) {
+            if (!(v = option_value(argc, argv, &i, "--instance")) || !*v)
+                return usage_error("option '%s' needs a kernel: name<T, N>", "--instance");
+            oklc_add_instance(c, v);
         } else if (is_option(a, "--diagnostics")) {
             if (!(v = option_value(argc, argv, &i, "--diagnostics")))
                 return usage_error("option '%s' needs a format", "--diagnostics");
@@ -173,16 +190,21 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         }
     }
     if (!o->command)
-        return usage_error("%s", "no command given (normalize, preprocess, check)");
+        return usage_error("%s", "no command given (normalize, preprocess, check, transpile)");
     if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
-        strcmp(o->command, "check"))
-        return usage_error("unknown command '%s' (normalize, preprocess, check)", o->command);
+        strcmp(o->command, "check") && strcmp(o->command, "transpile"))
+        return usage_error("unknown command '%s' (normalize, preprocess, check, transpile)",
+                           o->command);
     if (!o->input)
         return usage_error("%s", "no input file");
     if (o->keep_macros && strcmp(o->command, "normalize"))
         return usage_error("%s", "--keep-macros only applies to normalize");
     if (o->dump_model && strcmp(o->command, "check"))
         return usage_error("%s", "--dump-model only applies to check");
+    if (o->metadata && strcmp(o->command, "transpile"))
+        return usage_error("%s", "--metadata only applies to transpile");
+    if (!strcmp(o->command, "transpile") && !o->backend_given)
+        return usage_error("%s", "transpile needs a backend: -b serial or -b openmp");
     return 0;
 }
 
@@ -220,6 +242,10 @@ static bool write_output(const char *path, const char *text, size_t len)
         return false;
     snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0)
+        fchmod(fd, 0666 & ~mask);      /* mkstemp made it private */
     if (fd < 0) {
         fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
         free(tmp);
@@ -279,6 +305,9 @@ int main(int argc, char **argv)
         ok = text ? oklc_normalize_buffer(c, path, text, len, flags) : oklc_normalize(c, path, flags);
     else if (!strcmp(o.command, "check"))
         ok = text ? oklc_check_buffer(c, path, text, len, flags) : oklc_check(c, path, flags);
+    else if (!strcmp(o.command, "transpile"))
+        ok = text ? oklc_transpile_buffer(c, path, text, len, flags)
+                  : oklc_transpile(c, path, flags);
     else
         ok = text ? oklc_preprocess_buffer(c, path, text, len) : oklc_preprocess(c, path);
     free(text);
@@ -289,6 +318,13 @@ int main(int argc, char **argv)
         size_t out_len;
         const char *out = oklc_output(c, &out_len);
         ok = write_output(o.output, out, out_len);
+        if (ok && o.metadata) {
+            size_t mlen;
+            const char *meta = oklc_metadata(c, &mlen);
+            ok = write_output(o.metadata, meta, mlen);
+            if (!ok && o.output)
+                unlink(o.output);      /* all or nothing */
+        }
     }
     oklc_ctx_free(c);
     return ok ? 0 : 1;

@@ -111,6 +111,23 @@ bool oklc_check(oklc_ctx *c, const char *path, unsigned flags);
 bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
                        unsigned flags);
 
+/* The whole pipeline for the context's backend (oklc_set_backend): the
+ * output is the backend's source; oklc_metadata() gives its JSON metadata
+ * (docs/metadata.md) and, for GPU-like backends, oklc_launcher() the host
+ * launcher. */
+bool oklc_transpile(oklc_ctx *c, const char *path, unsigned flags);
+bool oklc_transpile_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                           unsigned flags);
+/* A template kernel to instantiate, named with its arguments:
+ * "scale<float, 256>" (repeatable; before oklc_transpile). */
+void oklc_add_instance(oklc_ctx *c, const char *kernel);
+const char *oklc_metadata(oklc_ctx *c, size_t *len);
+/* NULL for backends without a launcher (serial, OpenMP). */
+const char *oklc_launcher(oklc_ctx *c, size_t *len);
+/* A hash (hex) of everything the preprocessor produced: the source with its
+ * "..." includes, after -D/-U/--include and the backend's macros. */
+const char *oklc_input_hash(oklc_ctx *c);
+
 /* The text produced by the last successful stage (NUL-terminated). */
 const char *oklc_output(oklc_ctx *c, size_t *len);
 

@@ -193,6 +193,10 @@ struct oklc_ctx {
     struct PPResult   *pp;
     struct Normalized *norm;
     struct Model      *model;
+    char              *metadata;   /* JSON from cJSON's allocator, freed with the context */
+    char              *launcher;   /* host launcher source, in the arena (or NULL) */
+    const char        *input_hash;
+    VEC(const char *)  instances;  /* template kernels to instantiate */
 };
 
 #endif

@@ -50,6 +50,7 @@ typedef struct Norm {
     Printer      pr;
     VEC(SrcMapEntry) map;
     VEC(Attr *)  attrs;
+    VEC(SpecRange) specs;      /* every [[...]] holding OKL attributes */
     VEC(Attr *)  waiting;      /* ANCHOR_NEXT attributes without their anchor yet */
     VEC(Frame)   frames;
     const Token *prev;         /* last token printed that is not an attribute */
@@ -450,6 +451,8 @@ static void render(Norm *N, Attr *a)
     render_inner(N, a);
     raw(N, "]]");
     a->end = (uint32_t)N->out.len;
+    SpecRange r = {a->off, a->end, NULL};
+    vec_push(&N->c->arena, &N->specs, r);
 }
 
 static void dim_attr(Norm *N, const Attr *a);
@@ -839,12 +842,17 @@ static size_t okl2_attrs(Norm *N, size_t i)
     }
     size_t end = close - 1;   /* the inner ']' */
     size_t k = i + 2;
-    bool using_okl = false;
+    bool using_okl = false, any_okl = false;
+    Buf keep;                 /* the items that are not OKL's, for the backends */
+    oklc_buf_init(&keep, &N->c->arena);
+    oklc_buf_puts(&keep, "[[");
     if (k + 2 < end && oklc_tok_eq(v[k], "using") && v[k + 1]->kind == TK_IDENT &&
         is_punct(v[k + 2], P_COLON)) {
         using_okl = oklc_tok_eq(v[k + 1], "okl");
+        oklc_buf_printf(&keep, "using %.*s: ", (int)v[k + 1]->len, v[k + 1]->text);
         k += 3;
     }
+    size_t keep_start = keep.len;
     /* Print it all first, so the records get their offsets. */
     uint32_t *offs = oklc_arena_alloc(&N->c->arena, (close - i + 1) * sizeof(uint32_t));
     for (size_t j = i; j <= close; j++) {
@@ -866,6 +874,14 @@ static size_t okl2_attrs(Norm *N, size_t i)
         size_t after = name + 1;
         if (after < end && is_punct(v[after], P_LPAREN))
             after = match_close(v, after, end) + 1;
+        any_okl |= okl;
+        if (!okl) {
+            if (keep.len > keep_start)
+                oklc_buf_puts(&keep, ", ");
+            for (size_t j = item; j < after; j++)
+                oklc_buf_printf(&keep, "%s%.*s", j > item && (v[j]->flags & TF_SPACE) ? " " : "",
+                                (int)v[j]->len, v[j]->text);
+        }
         if (okl && v[name]->kind == TK_IDENT) {
             const Token *nt = v[name];
             const char *nm = nt->text;
@@ -911,6 +927,12 @@ static size_t okl2_attrs(Norm *N, size_t i)
         while (k < end && !is_punct(v[k], P_COMMA))
             k++;
         k++;
+    }
+    if (any_okl) {
+        oklc_buf_puts(&keep, "]]");
+        SpecRange r = {offs[0], offs[close - i] + v[close]->len,
+                       keep.len > keep_start + 2 ? keep.data : NULL};
+        vec_push(&N->c->arena, &N->specs, r);
     }
     return close + 1;
 }
@@ -1048,6 +1070,8 @@ static Normalized *finish(Norm *N)
     nz->len = N->out.len;
     nz->attrs = N->attrs.data;
     nz->nattrs = N->attrs.len;
+    nz->specs = N->specs.data;
+    nz->nspecs = N->specs.len;
     nz->map = N->map.data;
     nz->nmap = N->map.len;
     N->c->norm = nz;

@@ -76,11 +76,20 @@ typedef struct SrcMapEntry {
     const Token *tok;         /* the token printed there */
 } SrcMapEntry;
 
+/* A [[...]] in the normalized text that holds OKL attributes: what a
+ * backend deletes, or replaces by the attributes that are not OKL's. */
+typedef struct SpecRange {
+    uint32_t     off, end;    /* from "[[" to "]]" */
+    const char  *keep;        /* "[[gnu::unused]]", or NULL: delete it all */
+} SpecRange;
+
 typedef struct Normalized {
     const char  *text;
     size_t       len;
     Attr       **attrs;       /* top-level attributes, in text order */
     size_t       nattrs;
+    SpecRange   *specs;       /* in text order */
+    size_t       nspecs;
     SrcMapEntry *map;         /* sorted by off */
     size_t       nmap;
 } Normalized;

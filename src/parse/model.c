@@ -66,6 +66,8 @@ typedef struct Walk {
     VEC(Atomic *)      atomics;
     VEC(DimAccess *)   dims;
     int                in_lambda;  /* lambdas being walked */
+    Stmt              *stmt;       /* the statement node being filled */
+    int                in_expr;    /* inside an expression statement */
     bool               oom;        /* memory ran out inside a visit */
     VEC(uint32_t)      kernel_defs;/* definitions of kernels declared before */
     VEC(Attr *)        kernel_def_attrs;
@@ -86,6 +88,12 @@ static Diag *vdiag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt, va_
     if (e)
         oklc_tok_note_expansion(c, d, e->tok);
     return d;
+}
+
+unsigned oklc_model_line(oklc_ctx *c, uint32_t off)
+{
+    Loc loc = oklc_norm_loc(c->norm, off);
+    return loc.line + (uint32_t)c->views.data[loc.file].line_delta;
 }
 
 Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
@@ -153,6 +161,21 @@ static size_t closing(Walk *W, size_t i)
             return j;
     }
     return W->ntoks - 1;
+}
+
+/* Clang's extent of a statement that ends with an expression (x = 1;
+ * for (...) x = 1;) stops before the ';': the statement's own range
+ * includes it, so that text put after a statement goes after its end. */
+static Range with_semicolon(Walk *W, Range r)
+{
+    size_t k = tok_at(W, r.end);
+    if (k == 0 || k >= W->ntoks - 1 || !oklc_tok_is_punct(W->toks[k], P_SEMI))
+        return r;
+    const Token *last = W->toks[k - 1];
+    if (oklc_tok_is_punct(last, P_RBRACE) || oklc_tok_is_punct(last, P_SEMI))
+        return r;
+    r.end = tok_end(W->toks[k]);
+    return r;
 }
 
 /* Text of tokens [from, to): one blank where the source had whitespace. */
@@ -429,6 +452,31 @@ static const Var *typedef_of(Walk *W, CXType t)
     return NULL;
 }
 
+/* The declarator's end (after its [dims]) and the initializer's range. */
+static void initializer(Walk *W, Var *v)
+{
+    size_t k = tok_at(W, v->name_off), end = tok_at(W, v->range.end);
+    if (k >= end || !oklc_tok_eq(W->toks[k], v->name))
+        return;
+    k++;
+    while (k < end && oklc_tok_is_punct(W->toks[k], P_LBRACKET) &&
+           !oklc_tok_is_punct(W->toks[k + 1], P_LBRACKET))    /* not [[attributes]] */
+        k = closing(W, k) + 1;
+    v->declarator_end = tok_end(W->toks[k - 1]);
+    while (k + 1 < end && oklc_tok_is_punct(W->toks[k], P_LBRACKET))
+        k = closing(W, k) + 1;       /* [[attributes]] */
+    if (k >= end)
+        return;
+    const Token *t = W->toks[k];
+    if (oklc_tok_is_punct(t, P_ASSIGN) && k + 1 < end) {
+        v->init_form = '=';
+        v->init = (Range){W->toks[k + 1]->loc.off, v->range.end};
+    } else if (oklc_tok_is_punct(t, P_LBRACE) || oklc_tok_is_punct(t, P_LPAREN)) {
+        v->init_form = oklc_tok_is_punct(t, P_LBRACE) ? '{' : '(';
+        v->init = (Range){t->loc.off, v->range.end};
+    }
+}
+
 static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
 {
     Var *v = oklc_arena_alloc(&W->c->arena, sizeof *v);
@@ -440,11 +488,30 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
                                    : clang_getCursorType(cur);
     v->type = read_type(W, t);
     v->typedef_var = typedef_of(W, t);
+    long long size = clang_Type_getSizeOf(t);
+    v->size = size > 0 ? size : -1;
+    switch (clang_getCanonicalType(t).kind) {
+    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_Char16:
+    case CXType_Char32: case CXType_UShort: case CXType_UInt: case CXType_ULong:
+    case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_WChar:
+    case CXType_Short: case CXType_Int: case CXType_Long: case CXType_LongLong:
+    case CXType_Enum:
+        v->is_int = true;
+        break;
+    case CXType_Float: case CXType_Double: case CXType_LongDouble: case CXType_Half:
+    case CXType_Float16:
+        v->is_float = true;
+        break;
+    default:
+        break;
+    }
     if (v->name_off > v->range.begin)
         v->type_written = text_of(W, tok_at(W, v->range.begin), tok_at(W, v->name_off));
     v->kernel = W->kernel;
     v->loop = W->loop;
     v->loop_iter = v->name_off >= W->for_header.begin && v->name_off < W->for_header.end;
+    if (kind == VAR_LOCAL || kind == VAR_GLOBAL || kind == VAR_PARAM)
+        initializer(W, v);
     if (kind == VAR_LOCAL) {
         /* constexpr is in the tokens; const in the type */
         for (size_t k = tok_at(W, v->range.begin); k < tok_at(W, v->name_off); k++)
@@ -588,17 +655,21 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
     const char *st = operand(W, l->stride);
     bool unit = !strcmp(l->stride, "1");
     Arena *a = &W->c->arena;
+    bool zero = !strcmp(lo, "0");
     switch (l->cmp) {
     case CMP_LT: case CMP_GT:
-        l->trips = unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
+        l->trips = unit && zero ? hi
+                 : unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
                         : oklc_arena_printf(a, "(%s - %s + %s - 1) / %s", hi, lo, st, st);
         break;
     case CMP_LE: case CMP_GE:
-        l->trips = unit ? oklc_arena_printf(a, "%s - %s + 1", hi, lo)
+        l->trips = unit && zero ? oklc_arena_printf(a, "%s + 1", hi)
+                 : unit ? oklc_arena_printf(a, "%s - %s + 1", hi, lo)
                         : oklc_arena_printf(a, "(%s - %s + %s) / %s", hi, lo, st, st);
         break;
     case CMP_NE:
-        l->trips = unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
+        l->trips = unit && zero ? hi
+                 : unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
                         : oklc_arena_printf(a, "(%s - %s) / %s", hi, lo, st);
         break;
     }
@@ -953,7 +1024,7 @@ static Loop *tile_levels(Walk *W, Loop *proto, Attr *tile)
 static Loop *attributed_for(Walk *W, CXCursor fs, AttrList *attrs)
 {
     Loop proto = {0};
-    proto.stmt = oklc_cx_range(fs);
+    proto.stmt = with_semicolon(W, oklc_cx_range(fs));
     proto.tile_value = INT64_MIN;
     Attr *kind = loop_attrs(W, attrs, &proto);
     proto.in_statement = !W->loop && W->ctl.len > 0;
@@ -1119,6 +1190,19 @@ static void barrier(Walk *W, CXCursor cur, Attr *a)
 
 /* ---- statements --------------------------------------------------------------------------- */
 
+/* A use of one of the kernel's variables (or parameters). */
+static void reference(Walk *W, CXCursor ref)
+{
+    if (!W->kernel)
+        return;
+    Var *v = referenced_var(W, ref);
+    if (!v || v->kernel != W->kernel)
+        return;
+    v->refs = oklc_arena_grow(&W->c->arena, v->refs, v->nrefs * sizeof(Range),
+                              (v->nrefs + 1) * sizeof(Range));
+    v->refs[v->nrefs++] = oklc_cx_range(ref);
+}
+
 static bool is_expression(CXCursorKind k)
 {
     return clang_isExpression(k) || k == CXCursor_UnexposedExpr;
@@ -1184,6 +1268,107 @@ static void walk_children(Walk *W, CXCursor cur)
     visit(W, cur, child_visit, W);
 }
 
+/* The first child of an expression: the x of x += v, ++x. */
+typedef struct Children {
+    CXCursor c[2];
+    int      n;
+} Children;
+
+static enum CXChildVisitResult two_children(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    Children *ch = data;
+    ch->c[ch->n++] = cur;
+    return ch->n == 2 ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+static bool is_scalar(enum CXTypeKind k)
+{
+    return (k >= CXType_Bool && k <= CXType_Int128) || (k >= CXType_Float && k <= CXType_LongDouble);
+}
+
+/* An expression that names an object: a, a[i], s.f, *p, (a), through
+ * Clang's implicit conversions. */
+static bool is_object(CXCursor e)
+{
+    for (;;) {
+        CXCursorKind k = clang_getCursorKind(e);
+        if (k == CXCursor_DeclRefExpr || k == CXCursor_ArraySubscriptExpr ||
+            k == CXCursor_MemberRefExpr)
+            return true;
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_UnaryOperator)
+            return false;
+        if (k == CXCursor_UnaryOperator) {
+            CXToken *tok = clang_getToken(clang_Cursor_getTranslationUnit(e),
+                                          clang_getCursorLocation(e));
+            bool deref = false;
+            if (tok) {
+                CXString sp = clang_getTokenSpelling(clang_Cursor_getTranslationUnit(e), *tok);
+                deref = !strcmp(clang_getCString(sp), "*");
+                clang_disposeString(sp);
+                clang_disposeTokens(clang_Cursor_getTranslationUnit(e), tok, 1);
+            }
+            if (!deref)
+                return false;
+        }
+        Children ch = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
+        clang_visitChildren(e, two_children, &ch);
+        if (ch.n != 1)
+            return false;
+        e = ch.c[0];
+    }
+}
+
+/* x op= v, x = v, ++x, x--: the operator, the operands' ranges (from the
+ * tokens: the top-level operator), and x's type (from Clang). */
+static void atomic_form(Walk *W, CXCursor cur, Atomic *at)
+{
+    static const struct {
+        Punct    p;
+        AtomicOp op;
+    } ops[] = {
+        {P_PLUSEQ, AT_ADD}, {P_MINUSEQ, AT_SUB}, {P_STAREQ, AT_MUL}, {P_SLASHEQ, AT_DIV},
+        {P_PERCENTEQ, AT_MOD}, {P_AMPEQ, AT_AND}, {P_PIPEEQ, AT_OR}, {P_CARETEQ, AT_XOR},
+        {P_SHLEQ, AT_SHL}, {P_SHREQ, AT_SHR}, {P_ASSIGN, AT_ASSIGN},
+    };
+    size_t b = tok_at(W, at->stmt.begin), e = tok_at(W, at->stmt.end);
+    const Token *first = W->toks[b], *last = e > b ? W->toks[e - 1] : first;
+    at->op = AT_OTHER;
+    if (oklc_tok_is_punct(first, P_INC) || oklc_tok_is_punct(first, P_DEC)) {
+        at->op = first->punct == P_INC ? AT_INC : AT_DEC;
+        at->lhs = tok_range(W, b + 1, e);
+    } else if (oklc_tok_is_punct(last, P_INC) || oklc_tok_is_punct(last, P_DEC)) {
+        at->op = last->punct == P_INC ? AT_INC : AT_DEC;
+        at->lhs = tok_range(W, b, e - 1);
+    } else {
+        for (size_t k = b; k < e && at->op == AT_OTHER; k++) {
+            const Token *t = W->toks[k];
+            if (t->kind == TK_PUNCT && (t->punct == P_LPAREN || t->punct == P_LBRACKET ||
+                                        t->punct == P_LBRACE)) {
+                k = closing(W, k);
+                continue;
+            }
+            for (size_t i = 0; i < OKLC_COUNTOF(ops); i++)
+                if (oklc_tok_is_punct(t, ops[i].p) && k > b && k + 1 < e) {
+                    at->op = ops[i].op;
+                    at->lhs = tok_range(W, b, k);
+                    at->rhs = tok_range(W, k + 1, e);
+                    break;
+                }
+        }
+    }
+    Children ch = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
+    clang_visitChildren(cur, two_children, &ch);
+    CXCursor lhs = ch.c[0];
+    if (!clang_Cursor_isNull(lhs)) {
+        CXType t = clang_getCursorType(lhs);
+        at->type = oklc_cx_string(W->c, clang_getTypeSpelling(t));
+        at->scalar = is_scalar(clang_getCanonicalType(t).kind);
+    }
+    if (at->op == AT_ASSIGN && ch.n == 2)
+        at->rhs_lvalue = is_object(ch.c[1]);
+}
+
 /* Attributes that start a statement (ANCHOR_NEXT at its first token). */
 static void statement_attrs(Walk *W, CXCursor cur, CXCursorKind k, AttrList *attrs)
 {
@@ -1204,6 +1389,8 @@ static void statement_attrs(Walk *W, CXCursor cur, CXCursorKind k, AttrList *att
             at->stmt = oklc_cx_range(cur);
             at->block = k == CXCursor_CompoundStmt;
             at->loop = W->loop;
+            if (!at->block)
+                atomic_form(W, cur, at);
             vec_push(&W->c->arena, &W->atomics, at);
         } else {
             misplaced(W, a, k == CXCursor_NullStmt ? "an empty statement"
@@ -1222,6 +1409,10 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
     Range saved_header = W->for_header;
     if (attrs->len && W->kernel && !W->in_lambda) {
         Loop *l = attributed_for(W, cur, attrs);
+        for (Loop *p = l; p && p->stmt.begin == l->stmt.begin; p = p->parent)
+            p->node = W->stmt;
+        if (l->tile_other)
+            l->tile_other->node = W->stmt;
         /* the body is inside the innermost attributed level */
         for (Loop *p = l; p && p->stmt.begin == l->stmt.begin; p = p->parent)
             if (p->kind != LOOP_REGULAR) {
@@ -1244,6 +1435,8 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
     push_ctl(W, CTL_LOOP, cur, attributed ? (Range){0, 0} : header, attributed ? W->loop : NULL);
     walk_children(W, cur);
     W->ctl.len--;
+    if (W->stmt && W->stmt->kind == ST_FOR && W->loop != saved)
+        W->stmt->loop = W->loop;
     W->loop = saved;
     W->for_header = saved_header;
 }
@@ -1251,7 +1444,7 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
 static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent);
 
 /* Inside a function body. */
-static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
+static void dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
 {
     AttrList attrs = {0};
     Range r = oklc_cx_range(cur);
@@ -1303,11 +1496,87 @@ static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
             dim_access(W, cur);
         walk_children(W, cur);
         return;
+    case CXCursor_DeclRefExpr:
+        statement_attrs(W, cur, k, &attrs);
+        reference(W, cur);
+        walk_children(W, cur);
+        return;
     default:
         statement_attrs(W, cur, k, &attrs);
         walk_children(W, cur);
         return;
     }
+}
+
+static StmtKind stmt_kind(CXCursorKind k)
+{
+    switch (k) {
+    case CXCursor_CompoundStmt: return ST_COMPOUND;
+    case CXCursor_DeclStmt: return ST_DECL;
+    case CXCursor_IfStmt: return ST_IF;
+    case CXCursor_ForStmt: case CXCursor_CXXForRangeStmt: return ST_FOR;
+    case CXCursor_WhileStmt: return ST_WHILE;
+    case CXCursor_DoStmt: return ST_DO;
+    case CXCursor_SwitchStmt: return ST_SWITCH;
+    case CXCursor_ReturnStmt: return ST_RETURN;
+    case CXCursor_BreakStmt: return ST_BREAK;
+    case CXCursor_ContinueStmt: return ST_CONTINUE;
+    case CXCursor_GotoStmt: return ST_GOTO;
+    case CXCursor_NullStmt: return ST_NULL;
+    default: return is_expression(k) ? ST_EXPR : ST_OTHER;
+    }
+}
+
+/* The head of a statement: what runs before (or around) its body. */
+static Range stmt_head(Walk *W, CXCursorKind k, Range r)
+{
+    switch (k) {
+    case CXCursor_IfStmt: return paren_after(W, r.begin, "if");
+    case CXCursor_WhileStmt: return paren_after(W, r.begin, "while");
+    case CXCursor_SwitchStmt: return paren_after(W, r.begin, "switch");
+    case CXCursor_DoStmt: return paren_after(W, r.begin + 2, "while");
+    case CXCursor_ForStmt: case CXCursor_CXXForRangeStmt: return paren_after(W, r.begin, "for");
+    default: return (Range){r.begin, r.begin};
+    }
+}
+
+/* Every statement of a kernel gets a node in the statement tree (not the
+ * ones inside another statement's head: a for's init, an if's condition),
+ * and so does an expression in statement position. */
+static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
+{
+    Stmt *up = W->stmt;
+    Range r = oklc_cx_range(cur);
+    bool expr = is_expression(k);
+    bool in_head = up && r.begin >= up->head.begin && r.end <= up->head.end &&
+                   up->head.end > up->head.begin;
+    if (!W->kernel || W->in_lambda || in_head || (expr && W->in_expr) || r.begin == UINT32_MAX) {
+        W->in_expr += expr;
+        dispatch(W, cur, parent, k);
+        W->in_expr -= expr;
+        return;
+    }
+    Stmt *s = oklc_arena_alloc(&W->c->arena, sizeof *s);
+    s->kind = stmt_kind(k);
+    s->range = with_semicolon(W, r);
+    s->head = stmt_head(W, k, r);
+    s->parent = up;
+    if (up) {
+        up->kids = oklc_arena_grow(&W->c->arena, up->kids, up->nkids * sizeof(Stmt *),
+                                   (up->nkids + 1) * sizeof(Stmt *));
+        up->kids[up->nkids++] = s;
+    } else {
+        W->kernel->root = s;
+    }
+    W->stmt = s;
+    W->in_expr += expr;
+    size_t nbarriers = W->barriers.len;
+    dispatch(W, cur, parent, k);
+    W->in_expr -= expr;
+    W->stmt = up;
+    if (s->kind == ST_NULL && W->barriers.len > nbarriers)
+        s->barrier = W->barriers.data[nbarriers];
+    s->has_barrier = W->barriers.len > nbarriers;
 }
 
 typedef struct DeclWalk {
@@ -1325,6 +1594,13 @@ static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClien
     }
     Var *v = declare(W, cur, VAR_LOCAL, &d->shared);
     v->top_level = W->top_level;
+    if (W->stmt && W->stmt->kind == ST_DECL) {
+        Stmt *s = W->stmt;
+        s->decls = oklc_arena_grow(&W->c->arena, s->decls, s->ndecls * sizeof(Var *),
+                                   (s->ndecls + 1) * sizeof(Var *));
+        s->decls[s->ndecls++] = v;
+        v->decl_stmt = s;
+    }
     if (W->kernel)
         vec_push(&W->c->arena, &W->locals, v);
     else if (v->shared || v->exclusive)
@@ -1342,6 +1618,32 @@ static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent)
     W->top_level = W->kernel && pr.begin == W->kernel->body.begin && pr.end == W->kernel->body.end;
     visit(W, declstmt, decl_visit, &d);
     W->top_level = false;
+}
+
+/* The variable an @atomic writes into: the first one its x mentions. */
+static Var *first_var_in(Kernel *k, Range r)
+{
+    uint32_t best = UINT32_MAX;
+    Var *found = NULL;
+    for (size_t n = 0; n < k->nparams + k->nlocals; n++) {
+        Var *v = n < k->nparams ? k->params[n] : k->locals[n - k->nparams];
+        for (size_t i = 0; i < v->nrefs; i++)
+            if (v->refs[i].begin >= r.begin && v->refs[i].begin < r.end &&
+                v->refs[i].begin < best) {
+                best = v->refs[i].begin;
+                found = v;
+            }
+    }
+    return found;
+}
+
+static void atomic_targets(Kernel *k)
+{
+    for (size_t i = 0; i < k->natomics; i++) {
+        Atomic *a = k->atomics[i];
+        a->target = first_var_in(k, a->lhs);
+        a->source = first_var_in(k, a->rhs);
+    }
 }
 
 /* ---- declarations -------------------------------------------------------------------------- */
@@ -1419,6 +1721,7 @@ static void function(Walk *W, CXCursor cur, CXCursorKind kind)
     k->barriers = W->barriers.data, k->nbarriers = W->barriers.len;
     k->atomics = W->atomics.data, k->natomics = W->atomics.len;
     k->dims = W->dims.data, k->ndims = W->dims.len;
+    atomic_targets(k);
     VEC(Loop *) outers = {0};
     for (size_t i = 0; i < k->nloops; i++)
         if (!k->loops[i]->parent && k->loops[i]->kind == LOOP_OUTER &&

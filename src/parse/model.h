@@ -38,6 +38,7 @@ typedef enum VarKind { VAR_PARAM, VAR_LOCAL, VAR_GLOBAL, VAR_FIELD, VAR_TYPEDEF 
 
 typedef struct Loop Loop;
 typedef struct Kernel Kernel;
+typedef struct Stmt Stmt;
 
 typedef struct Var {
     VarKind     kind;
@@ -49,11 +50,18 @@ typedef struct Var {
     bool        constexpr_;
     bool        loop_iter;    /* declared in a for-loop header */
     Range       init;         /* the initializer, if any ({0,0} if none) */
+    char        init_form;    /* how it is written: '=' (= x), '{' ({x}), '(' ((x)), or 0 */
+    uint32_t    declarator_end; /* after the name and its [dims] */
     Attr       *shared, *exclusive, *restrict_, *dim, *dim_order;
     const struct Var *typedef_var; /* the OKL typedef its type names (@dim, @shared...) */
     bool        top_level;    /* declared directly in a kernel body */
     Loop       *loop;         /* innermost attributed loop around it */
     Kernel     *kernel;       /* the kernel it is in, for locals and params */
+    Stmt       *decl_stmt;    /* the declaration statement (locals) */
+    Range      *refs;         /* every use of it in its kernel, in order */
+    size_t      nrefs;
+    int64_t     size;         /* bytes of its type (sizeof), -1 if unknown */
+    bool        is_int, is_float; /* an integer or floating-point scalar */
 } Var;
 
 /* ---- loops --------------------------------------------------------------- */
@@ -96,6 +104,7 @@ struct Loop {
     Attr      **attrs;        /* every attribute on the for statement */
     size_t      nattrs;
     Loop       *tile_other;   /* the other level of the same @tile */
+    Stmt       *node;         /* the for statement in the statement tree */
     bool        in_statement; /* a top-level loop inside an if, a loop, ... */
     Loop       *parent;       /* enclosing attributed loop */
     Loop      **kids;         /* attributed loops directly inside */
@@ -106,22 +115,61 @@ struct Loop {
 
 /* ---- statements ------------------------------------------------------------ */
 
+/* The statements of a kernel body, as a tree: what backends restructure
+ * (a barrier inside an @inner loop splits it on CPUs). Expressions are not
+ * in it, except as expression statements. */
+typedef enum StmtKind {
+    ST_COMPOUND, ST_DECL, ST_EXPR, ST_IF, ST_FOR, ST_WHILE, ST_DO, ST_SWITCH,
+    ST_RETURN, ST_BREAK, ST_CONTINUE, ST_GOTO, ST_NULL, ST_OTHER
+} StmtKind;
+
+typedef struct Barrier Barrier;
+
+struct Stmt {
+    StmtKind    kind;
+    Range       range;
+    Range       head;         /* if/while/switch: the condition; for: the header */
+    Stmt       *parent;
+    Stmt      **kids;         /* nested statements, in order */
+    size_t      nkids;
+    Loop       *loop;         /* ST_FOR with OKL attributes: its innermost level */
+    Barrier    *barrier;      /* ST_NULL that is a @barrier */
+    Var       **decls;        /* ST_DECL: the variables it declares */
+    size_t      ndecls;
+    bool        has_barrier;  /* a @barrier is inside (or is it) */
+};
+
 typedef enum BarrierKind { BARRIER_LOCAL, BARRIER_WARP, BARRIER_GLOBAL } BarrierKind;
 
-typedef struct Barrier {
+struct Barrier {
     Attr       *attr;
     Range       stmt;
     BarrierKind kind;
     Loop       *loop;         /* innermost attributed loop around it */
     Range       cond;         /* control flow it sits under, if it depends on a thread */
     const char *cond_var;     /* the per-thread variable that condition reads */
-} Barrier;
+};
+
+/* What an @atomic expression statement does. */
+typedef enum AtomicOp {
+    AT_OTHER,                 /* not a form the targets have: a critical section */
+    AT_ADD, AT_SUB, AT_MUL, AT_DIV, AT_MOD, AT_AND, AT_OR, AT_XOR, AT_SHL, AT_SHR,
+    AT_INC, AT_DEC,           /* ++x x++ / --x x-- */
+    AT_ASSIGN                 /* x = value */
+} AtomicOp;
 
 typedef struct Atomic {
     Attr       *attr;
-    Range       stmt;
+    Range       stmt;         /* the statement, ';' excluded */
     bool        block;        /* @atomic { ... } */
     Loop       *loop;
+    AtomicOp    op;
+    Range       lhs, rhs;     /* x and the value (rhs empty for ++/--) */
+    const char *type;         /* x's type, as Clang prints it */
+    bool        scalar;       /* x is an integer or floating-point scalar */
+    bool        rhs_lvalue;   /* x = y where y is an object (an atomic read) */
+    Var        *target;       /* the variable x is in (an array, a @shared...) */
+    Var        *source;       /* the first variable the value mentions */
 } Atomic;
 
 /* okl::at(m, i, j): an element of a @dim array. */
@@ -150,6 +198,7 @@ struct Kernel {
     const char *return_type;
     Var       **params;
     size_t      nparams;
+    Stmt       *root;         /* the body, as a statement tree */
     Loop      **loops;        /* every attributed loop, in source order */
     size_t      nloops;
     Loop      **outers;       /* top-level @outer loops, in order */
@@ -210,6 +259,8 @@ OKLC_INTERNAL Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt,
     OKLC_PRINTF(3, 4);
 OKLC_INTERNAL Diag *oklc_model_diag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt,
                                     ...) OKLC_PRINTF(4, 5);
+/* The line of an offset as the user sees it (#line applied). */
+OKLC_INTERNAL unsigned oklc_model_line(oklc_ctx *c, uint32_t off);
 /* Prints the model readably (oklc check --dump-model). */
 OKLC_INTERNAL void oklc_model_dump(oklc_ctx *c, const Model *m, Buf *out);
 OKLC_INTERNAL const char *oklc_cmp_spelling(Cmp cmp);

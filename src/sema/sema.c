@@ -211,11 +211,6 @@ static void dim_access(oklc_ctx *c, const DimAccess *d)
                          d->var->name, dim->nargs, dim->nargs == 1 ? "" : "s", d->nindex);
 }
 
-static unsigned line_of(oklc_ctx *c, uint32_t off)
-{
-    Loc loc = oklc_norm_loc(c->norm, off);
-    return loc.line + (uint32_t)c->views.data[loc.file].line_delta;
-}
 
 static void barrier_rules(oklc_ctx *c, const Barrier *b)
 {
@@ -239,12 +234,30 @@ static void barrier_rules(oklc_ctx *c, const Barrier *b)
         oklc_model_error(c, a->off, "not all threads of a block reach this @barrier: the '%s' at "
                                     "line %u, under a condition that differs between threads, "
                                     "lets some of them skip it",
-                         b->cond_var, line_of(c, b->cond.begin));
+                         b->cond_var, oklc_model_line(c, b->cond.begin));
     else if (b->cond_var)
         oklc_model_error(c, a->off, "not all threads of a block reach this @barrier: it is under "
                                     "a condition on '%s', which differs between the threads of "
                                     "an @inner loop",
                          b->cond_var);
+}
+
+/* A break cannot leave an @outer or @inner loop: its iterations are blocks
+ * or threads that run in parallel, not one after the other. */
+static void jump_rules(oklc_ctx *c, const Stmt *st)
+{
+    for (size_t i = 0; i < st->nkids; i++)
+        jump_rules(c, st->kids[i]);
+    if (st->kind != ST_BREAK)
+        return;
+    const Stmt *p = st->parent;
+    while (p && p->kind != ST_FOR && p->kind != ST_WHILE && p->kind != ST_DO &&
+           p->kind != ST_SWITCH)
+        p = p->parent;
+    if (p && p->kind == ST_FOR && p->loop)
+        oklc_model_error(c, st->range.begin, "'break' cannot leave %s loop: its iterations "
+                         "run in parallel; use 'continue' to end this one",
+                         p->loop->kind == LOOP_OUTER ? "an @outer" : "an @inner");
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -275,6 +288,8 @@ static void kernel_rules(oklc_ctx *c, Kernel *k, const ParseOptions *o)
         dim_access(c, k->dims[i]);
     for (size_t i = 0; i < k->nbarriers; i++)
         barrier_rules(c, k->barriers[i]);
+    if (k->root)
+        jump_rules(c, k->root);
 }
 
 bool oklc_sema_check(oklc_ctx *c, Model *m, const ParseOptions *o)

@@ -109,6 +109,133 @@ static void check_survives_failures(void **state)
     assert_true(runs > 50);
 }
 
+/* A kernel that uses every part of the CPU backends. */
+static const char cpu_kernel[] =
+    "template <typename T>\n"
+    "@kernel void k(const int n, T *x @dim(4, 4), int *h) {\n"
+    "  for (int b = 0; b < n; ++b; @outer) {\n"
+    "    @shared T s[16];\n"
+    "    @exclusive T e = 1;\n"
+    "    for (int i = 0; i < 16; ++i; @tile(4, @inner, @inner)) {\n"
+    "      T mine = x(i % 4, i / 4);\n"
+    "      s[i] = mine + e;\n"
+    "      @barrier;\n"
+    "      for (int r = 0; r < 2; ++r) {\n"
+    "        e += s[15 - i];\n"
+    "        @barrier;\n"
+    "      }\n"
+    "      @atomic h[0] += 1;\n"
+    "      x(i % 4, i / 4) = mine * e;\n"
+    "    }\n"
+    "    if (b > 2)\n"
+    "      return;\n"
+    "  }\n"
+    "}\n";
+
+/* Transpiling, the backends and the metadata included. */
+static void transpile_survives_failures(void **state)
+{
+    (void)state;
+    size_t saved = oklc_arena_chunk_size;
+    oklc_arena_chunk_size = 512;
+    bool succeeded = false;
+    long runs = 0;
+    for (long n = 1; !succeeded && n < 1000000; n++, runs++) {
+        alloc_count = 0;
+        fail_at = n;
+        oklc_set_alloc_hook(failing_alloc, NULL);
+        oklc_ctx *c = oklc_ctx_new();
+        if (!c)
+            continue;
+        oklc_set_backend(c, OKLC_BACKEND_OPENMP);
+        oklc_add_instance(c, "k<float>");
+        succeeded = oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0);
+        if (!succeeded) {
+            oklc_diag_info d;
+            assert_true(oklc_diag_get(c, oklc_diag_count(c) - 1, &d));
+            assert_string_equal(d.message, "out of memory");
+        }
+        oklc_ctx_free(c);
+    }
+    oklc_set_alloc_hook(NULL, NULL);
+    oklc_arena_chunk_size = saved;
+    assert_true(succeeded);
+    assert_true(runs > 50);
+}
+
+/* ---- transpiling ---------------------------------------------------------------- */
+
+static void transpile_outputs(void **state)
+{
+    (void)state;
+    oklc_ctx *c = oklc_ctx_new();
+    oklc_set_backend(c, OKLC_BACKEND_SERIAL);
+    oklc_add_instance(c, "k< float >");
+    assert_true(oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0));
+    const char *out = strstr(oklc_output(c, NULL), "/* ---- the kernels ---- */");
+    assert_non_null(out);
+    assert_non_null(strstr(out, "_occa_entry_k_0(void *const *args) {\n"
+                                "  _occa_call(static_cast<void (*)(const int, float *, int *)>"
+                                "(&k<float>), args);\n}"));
+    assert_null(strstr(out, "okl::"));               /* no attribute, no okl::at left */
+    assert_non_null(strstr(out, "x[(i % 4) + (4) * (i / 4)]"));
+    assert_null(oklc_launcher(c, NULL));
+    const char *hash = oklc_input_hash(c);
+    assert_int_equal(strlen(hash), 32);
+    size_t len;
+    cJSON *meta = cJSON_Parse(oklc_metadata(c, &len));
+    assert_non_null(meta);
+    assert_string_equal(cJSON_GetObjectItem(meta, "backend")->valuestring, "serial");
+    assert_string_equal(cJSON_GetObjectItem(meta, "input_hash")->valuestring, hash);
+    cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(meta, "kernels"), 0);
+    assert_string_equal(cJSON_GetObjectItem(k, "name")->valuestring, "k<float>");
+    cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "arguments"), 1);
+    assert_string_equal(cJSON_GetObjectItem(x, "type")->valuestring, "float *");
+    assert_string_equal(cJSON_GetObjectItem(x, "kind")->valuestring, "memory");
+    cJSON_Delete(meta);
+    oklc_ctx_free(c);
+
+    /* the same input, another backend: another hash */
+    c = oklc_ctx_new();
+    oklc_set_backend(c, OKLC_BACKEND_OPENMP);
+    assert_true(oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0));
+    assert_string_not_equal(oklc_input_hash(c), hash);
+    oklc_ctx_free(c);
+}
+
+static void transpile_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        oklc_backend b;
+        const char *instance, *message;
+    } cases[] = {
+        {OKLC_BACKEND_CUDA, NULL, "the cuda backend is not available yet"},
+        {OKLC_BACKEND_SERIAL, "nope<int>", "instance 'nope<int>': no kernel has this name"},
+        {OKLC_BACKEND_SERIAL, "k", "instance 'k': write the template arguments: name<T, N>"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        oklc_ctx *c = oklc_ctx_new();
+        oklc_set_backend(c, cases[i].b);
+        if (cases[i].instance)
+            oklc_add_instance(c, cases[i].instance);
+        assert_false(oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0));
+        oklc_diag_info d;
+        assert_true(oklc_diag_get(c, 0, &d));
+        assert_string_equal(d.message, cases[i].message);
+        assert_null(oklc_metadata(c, NULL));
+        oklc_ctx_free(c);
+    }
+    oklc_ctx *c = oklc_ctx_new();
+    oklc_set_backend(c, OKLC_BACKEND_SERIAL);
+    oklc_add_instance(c, "scale<int>");
+    assert_false(oklc_transpile_buffer(c, "k.okl", kernel, strlen(kernel), 0));
+    oklc_diag_info d;
+    assert_true(oklc_diag_get(c, 0, &d));
+    assert_string_equal(d.message, "instance 'scale<int>': the kernel is not a template");
+    oklc_ctx_free(c);
+}
+
 /* ---- contexts and options ------------------------------------------------------- */
 
 static void context_runs_one_input(void **state)
@@ -253,6 +380,9 @@ int main(void)
         cmocka_unit_test(context_runs_one_input),
         cmocka_unit_test(backend_names),
         cmocka_unit_test(missing_file),
+        cmocka_unit_test(transpile_survives_failures),
+        cmocka_unit_test(transpile_outputs),
+        cmocka_unit_test(transpile_errors),
         cmocka_unit_test(werror),
         cmocka_unit_test(text_format),
         cmocka_unit_test(json_format),

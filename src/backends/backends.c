@@ -1,0 +1,292 @@
+/*
+ * backends.c - the list of backends, and what every backend does to a
+ * kernel: OKL's attributes leave, @restrict becomes the target's keyword,
+ * @dim accesses become flat indexing, and each kernel (or template
+ * instance) gets an entry point.
+ */
+#define _GNU_SOURCE    /* memmem */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+extern const Backend oklc_serial_backend, oklc_openmp_backend;
+
+const Backend *oklc_backend_get(oklc_backend id)
+{
+    switch (id) {
+    case OKLC_BACKEND_SERIAL: return &oklc_serial_backend;
+    case OKLC_BACKEND_OPENMP: return &oklc_openmp_backend;
+    default: return NULL;
+    }
+}
+
+/* ---- text helpers ------------------------------------------------------------ */
+
+const char *oklc_emit_indent(Emit *E, uint32_t off)
+{
+    const char *t = E->nz->text;
+    uint32_t b = off;
+    while (b > 0 && t[b - 1] != '\n')
+        b--;
+    uint32_t e = b;
+    while (e < off && (t[e] == ' ' || t[e] == '\t'))
+        e++;
+    return oklc_arena_strndup(&E->c->arena, t + b, e - b);
+}
+
+const char *oklc_emit_operand(Emit *E, const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+            return oklc_arena_printf(&E->c->arena, "(%s)", s);
+    return s;
+}
+
+const SpecRange *oklc_emit_spec_of(const Emit *E, const Attr *a)
+{
+    for (size_t i = 0; i < E->nz->nspecs; i++) {
+        const SpecRange *s = &E->nz->specs[i];
+        if (a->off >= s->off && a->off < s->end)
+            return s;
+    }
+    return NULL;
+}
+
+static bool blank_between(const char *t, uint32_t b, uint32_t e)
+{
+    for (uint32_t i = b; i < e; i++)
+        if (t[i] != ' ' && t[i] != '\t')
+            return false;
+    return true;
+}
+
+void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end)
+{
+    const char *t = E->nz->text;
+    uint32_t ls = begin, le = end;
+    while (ls > 0 && t[ls - 1] != '\n')
+        ls--;
+    while (le < E->nz->len && t[le] != '\n')
+        le++;
+    if (blank_between(t, ls, begin) && blank_between(t, end, le) && le < E->nz->len)
+        oklc_edit_replace(&E->ed, ls, le + 1, "");
+    else
+        oklc_edit_replace(&E->ed, begin, end, "");
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+/* A [[...]] leaves with the blanks before it ("float *m [[okl::dim(4)]],"),
+ * or, when it starts a line or follows a bracket, those after it
+ * ("[[okl::outer]] for", "([[okl::restrict]] float *p"). */
+static void delete_specs(Emit *E)
+{
+    const char *t = E->nz->text;
+    uint32_t last = 0;          /* the end of the previous deletion */
+    for (size_t i = 0; i < E->nz->nspecs; i++) {
+        const SpecRange *s = &E->nz->specs[i];
+        if (s->keep) {
+            oklc_edit_replace(&E->ed, s->off, s->end, s->keep);
+            continue;
+        }
+        uint32_t b = s->off, e = s->end;
+        while (b > last && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+            b--;
+        bool indentation = b != last && (b == 0 || t[b - 1] == '\n');
+        if (b == s->off || indentation) {
+            b = s->off;
+            while (e < E->nz->len && t[e] == ' ')
+                e++;
+        }
+        oklc_edit_replace(&E->ed, b, e, "");
+        last = e;
+    }
+}
+
+static void restrict_var(Emit *E, const Var *v)
+{
+    if (v->restrict_)
+        oklc_edit_before(&E->ed, v->name_off,
+                         oklc_arena_printf(&E->c->arena, "%s ", E->be->restrict_kw));
+}
+
+/* #include <okl_intrinsic.h> (OKL's own header): what it declares is in
+ * every backend's preamble. */
+static void drop_okl_includes(Emit *E)
+{
+    const char *t = E->nz->text;
+    for (const char *line = t; *line;) {
+        const char *eol = strchr(line, '\n');
+        if (!eol)
+            eol = line + strlen(line);
+        const char *p = line;
+        while (p < eol && (*p == ' ' || *p == '\t'))
+            p++;
+        if (*p == '#') {
+            p++;
+            while (p < eol && (*p == ' ' || *p == '\t'))
+                p++;
+            if (!strncmp(p, "include", 7) && memmem(p, (size_t)(eol - p), "<okl_intrinsic.h>", 17))
+                oklc_edit_replace(&E->ed, (uint32_t)(line - t), (uint32_t)(eol - t),
+                                  "/* <okl_intrinsic.h>: in the preamble above */");
+        }
+        line = *eol ? eol + 1 : eol;
+    }
+}
+
+void oklc_emit_attributes(Emit *E)
+{
+    Model *m = E->m;
+    delete_specs(E);
+    drop_okl_includes(E);
+    for (size_t i = 0; i < m->nkernels; i++) {
+        const Kernel *k = m->kernels[i];
+        for (size_t p = 0; p < k->nparams; p++)
+            restrict_var(E, k->params[p]);
+        for (size_t p = 0; p < k->nlocals; p++)
+            restrict_var(E, k->locals[p]);
+    }
+    for (size_t i = 0; i < m->nglobals; i++)
+        restrict_var(E, m->globals[i]);
+    for (size_t i = 0; i < m->ntypedefs; i++)
+        restrict_var(E, m->typedefs[i]);
+    for (size_t i = 0; i < m->nfields; i++)
+        restrict_var(E, m->fields[i]);
+}
+
+/* ---- @dim ---------------------------------------------------------------------------- */
+
+static int by_size(const void *pa, const void *pb)
+{
+    const DimAccess *a = *(DimAccess *const *)pa, *b = *(DimAccess *const *)pb;
+    uint32_t la = a->call.end - a->call.begin, lb = b->call.end - b->call.begin;
+    return la < lb ? -1 : la > lb;
+}
+
+/* okl::at(m, i, j) with @dim(X, Y) -> m[(i) + (X) * (j)]: the first index
+ * is the fastest; @dimOrder(1, 0) makes the second one the fastest. */
+static void dim_access(Emit *E, const DimAccess *d)
+{
+    const Var *v = d->var;
+    const Var *td = v->typedef_var;
+    const Attr *dim = v->dim ? v->dim : td ? td->dim : NULL;
+    const Attr *order = v->dim_order ? v->dim_order : td ? td->dim_order : NULL;
+    if (!dim || d->nindex != dim->nargs || d->nindex == 0)
+        return;           /* the checks reported it */
+    const char *t = E->nz->text;
+    uint32_t open = d->call.begin;
+    while (open < d->index[0].begin && t[open] != '(')
+        open++;
+    uint32_t comma = d->index[0].begin;
+    while (comma > open && t[comma - 1] != ',')
+        comma--;
+    const char *array = oklc_edits_text(&E->ed, open + 1, comma > open + 1 ? comma - 1 : open + 1);
+    int n = d->nindex;
+    int *o = oklc_arena_alloc(&E->c->arena, (size_t)n * sizeof *o);
+    for (int i = 0; i < n; i++)
+        o[i] = order && order->nargs == n ? atoi(order->args[i].text) : i;
+    const char *flat = oklc_edits_text(&E->ed, d->index[o[n - 1]].begin, d->index[o[n - 1]].end);
+    for (int j = n - 2; j >= 0; j--) {
+        const char *idx = oklc_edits_text(&E->ed, d->index[o[j]].begin, d->index[o[j]].end);
+        flat = oklc_arena_printf(&E->c->arena, "(%s) + (%s) * (%s)", idx, dim->args[o[j]].text,
+                                 flat);
+    }
+    oklc_edit_replace(&E->ed, d->call.begin, d->call.end,
+                      oklc_arena_printf(&E->c->arena, "%s[%s]", array, flat));
+}
+
+void oklc_emit_dims(Emit *E, const Kernel *k)
+{
+    if (!k->ndims)
+        return;
+    DimAccess **v = oklc_arena_alloc(&E->c->arena, k->ndims * sizeof *v);
+    memcpy(v, k->dims, k->ndims * sizeof *v);
+    qsort(v, k->ndims, sizeof *v, by_size);    /* the inner calls first */
+    for (size_t i = 0; i < k->ndims; i++)
+        dim_access(E, v[i]);
+}
+
+/* ---- kernels and instances ------------------------------------------------------------- */
+
+static const Kernel *find_kernel(const Model *m, const char *name, size_t len)
+{
+    for (size_t i = 0; i < m->nkernels; i++)
+        if (strlen(m->kernels[i]->name) == len && !memcmp(m->kernels[i]->name, name, len))
+            return m->kernels[i];
+    return NULL;
+}
+
+/* "scale<float, 256>": its template arguments. */
+static size_t instance_args(Emit *E, const char *open, const char ***out)
+{
+    VEC(const char *) args = {0};
+    const char *end = strrchr(open, '>');
+    int depth = 0;
+    const char *start = open + 1;
+    for (const char *p = open + 1; p <= end; p++) {
+        if (*p == '<' || *p == '(')
+            depth++;
+        else if ((*p == '>' || *p == ')') && p < end)
+            depth--;
+        if (p == end || (*p == ',' && depth == 0)) {
+            const char *b = start, *e = p;
+            while (b < e && isspace((unsigned char)*b))
+                b++;
+            while (e > b && isspace((unsigned char)e[-1]))
+                e--;
+            const char *a = oklc_arena_strndup(&E->c->arena, b, (size_t)(e - b));
+            vec_push(&E->c->arena, &args, a);
+            start = p + 1;
+        }
+    }
+    *out = args.data;
+    return args.len;
+}
+
+static void add_kernel(Emit *E, const Kernel *k, const char *name, const char *entry,
+                       const char **targs, size_t ntargs)
+{
+    KernelOut ko = {k, name, entry, NULL, 0, targs, ntargs};
+    vec_push(&E->c->arena, &E->kernels, ko);
+}
+
+bool oklc_emit_kernel_list(Emit *E)
+{
+    oklc_ctx *c = E->c;
+    for (size_t i = 0; i < E->m->nkernels; i++) {
+        const Kernel *k = E->m->kernels[i];
+        if (!k->is_template)
+            add_kernel(E, k, k->name, oklc_arena_printf(&c->arena, "_occa_entry_%s", k->name),
+                       NULL, 0);
+    }
+    bool ok = true;
+    for (size_t i = 0; i < c->instances.len; i++) {
+        const char *inst = c->instances.data[i];
+        const char *open = strchr(inst, '<');
+        size_t nlen = open ? (size_t)(open - inst) : strlen(inst);
+        while (nlen && isspace((unsigned char)inst[nlen - 1]))
+            nlen--;
+        const Kernel *k = find_kernel(E->m, inst, nlen);
+        if (!k || !k->is_template || !open || !strrchr(open, '>')) {
+            oklc_diag_error(c, (Loc){0}, "instance '%s': %s", inst,
+                            !k ? "no kernel has this name"
+                            : !k->is_template ? "the kernel is not a template"
+                                              : "write the template arguments: name<T, N>");
+            ok = false;
+            continue;
+        }
+        const char **targs;
+        size_t ntargs = instance_args(E, open, &targs);
+        Buf name;               /* canonical: "scale<float, 256>" */
+        oklc_buf_init(&name, &c->arena);
+        oklc_buf_printf(&name, "%s<", k->name);
+        for (size_t a = 0; a < ntargs; a++)
+            oklc_buf_printf(&name, "%s%s", a ? ", " : "", targs[a]);
+        oklc_buf_puts(&name, ">");
+        add_kernel(E, k, name.data, oklc_arena_printf(&c->arena, "_occa_entry_%s_%zu", k->name, i),
+                   targs, ntargs);
+    }
+    return ok;
+}

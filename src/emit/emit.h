@@ -1,0 +1,70 @@
+/*
+ * emit.h - what the backends produce, and how.
+ *
+ *   edits.c     an edit list over the normalized text: replace a range,
+ *               insert before or after a position; rendering applies the
+ *               edits of any range, so a backend can rebuild a construct
+ *               from the rendered text of its parts
+ *   metadata.c  the JSON metadata of a transpiled file (docs/metadata.md)
+ *
+ * Untouched text, comments included, passes through byte for byte.
+ */
+#ifndef OKLC_EMIT_H
+#define OKLC_EMIT_H
+
+#include "../parse/model.h"
+
+typedef enum EditKind {
+    EDIT_AFTER,      /* insert at `begin`, belonging to the text before it */
+    EDIT_BEFORE,     /* insert at `begin`, belonging to the text after it */
+    EDIT_REPLACE     /* replace [begin, end) */
+} EditKind;
+
+typedef struct Edit {
+    uint32_t    begin, end;
+    EditKind    kind;
+    uint32_t    seq;         /* order of recording, for equal positions */
+    const char *text;
+} Edit;
+
+typedef struct Edits {
+    Arena      *arena;
+    const char *text;        /* the normalized text */
+    size_t      len;
+    VEC(Edit)   list;
+    bool        sorted;
+} Edits;
+
+OKLC_INTERNAL void oklc_edits_init(Edits *e, Arena *a, const char *text, size_t len);
+/* Replacing a range that holds earlier edits discards them: record the
+ * edits of the parts first, then build the whole from oklc_edits_text(). */
+OKLC_INTERNAL void oklc_edit_replace(Edits *e, uint32_t begin, uint32_t end, const char *text);
+OKLC_INTERNAL void oklc_edit_before(Edits *e, uint32_t at, const char *text);
+OKLC_INTERNAL void oklc_edit_after(Edits *e, uint32_t at, const char *text);
+/* The text of [begin, end) with the edits inside it applied. */
+OKLC_INTERNAL void oklc_edits_render(Edits *e, uint32_t begin, uint32_t end, Buf *out);
+OKLC_INTERNAL const char *oklc_edits_text(Edits *e, uint32_t begin, uint32_t end);
+
+/* ---- metadata.c ----------------------------------------------------------- */
+
+/* One kernel as the runtime sees it: a kernel, or an instance of a
+ * template kernel. */
+typedef struct KernelOut {
+    const Kernel *kernel;
+    const char   *name;       /* "add", or "scale<float, 256>" */
+    const char   *entry;      /* the extern "C" symbol the runtime calls */
+    const char  **functions;  /* device-level functions, in launch order */
+    size_t        nfunctions;
+    const char  **targs;      /* template arguments of an instance, else NULL */
+    size_t        ntargs;
+} KernelOut;
+
+/* The metadata JSON (cJSON), in the arena. */
+OKLC_INTERNAL const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, size_t n,
+                                             const char *input_hash);
+/* A parameter's type with the instance's template arguments in place of
+ * the template parameters: "T *" of scale<float, 8> is "float *". */
+OKLC_INTERNAL const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const char *type,
+                                           const char *const *targs, size_t ntargs);
+
+#endif

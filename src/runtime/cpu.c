@@ -1,0 +1,205 @@
+/*
+ * cpu.c - the serial and OpenMP devices: host memory, kernels compiled by
+ * the system's C++ compiler into a shared library, loaded with dlopen.
+ *
+ * Device memory is host memory aligned to 64 bytes (a cache line, and the
+ * widest AVX-512 load). A kernel is `extern "C" void entry(void *const *)`
+ * (see args.c for what each pointer points to), so one call works for any
+ * number and mix of arguments on every ABI. The two devices differ in the
+ * transpiler's backend, -fopenmp, and the number of threads, which an
+ * OpenMP build lets us set through its _occa_set_num_threads.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+enum { ALIGNMENT = 64 };
+
+static oklc_status open_device(oklc_device *d, const Spec *s, bool openmp)
+{
+    const char *extra = s->platform ? "platform" : s->device ? "device" : NULL;
+    if (!openmp && s->threads)
+        extra = "threads";
+    if (extra)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT,
+                            "device spec '%s': '%s' does not apply to the %s device", s->text,
+                            extra, openmp ? "openmp" : "serial");
+    d->threads = s->threads;
+    return OKLC_OK;
+}
+
+static oklc_status open_serial(oklc_device *d, const Spec *s)
+{
+    return open_device(d, s, false);
+}
+
+static oklc_status open_openmp(oklc_device *d, const Spec *s)
+{
+    return open_device(d, s, true);
+}
+
+static void close_device(oklc_device *d)
+{
+    (void)d;
+}
+
+static oklc_status alloc(oklc_device *d, size_t bytes, void **ptr)
+{
+    (void)d;
+    if (posix_memalign(ptr, ALIGNMENT, bytes ? bytes : 1) != 0)
+        return oklc_rt_fail(OKLC_ERR_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+    return OKLC_OK;
+}
+
+static void free_memory(oklc_device *d, void *ptr)
+{
+    (void)d;
+    free(ptr);
+}
+
+static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
+{
+    memcpy((char *)m->ptr + offset, src, bytes);
+    return OKLC_OK;
+}
+
+static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
+{
+    memcpy(dst, (const char *)m->ptr + offset, bytes);
+    return OKLC_OK;
+}
+
+/* Kernels run synchronously: nothing is ever queued. */
+static oklc_status finish(oklc_device *d)
+{
+    (void)d;
+    return OKLC_OK;
+}
+
+static oklc_status add_joined(Build *b, const char *option, const char *value)
+{
+    char *arg = oklc_rt_format("%s%s", option, value);
+    oklc_status st = arg ? oklc_rt_cmd_add(b, arg) : oklc_rt_oom();
+    oklc_free(arg);
+    return st;
+}
+
+/* Include paths serve `#include <...>` lines the transpiler keeps. Native
+ * source also gets what the transpiler would have applied: the defines and
+ * the included files. Paths are made absolute: the key hashes them. */
+static oklc_status add_props(Build *b)
+{
+    oklc_status st = OKLC_OK;
+    for (size_t i = 0; !st && i < b->props->ncmds; i++) {
+        const PropCmd *c = &b->props->cmds[i];
+        if (c->kind == PROP_DEFINE) {
+            if (!b->props->okl)
+                st = add_joined(b, "-D", c->text);
+            continue;
+        }
+        if (c->kind == PROP_INCLUDE_FILE && b->props->okl)
+            continue;
+        char *abs = oklc_rt_absolute(c->text);
+        if (!abs)
+            st = oklc_rt_oom();
+        else if (c->kind == PROP_INCLUDE_PATH)
+            st = add_joined(b, "-I", abs);
+        else if (!(st = oklc_rt_cmd_add(b, "-include")))
+            st = oklc_rt_cmd_add(b, abs);
+        oklc_free(abs);
+    }
+    return st;
+}
+
+static oklc_status command(const oklc_device *d, Build *b)
+{
+    static const char *const fixed[] = {"-std=c++17", "-shared", "-fPIC"};
+    oklc_status st = oklc_rt_compiler(b);
+    for (size_t i = 0; !st && i < OKLC_COUNTOF(fixed); i++)
+        st = oklc_rt_cmd_add(b, fixed[i]);
+    if (!st && d->ops == &oklc_openmp_ops)
+        st = oklc_rt_cmd_add(b, "-fopenmp");
+    if (!st)
+        st = oklc_rt_compiler_flags(b);    /* after ours, so that they can override */
+    if (!st && !b->props->okl && b->source_dir)
+        st = add_joined(b, "-I", b->source_dir);
+    return st ? st : add_props(b);
+}
+
+static oklc_status compile(const oklc_device *d, const Build *b, const char *dir)
+{
+    char *src = oklc_rt_path(dir, d->ops->source_name);
+    char *bin = oklc_rt_path(dir, d->ops->binary_name);
+    const char **argv = oklc_malloc((b->ncmd + 4) * sizeof *argv);
+    oklc_status st = src && bin && argv ? OKLC_OK : oklc_rt_oom();
+    if (!st) {
+        memcpy(argv, b->cmd, b->ncmd * sizeof *argv);
+        argv[b->ncmd] = src;
+        argv[b->ncmd + 1] = "-o";
+        argv[b->ncmd + 2] = bin;
+        argv[b->ncmd + 3] = NULL;
+        st = oklc_rt_run_compiler(argv, dir, b->path);
+    }
+    oklc_free(argv);
+    oklc_free(src);
+    oklc_free(bin);
+    return st;
+}
+
+/* dlsym's void * becomes a function pointer by memcpy: POSIX guarantees
+ * the representation, ISO C forbids the cast. */
+static void *symbol(void *lib, const char *name, void (**fn)(void))
+{
+    void *p = dlsym(lib, name);
+    memcpy(fn, &p, sizeof p);
+    return p;
+}
+
+/* An OpenMP build stays mapped after dlclose (RTLD_NODELETE), and with it
+ * the OpenMP runtime it brought: the runtime's idle worker threads live on
+ * in its code, and unmapping it under them crashes. */
+static oklc_status load(oklc_kernel *k, const char *binary, const char *name)
+{
+    bool openmp = k->dev->ops == &oklc_openmp_ops;
+    dlerror();
+    k->lib = dlopen(binary, RTLD_NOW | RTLD_LOCAL | (openmp ? RTLD_NODELETE : 0));
+    if (!k->lib)
+        return oklc_rt_fail(OKLC_ERR_LOAD, "cannot load '%s': %s", binary, dlerror());
+    void (*fn)(void);
+    if (!symbol(k->lib, name, &fn))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "no kernel '%s' in '%s' (dlsym: %s)", k->name,
+                            binary, dlerror());
+    memcpy(&k->entry, &fn, sizeof fn);
+    if (openmp && symbol(k->lib, "_occa_set_num_threads", &fn))
+        memcpy(&k->set_threads, &fn, sizeof fn);
+    return OKLC_OK;
+}
+
+static void unload(oklc_kernel *k)
+{
+    if (k->lib)
+        dlclose(k->lib);
+}
+
+/* The number of threads is set before every run: omp_set_num_threads acts
+ * on the calling thread, and the caller may run kernels from several. */
+static oklc_status run(oklc_kernel *k, void *const *args)
+{
+    if (k->set_threads && k->dev->threads)
+        k->set_threads(k->dev->threads);
+    k->entry(args);
+    return OKLC_OK;
+}
+
+#define CPU_OPS                                                                        \
+    .source_name = "source.cpp", .binary_name = "kernel.so", .close = close_device,    \
+    .alloc = alloc, .free = free_memory, .copy_in = copy_in, .copy_out = copy_out,     \
+    .finish = finish, .command = command, .compile = compile, .load = load,            \
+    .unload = unload, .run = run
+
+const DeviceOps oklc_serial_ops = {
+    .name = "serial", .backend = OKLC_BACKEND_SERIAL, .open = open_serial, CPU_OPS};
+const DeviceOps oklc_openmp_ops = {
+    .name = "openmp", .backend = OKLC_BACKEND_OPENMP, .open = open_openmp, CPU_OPS};

@@ -1,0 +1,154 @@
+/*
+ * device.c - devices: the spec parser, the table of device kinds, and the
+ * calls that go through a kind's operations.
+ *
+ * A spec is blank-separated words: a bare word is the mode, `key=value`
+ * sets mode, threads, platform or device ("mode=openmp threads=4"). Each
+ * kind is one DeviceOps in its own file (cpu.c: serial, openmp); the kinds
+ * listed without operations are known names whose device is not built yet.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rt.h"
+
+static const struct {
+    const char      *name;
+    const DeviceOps *ops;     /* NULL: comes in a later version */
+    const char      *title;
+} kinds[] = {
+    {"serial", &oklc_serial_ops, "Serial"},
+    {"openmp", &oklc_openmp_ops, "OpenMP"},
+    {"cuda", NULL, "CUDA"},
+    {"hip", NULL, "HIP"},
+    {"opencl", NULL, "OpenCL"},
+};
+
+enum { MAX_THREADS = 1 << 16 };
+
+static oklc_status bad_spec(const Spec *s, const char *fmt, const char *what)
+{
+    char *why = oklc_rt_format(fmt, what);
+    if (!why)
+        return oklc_rt_oom();
+    oklc_status st = oklc_rt_fail(OKLC_ERR_ARGUMENT, "device spec '%s': %s", s->text, why);
+    oklc_free(why);
+    return st;
+}
+
+static oklc_status parse_threads(Spec *s, const char *v)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 1 || n > MAX_THREADS)
+        return bad_spec(s, "threads=%s is not a number of threads (1 to 65536)", v);
+    s->threads = (int)n;
+    return OKLC_OK;
+}
+
+/* word = mode | key "=" value */
+static oklc_status parse_word(Spec *s, char *word, const char **mode)
+{
+    char *eq = strchr(word, '=');
+    const char *key = eq ? word : "mode", *value = eq ? eq + 1 : word;
+    if (eq)
+        *eq = '\0';
+    if (!*value)
+        return bad_spec(s, "'%s' has no value", key);
+    if (!strcmp(key, "mode")) {
+        if (*mode)
+            return bad_spec(s, "%s", "the mode is given twice");
+        *mode = value;
+        return OKLC_OK;
+    }
+    if (!strcmp(key, "threads"))
+        return parse_threads(s, value);
+    if (!strcmp(key, "platform"))
+        s->platform = value;
+    else if (!strcmp(key, "device"))
+        s->device = value;
+    else
+        return bad_spec(s, "unknown key '%s' (keys: mode, threads, platform, device)", key);
+    return OKLC_OK;
+}
+
+static oklc_status parse(Spec *s, char *copy, const char **mode)
+{
+    char *save;
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        oklc_status st = parse_word(s, w, mode);
+        if (st)
+            return st;
+    }
+    if (!*mode)
+        return bad_spec(s, "%s", "no mode (serial, openmp, cuda, hip, opencl)");
+    return OKLC_OK;
+}
+
+static oklc_status open_kind(const Spec *s, const char *mode, oklc_device **out)
+{
+    for (size_t i = 0; i < OKLC_COUNTOF(kinds); i++) {
+        if (strcasecmp(mode, kinds[i].name))
+            continue;
+        if (!kinds[i].ops)
+            return oklc_rt_fail(OKLC_ERR_UNAVAILABLE,
+                                "device spec '%s': the %s device is not built into oklc yet; "
+                                "it comes in a later version (available now: serial, openmp)",
+                                s->text, kinds[i].title);
+        oklc_device *d = oklc_malloc(sizeof *d);
+        if (!d)
+            return oklc_rt_oom();
+        memset(d, 0, sizeof *d);
+        d->ops = kinds[i].ops;
+        oklc_status st = d->ops->open(d, s);
+        if (st) {
+            oklc_free(d);
+            return st;
+        }
+        *out = d;
+        return OKLC_OK;
+    }
+    return bad_spec(s, "unknown mode '%s' (modes: serial, openmp, cuda, hip, opencl)", mode);
+}
+
+oklc_status oklc_device_open(const char *spec, oklc_device **out)
+{
+    if (!spec || !out)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_open: NULL %s",
+                            spec ? "out" : "spec");
+    *out = NULL;
+    char *copy = oklc_rt_strdup(spec);
+    if (!copy)
+        return oklc_rt_oom();
+    Spec s = {.text = spec};
+    const char *mode = NULL;
+    oklc_status st = parse(&s, copy, &mode);
+    if (!st)
+        st = open_kind(&s, mode, out);
+    oklc_free(copy);
+    return st;
+}
+
+void oklc_device_close(oklc_device *d)
+{
+    if (!d)
+        return;
+    d->ops->close(d);
+    oklc_free(d);
+}
+
+const char *oklc_device_mode(const oklc_device *d)
+{
+    return d ? d->ops->name : "";
+}
+
+oklc_status oklc_device_finish(oklc_device *d)
+{
+    if (!d)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_finish: the device is NULL");
+    return d->ops->finish(d);
+}

@@ -1,0 +1,126 @@
+/*
+ * fs.c - files and folders for the runtime: whole-file reads and writes,
+ * mkdir -p, rm -rf, path joins. Failures are OKLC_ERR_IO naming the path
+ * and strerror().
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+oklc_status oklc_rt_read_file(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return oklc_rt_fail(OKLC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = oklc_malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *bigger = oklc_realloc(buf, cap *= 2);
+        if (!bigger)
+            oklc_free(buf);
+        buf = bigger;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return oklc_rt_oom();
+    if (bad) {
+        oklc_free(buf);
+        return oklc_rt_fail(OKLC_ERR_IO, "cannot read '%s'", path);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    if (len)
+        *len = n;
+    return OKLC_OK;
+}
+
+oklc_status oklc_rt_write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return oklc_rt_fail(OKLC_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+    bool ok = fwrite(text, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    if (!ok)
+        return oklc_rt_fail(OKLC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    return OKLC_OK;
+}
+
+/* Each missing component in turn; one that appears meanwhile (another
+ * process creating the same cache) is fine. */
+oklc_status oklc_rt_mkdirs(const char *path, mode_t mode)
+{
+    if (!*path)
+        return oklc_rt_fail(OKLC_ERR_IO, "cannot create a folder with an empty name");
+    char *p = oklc_rt_strdup(path);
+    if (!p)
+        return oklc_rt_oom();
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, mode) != 0 && errno != EEXIST) {
+            oklc_status st = oklc_rt_fail(OKLC_ERR_IO, "cannot create the folder '%s': %s", p,
+                                          strerror(errno));
+            oklc_free(p);
+            return st;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    oklc_free(p);
+    return OKLC_OK;
+}
+
+void oklc_rt_remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *sub = oklc_rt_path(path, e->d_name);
+        if (!sub)
+            break;
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            oklc_rt_remove_tree(sub);
+        else
+            unlink(sub);
+        oklc_free(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+char *oklc_rt_path(const char *dir, const char *name)
+{
+    return oklc_rt_format("%s/%s", dir, name);
+}
+
+char *oklc_rt_absolute(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return oklc_rt_strdup(path);
+    char *copy = oklc_rt_strdup(r);
+    free(r);    /* realpath's memory comes from malloc */
+    return copy;
+}

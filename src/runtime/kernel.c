@@ -1,0 +1,234 @@
+/*
+ * kernel.c - kernels: build (source, key, cache entry, compile on a miss),
+ * load from a cache entry, run with checked arguments.
+ *
+ * Every kernel is loaded from its cache entry, whether it was just built
+ * or found there, or built by another process (oklc_kernel_build_only in
+ * one MPI rank, oklc_kernel_load in the others): one path, always tested.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+enum { STALE_SECONDS = 3600, LOCAL_ARGS = 16 };
+
+/* Writes the inputs into a temporary folder, compiles there, and renames
+ * it into the entry. A failed compile leaves the folder for the user to
+ * read (the message says where); the sweep removes it later. */
+static oklc_status compile_entry(const Build *b, const char *root, const char *key,
+                                 const char *entry)
+{
+    const DeviceOps *ops = b->dev->ops;
+    char *tmp = NULL, *src = NULL, *meta = NULL;
+    oklc_rt_cache_sweep(root, STALE_SECONDS);
+    oklc_status st = oklc_rt_cache_tmp(root, key, &tmp);
+    if (!st) {
+        src = oklc_rt_path(tmp, ops->source_name);
+        meta = oklc_rt_path(tmp, "metadata.json");
+        st = src && meta ? OKLC_OK : oklc_rt_oom();
+    }
+    if (!st)
+        st = oklc_rt_write_file(src, b->source, b->source_len);
+    if (!st)
+        st = oklc_rt_write_file(meta, b->metadata, strlen(b->metadata));
+    if (!st)
+        st = ops->compile(b->dev, b, tmp);
+    if (!st)
+        st = oklc_rt_cache_publish(tmp, entry);
+    else if (tmp && st != OKLC_ERR_COMPILE)
+        oklc_rt_remove_tree(tmp);
+    oklc_free(tmp);
+    oklc_free(src);
+    oklc_free(meta);
+    return st;
+}
+
+/* The entry of a build: found in the cache, or compiled into it. */
+static oklc_status find_or_compile(const Build *b, char **entry)
+{
+    const DeviceOps *ops = b->dev->ops;
+    char key[33], *root = NULL, *dir = NULL, *bin = NULL;
+    oklc_status st = oklc_rt_cache_root(&root);
+    if (!st) {
+        oklc_rt_cache_key(b, key);
+        dir = oklc_rt_path(root, key);
+        bin = dir ? oklc_rt_path(dir, ops->binary_name) : NULL;
+        st = bin ? OKLC_OK : oklc_rt_oom();
+    }
+    if (!st && access(bin, F_OK) != 0)
+        st = compile_entry(b, root, key, dir);
+    if (!st && oklc_rt_verbose())
+        fprintf(stderr, "oklc: source of '%s': %s/%s\n", b->name, dir, ops->source_name);
+    if (!st) {
+        *entry = dir;
+        dir = NULL;
+    }
+    oklc_free(root);
+    oklc_free(dir);
+    oklc_free(bin);
+    return st;
+}
+
+/* Before compiling, that the kernel exists (the metadata lists every one). */
+static oklc_status check_name(const Build *b)
+{
+    char *symbol;
+    Param *params;
+    int n;
+    oklc_status st = oklc_rt_find_kernel(b->metadata, b->path, b->name, &symbol, &params, &n);
+    if (!st) {
+        oklc_free(symbol);
+        oklc_rt_params_free(params, n);
+    }
+    return st;
+}
+
+static oklc_status build(oklc_device *d, const char *path, const char *text, const char *name,
+                         const oklc_props *props, char **entry)
+{
+    if (!d || !name || !*name || (!path && !text))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "building a kernel: NULL %s",
+                            !d ? "device" : !name || !*name ? "kernel name" : "path");
+    oklc_props defaults = {.okl = true};
+    Build b = {.dev = d, .props = props ? props : &defaults, .path = path ? path : "<string>",
+               .name = name};
+    oklc_status st = oklc_rt_source(&b, text);
+    if (!st)
+        st = check_name(&b);
+    if (!st)
+        st = d->ops->command(d, &b);
+    if (!st)
+        st = find_or_compile(&b, entry);
+    oklc_rt_build_free(&b);
+    return st;
+}
+
+oklc_status oklc_kernel_build(oklc_device *d, const char *path, const char *name,
+                              const oklc_props *props, oklc_kernel **out)
+{
+    return oklc_kernel_build_string(d, path, NULL, name, props, out);
+}
+
+oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const char *source,
+                                     const char *name, const oklc_props *props,
+                                     oklc_kernel **out)
+{
+    char *entry = NULL;
+    if (out)
+        *out = NULL;
+    oklc_status st = out ? build(d, path, source, name, props, &entry)
+                         : oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_build: NULL out");
+    if (!st)
+        st = oklc_kernel_load(d, entry, name, out);
+    oklc_free(entry);
+    return st;
+}
+
+oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char *name,
+                                   const oklc_props *props, char **binary)
+{
+    char *entry = NULL;
+    if (!binary)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_build_only: NULL binary");
+    *binary = NULL;
+    oklc_status st = build(d, path, NULL, name, props, &entry);
+    if (st)
+        return st;
+    *binary = malloc(strlen(entry) + 1);    /* the caller frees it with free() */
+    if (*binary)
+        strcpy(*binary, entry);
+    oklc_free(entry);
+    return *binary ? OKLC_OK : oklc_rt_oom();
+}
+
+/* An entry's binary is for the device it was built for. */
+static oklc_status check_backend(const oklc_device *d, const char *metadata, const char *dir)
+{
+    char *backend = oklc_rt_metadata_backend(metadata);
+    oklc_status st = OKLC_OK;
+    if (!backend || strcmp(backend, d->ops->name))
+        st = oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' was built for the %s device, not for %s",
+                          dir, backend ? backend : "(unknown)", d->ops->name);
+    oklc_free(backend);
+    return st;
+}
+
+static oklc_status load(oklc_kernel *k, const char *dir, const char *metadata)
+{
+    char *symbol = NULL, *bin = oklc_rt_path(dir, k->dev->ops->binary_name);
+    oklc_status st = bin ? OKLC_OK : oklc_rt_oom();
+    if (!st)
+        st = oklc_rt_find_kernel(metadata, dir, k->name, &symbol, &k->params, &k->nparams);
+    if (!st)
+        st = check_backend(k->dev, metadata, dir);
+    if (!st)
+        st = k->dev->ops->load(k, bin, symbol);
+    oklc_free(symbol);
+    oklc_free(bin);
+    return st;
+}
+
+oklc_status oklc_kernel_load(oklc_device *d, const char *binary, const char *name,
+                             oklc_kernel **out)
+{
+    if (!d || !binary || !name || !out)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_load: NULL %s",
+                            !d ? "device" : !binary ? "binary" : !name ? "name" : "out");
+    *out = NULL;
+    char *meta_path = oklc_rt_path(binary, "metadata.json"), *metadata = NULL;
+    oklc_kernel *k = oklc_malloc(sizeof *k);
+    oklc_status st = meta_path && k ? OKLC_OK : oklc_rt_oom();
+    if (k)
+        *k = (oklc_kernel){.dev = d, .name = oklc_rt_strdup(name)};
+    if (!st && !k->name)
+        st = oklc_rt_oom();
+    if (!st)
+        st = oklc_rt_read_file(meta_path, &metadata, NULL);
+    if (!st)
+        st = load(k, binary, metadata);
+    if (st)
+        oklc_kernel_free(k);
+    else
+        *out = k;
+    oklc_free(meta_path);
+    oklc_free(metadata);
+    return st;
+}
+
+void oklc_kernel_free(oklc_kernel *k)
+{
+    if (!k)
+        return;
+    k->dev->ops->unload(k);
+    oklc_rt_params_free(k->params, k->nparams);
+    oklc_free(k->name);
+    oklc_free(k);
+}
+
+int oklc_kernel_arg_count(const oklc_kernel *k)
+{
+    return k ? k->nparams : -1;
+}
+
+oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args)
+{
+    if (!k || nargs < 0 || (nargs && !args))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_run: %s",
+                            !k ? "the kernel is NULL" : "a bad argument list");
+    Slot local_slots[LOCAL_ARGS];
+    void *local_ptrs[LOCAL_ARGS];
+    bool heap = nargs > LOCAL_ARGS;
+    Slot *slots = heap ? oklc_malloc((size_t)nargs * sizeof *slots) : local_slots;
+    void **ptrs = heap ? oklc_malloc((size_t)nargs * sizeof *ptrs) : local_ptrs;
+    oklc_status st = slots && ptrs ? oklc_rt_pack(k, nargs, args, slots, ptrs) : oklc_rt_oom();
+    if (!st)
+        st = k->dev->ops->run(k, ptrs);
+    if (heap) {
+        oklc_free(slots);
+        oklc_free(ptrs);
+    }
+    return st;
+}

@@ -1,0 +1,160 @@
+/*
+ * source.c - a kernel's input made into what the device compiles: OKL is
+ * transpiled in process for the device's backend (the output, its JSON
+ * metadata, the hash of the preprocessed input); native source is taken as
+ * it is, with a small metadata of our own ("native": true, no kernels).
+ *
+ * Native source is also run through oklc's preprocessor, only for the
+ * cache key: with its "..." includes inlined, editing a header it includes
+ * changes the key, as it does for OKL.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+oklc_status oklc_rt_cmd_add(Build *b, const char *arg)
+{
+    char **bigger = oklc_realloc(b->cmd, (b->ncmd + 2) * sizeof *bigger);
+    if (!bigger)
+        return oklc_rt_oom();
+    b->cmd = bigger;
+    b->cmd[b->ncmd] = oklc_rt_strdup(arg);
+    b->cmd[b->ncmd + 1] = NULL;
+    if (!b->cmd[b->ncmd])
+        return oklc_rt_oom();
+    b->ncmd++;
+    return OKLC_OK;
+}
+
+void oklc_rt_build_free(Build *b)
+{
+    for (size_t i = 0; i < b->ncmd; i++)
+        oklc_free(b->cmd[i]);
+    oklc_free(b->cmd);
+    oklc_free(b->source_dir);
+    oklc_free(b->source);
+    oklc_free(b->metadata);
+    oklc_free(b->input_hash);
+    oklc_free(b->preprocessed);
+}
+
+/* A context for the device's backend with the properties, in their order. */
+static oklc_ctx *context(const Build *b)
+{
+    oklc_ctx *c = oklc_ctx_new();
+    if (!c)
+        return NULL;
+    oklc_set_backend(c, b->dev->ops->backend);
+    for (size_t i = 0; i < b->props->ncmds; i++) {
+        const PropCmd *p = &b->props->cmds[i];
+        if (p->kind == PROP_DEFINE)
+            oklc_define(c, p->text);
+        else if (p->kind == PROP_INCLUDE_PATH)
+            oklc_include_path(c, p->text);
+        else
+            oklc_include_file(c, p->text);
+    }
+    return c;
+}
+
+/* The diagnostics as text, through a memory stream. */
+static oklc_status transpile_failed(const Build *b, oklc_ctx *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        oklc_diag_print(c, f, OKLC_DIAG_TEXT);
+        fclose(f);
+    }
+    oklc_status st = oklc_rt_fail(OKLC_ERR_TRANSPILE,
+                                  "cannot transpile '%s' for the %s device:\n%s", b->path,
+                                  b->dev->ops->name, text ? text : "");
+    free(text);    /* open_memstream's memory comes from malloc */
+    return st;
+}
+
+static char *copy(const char *s)
+{
+    return s ? oklc_rt_strdup(s) : NULL;
+}
+
+static oklc_status transpile(Build *b, const char *text, size_t len)
+{
+    oklc_ctx *c = context(b);
+    if (!c)
+        return oklc_rt_oom();
+    if (strchr(b->name, '<'))
+        oklc_add_instance(c, b->name);
+    oklc_status st = OKLC_OK;
+    const char *out = NULL, *meta = NULL, *hash = NULL;
+    if (!oklc_transpile_buffer(c, b->path, text, len, 0))
+        st = transpile_failed(b, c);
+    else if (!(out = oklc_output(c, &b->source_len)) || !(meta = oklc_metadata(c, NULL)))
+        st = oklc_rt_fail(OKLC_ERR_TRANSPILE, "the transpiler gave no %s for '%s'",
+                          out ? "metadata" : "output", b->path);
+    if (!st) {
+        hash = oklc_input_hash(c);
+        b->source = copy(out);
+        b->metadata = copy(meta);
+        b->input_hash = copy(hash);
+        if (!b->source || !b->metadata || (hash && !b->input_hash))
+            st = oklc_rt_oom();
+    }
+    oklc_ctx_free(c);
+    return st;
+}
+
+/* The folder of b->path, absolute: "..." includes of native source. */
+static char *folder(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return oklc_rt_absolute(".");
+    int n = slash == path ? 1 : (int)(slash - path);    /* "/k.cpp": "/" */
+    char *dir = oklc_rt_format("%.*s", n, path);
+    char *abs = dir ? oklc_rt_absolute(dir) : NULL;
+    oklc_free(dir);
+    return abs;
+}
+
+/* Best effort: when oklc's preprocessor cannot read the source (an include
+ * only the compiler's own flags find), the key hashes the text alone. */
+static char *preprocess(const Build *b, const char *text, size_t len)
+{
+    oklc_ctx *c = context(b);
+    char *out = NULL;
+    if (c && oklc_preprocess_buffer(c, b->path, text, len))
+        out = copy(oklc_output(c, NULL));
+    oklc_ctx_free(c);
+    return out;
+}
+
+static oklc_status native(Build *b, const char *text, size_t len)
+{
+    b->source_len = len;
+    b->source = oklc_malloc(len + 1);
+    if (b->source)
+        memcpy(b->source, text, len + 1);
+    b->metadata = oklc_rt_format("{\"oklc\": \"%s\", \"backend\": \"%s\", \"native\": true, "
+                                 "\"kernels\": []}\n", oklc_version(), b->dev->ops->name);
+    b->source_dir = folder(b->path);
+    b->preprocessed = preprocess(b, text, len);
+    return b->source && b->metadata && b->source_dir ? OKLC_OK : oklc_rt_oom();
+}
+
+oklc_status oklc_rt_source(Build *b, const char *text)
+{
+    char *file = NULL;
+    size_t len = text ? strlen(text) : 0;
+    if (!text) {
+        oklc_status st = oklc_rt_read_file(b->path, &file, &len);
+        if (st)
+            return st;
+        text = file;
+    }
+    oklc_status st = b->props->okl ? transpile(b, text, len) : native(b, text, len);
+    oklc_free(file);
+    return st;
+}

@@ -1,0 +1,690 @@
+/*
+ * test_run.c - kernels run end to end: built from the .okl files of tests/run through
+ * the runtime on a device (OKLC_TEST_DEVICE: "serial", "mode=openmp
+ * threads=4", ...), and compared with plain C written here.
+ *
+ * Values are chosen so the results are exact (small integers in floats),
+ * whatever order the device adds them in; every array is checked whole,
+ * including what a kernel must leave alone.
+ */
+#define _XOPEN_SOURCE 700     /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oklc/runtime.h"
+
+static oklc_device *dev;
+static char dir[4096];          /* tests/run */
+static char cache[4096];        /* a temporary cache folder */
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static oklc_kernel *build_with(const char *file, const char *name, const oklc_props *props)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    oklc_kernel *k = NULL;
+    oklc_status s = oklc_kernel_build(dev, path, name, props, &k);
+    if (s != OKLC_OK)
+        fail_msg("building %s of %s: %s", name, file, oklc_last_error());
+    return k;
+}
+
+static oklc_kernel *build(const char *file, const char *name)
+{
+    return build_with(file, name, NULL);
+}
+
+static oklc_memory *to_device(const void *host, size_t bytes)
+{
+    oklc_memory *m = NULL;
+    assert_int_equal(oklc_memory_alloc(dev, bytes ? bytes : 1, &m), OKLC_OK);
+    if (bytes)
+        assert_int_equal(oklc_memory_copy_from_host(m, host, bytes, 0), OKLC_OK);
+    return m;
+}
+
+static void to_host(oklc_memory *m, void *host, size_t bytes)
+{
+    assert_int_equal(oklc_device_finish(dev), OKLC_OK);
+    assert_int_equal(oklc_memory_copy_to_host(m, host, bytes, 0), OKLC_OK);
+}
+
+static void run(oklc_kernel *k, int nargs, const oklc_arg *args)
+{
+    oklc_status s = oklc_kernel_run(k, nargs, args);
+    if (s != OKLC_OK)
+        fail_msg("running: %s", oklc_last_error());
+}
+
+#define RUN(k, ...)                                                                \
+    do {                                                                           \
+        oklc_arg args_[] = {__VA_ARGS__};                                          \
+        run(k, (int)(sizeof args_ / sizeof args_[0]), args_);                      \
+    } while (0)
+
+static void same_ints(const int *want, const int *got, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (want[i] != got[i])
+            fail_msg("element %zu: expected %d, got %d", i, want[i], got[i]);
+}
+
+static void same_floats(const float *want, const float *got, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (want[i] != got[i])
+            fail_msg("element %zu: expected %g, got %g", i, want[i], got[i]);
+}
+
+static void same_doubles(const double *want, const double *got, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (want[i] != got[i])
+            fail_msg("element %zu: expected %.17g, got %.17g", i, want[i], got[i]);
+}
+
+/* ---- loops.okl -------------------------------------------------------------------------- */
+
+static void test_tile_check(void **state)
+{
+    (void)state;
+    enum { N = 1000 + 16 };             /* the kernel sees 1000: not a multiple of 16 */
+    float x[N], want[N];
+    for (int i = 0; i < N; i++)
+        x[i] = want[i] = 0.5f * i;
+    for (int i = 0; i < 1000; i++)
+        want[i] = 2 * want[i] + i;
+    oklc_kernel *k = build("loops.okl", "tileCheck");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(1000), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_floats(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_tile_no_check(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    float x[N], want[N];
+    for (int i = 0; i < N; i++)
+        x[i] = i, want[i] = i + 1.0f;
+    oklc_kernel *k = build("loops.okl", "tileNoCheck");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_floats(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_tile_strided(void **state)
+{
+    (void)state;
+    enum { N = 103 };
+    int x[N + 4], want[N + 4];
+    memset(x, 0, sizeof x);
+    memset(want, 0, sizeof want);
+    for (int i = 1; i <= N - 1; i += 2)
+        want[i] = i;
+    oklc_kernel *k = build("loops.okl", "tileStrided");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, N + 4);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_tile_down(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    int x[N], want[N];
+    for (int i = 0; i < N; i++)
+        x[i] = want[i] = 1000;
+    for (int i = N - 1; i >= 0; i -= 3)
+        want[i] += i;
+    oklc_kernel *k = build("loops.okl", "tileDown");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_down_strided(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    int x[N], want[N];
+    memset(x, 0, sizeof x);
+    memset(want, 0, sizeof want);
+    for (int o = N - 1; o >= 0; o -= 7)
+        for (int i = 6; i >= 0; --i)
+            if (o - i >= 0)
+                want[o - i] = o * 10 + i;
+    oklc_kernel *k = build("loops.okl", "downStrided");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_several_outer(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    int x[N] = {0}, y[N] = {0}, wx[N], wy[N];
+    for (int i = 0; i < N; i++)
+        wx[i] = 3 * i;
+    for (int i = 0; i < N; i++)
+        wy[i] = wx[N - 1 - i] + 1;
+    oklc_kernel *k = build("loops.okl", "severalOuter");
+    oklc_memory *mx = to_device(x, sizeof x), *my = to_device(y, sizeof y);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mx), oklc_arg_mem(my));
+    to_host(mx, x, sizeof x);
+    to_host(my, y, sizeof y);
+    same_ints(wx, x, N);
+    same_ints(wy, y, N);
+    oklc_memory_free(mx);
+    oklc_memory_free(my);
+    oklc_kernel_free(k);
+}
+
+static void test_grid3(void **state)
+{
+    (void)state;
+    enum { NX = 5, NY = 6, NZ = 7, N = NX * NY * NZ };
+    int out[N] = {0}, want[N];
+    for (int z = 0; z < NZ; z++)
+        for (int y = 0; y < NY; y++)
+            for (int x = 0; x < NX; x++)
+                want[(z * NY + y) * NX + x] = x + 100 * y + 10000 * z;
+    oklc_kernel *k = build("loops.okl", "grid3");
+    oklc_memory *m = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(NX), oklc_arg_int(NY), oklc_arg_int(NZ), oklc_arg_mem(m));
+    to_host(m, out, sizeof out);
+    same_ints(want, out, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_grid3_inner(void **state)
+{
+    (void)state;
+    enum { E = 3, N = E * 3 * 4 * 5 };
+    int out[N] = {0}, want[N];
+    for (int e = 0; e < E; e++)
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 4; j++)
+                for (int i = 0; i < 5; i++)
+                    want[((e * 3 + k) * 4 + j) * 5 + i] = e * 1000 + k * 100 + j * 10 + i;
+    oklc_kernel *k = build("loops.okl", "grid3Inner");
+    oklc_memory *m = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(E), oklc_arg_mem(m));
+    to_host(m, out, sizeof out);
+    same_ints(want, out, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_tile_inner(void **state)
+{
+    (void)state;
+    enum { NX = 13, NY = 3, N = NX * NY };
+    float m[N] = {0}, want[N];
+    for (int y = 0; y < NY; y++)
+        for (int x = 0; x < NX; x++)
+            want[y * NX + x] = x - y;
+    oklc_kernel *k = build("loops.okl", "tileInner");
+    oklc_memory *d = to_device(m, sizeof m);
+    RUN(k, oklc_arg_int(NX), oklc_arg_int(NY), oklc_arg_mem(d));
+    to_host(d, m, sizeof m);
+    same_floats(want, m, N);
+    oklc_memory_free(d);
+    oklc_kernel_free(k);
+}
+
+static void test_empty_outer(void **state)
+{
+    (void)state;
+    int x[12], want[12];
+    for (int i = 0; i < 12; i++)
+        x[i] = want[i] = 7;
+    oklc_kernel *k = build("loops.okl", "emptyOuter");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(3), oklc_arg_int(3), oklc_arg_mem(m));
+    RUN(k, oklc_arg_int(5), oklc_arg_int(2), oklc_arg_mem(m));   /* a negative count */
+    to_host(m, x, sizeof x);
+    for (int i = 0; i < 8; i++)
+        want[i] = 9;                    /* only the second loop ran, twice */
+    same_ints(want, x, 12);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_returns(void **state)
+{
+    (void)state;
+    enum { NB = 6, N = NB * 8 };
+    int x[N] = {0}, want[N] = {0};
+    for (int b = 0; b < NB; b++) {
+        if (b % 3 == 1)
+            continue;
+        for (int i = 0; i < 8; i += 2)
+            want[b * 8 + i] = 2;        /* k = 0 and 1, then the thread returns */
+    }
+    oklc_kernel *k = build("loops.okl", "returns");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(NB), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+/* ---- blocks.okl ------------------------------------------------------------------------ */
+
+static void test_reverse_blocks(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    float in[N], out[N], want[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i + 1, out[i] = -1;
+    for (int b = 0; b < N; b += 64)
+        for (int t = 0; t < 64 && b + t < N; t++)
+            want[b + t] = b + 63 - t < N ? in[b + 63 - t] : 0;
+    oklc_kernel *k = build("blocks.okl", "reverseBlocks");
+    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mi), oklc_arg_mem(mo));
+    to_host(mo, out, sizeof out);
+    same_floats(want, out, N);
+    oklc_memory_free(mi);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+}
+
+static void test_no_barrier(void **state)
+{
+    (void)state;
+    enum { NB = 5, N = NB * 32 };
+    int out[N] = {0}, want[N];
+    for (int b = 0; b < NB; b++)
+        for (int t = 0; t < 32; t++)
+            want[b * 32 + t] = t * b + 1;
+    oklc_kernel *k = build("blocks.okl", "noBarrier");
+    oklc_memory *m = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(NB), oklc_arg_mem(m));
+    to_host(m, out, sizeof out);
+    same_ints(want, out, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_exclusive_keep(void **state)
+{
+    (void)state;
+    enum { NB = 3, N = NB * 32 };
+    int in[N], out[N] = {0}, want[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 7) % 23 - 5;
+    for (int i = 0; i < N; i++) {
+        float f = 0.5f + in[i];
+        want[i] = in[i] + 2 * in[i] + 3 * in[i] + (int)(2 * f);
+    }
+    oklc_kernel *k = build("blocks.okl", "exclusiveKeep");
+    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(NB), oklc_arg_mem(mi), oklc_arg_mem(mo));
+    to_host(mo, out, sizeof out);
+    same_ints(want, out, N);
+    oklc_memory_free(mi);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+}
+
+static void block_sums(const char *name)
+{
+    enum { N = 1000, NB = (N + 255) / 256 };
+    float x[N], partial[NB] = {0}, want[NB] = {0};
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 7) - 3;
+        want[i / 256] += x[i];
+    }
+    oklc_kernel *k = build("blocks.okl", name);
+    oklc_memory *mx = to_device(x, sizeof x), *mp = to_device(partial, sizeof partial);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mx), oklc_arg_mem(mp));
+    to_host(mp, partial, sizeof partial);
+    same_floats(want, partial, NB);
+    oklc_memory_free(mx);
+    oklc_memory_free(mp);
+    oklc_kernel_free(k);
+}
+
+static void test_block_sum(void **state)
+{
+    (void)state;
+    block_sums("blockSum");
+}
+
+static void test_block_sum_barrier(void **state)
+{
+    (void)state;
+    block_sums("blockSumBarrier");
+}
+
+static void test_matmul_tiled(void **state)
+{
+    (void)state;
+    enum { N = 48 };
+    static float A[N * N], B[N * N], C[N * N], want[N * N];
+    for (int i = 0; i < N * N; i++)
+        A[i] = (float)(i % 5) - 2, B[i] = (float)(i % 3), C[i] = -1;
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < N; c++) {
+            float acc = 0;
+            for (int k = 0; k < N; k++)
+                acc += A[r * N + k] * B[k * N + c];
+            want[r * N + c] = acc;
+        }
+    oklc_kernel *k = build("blocks.okl", "matmulTiled");
+    oklc_memory *ma = to_device(A, sizeof A), *mb = to_device(B, sizeof B);
+    oklc_memory *mc = to_device(C, sizeof C);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mc));
+    to_host(mc, C, sizeof C);
+    same_floats(want, C, N * N);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mc);
+    oklc_kernel_free(k);
+}
+
+static void test_inner_split(void **state)
+{
+    (void)state;
+    enum { NB = 2, N = NB * 32 };
+    int out[N] = {0}, want[N];
+    for (int b = 0; b < NB; b++)
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 8; i++)
+                want[(b * 4 + j) * 8 + i] = ((3 - j) * 8 + (7 - i) + b) + j * 8;
+    oklc_kernel *k = build("blocks.okl", "innerSplit");
+    oklc_memory *m = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(NB), oklc_arg_mem(m));
+    to_host(m, out, sizeof out);
+    same_ints(want, out, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+/* ---- data.okl ------------------------------------------------------------------------ */
+
+static void test_histogram(void **state)
+{
+    (void)state;
+    enum { N = 100000, BINS = 16 };
+    static int v[N];
+    int hist[BINS] = {0}, want[BINS] = {0}, count[2] = {0, 0};
+    float total = 0;
+    for (int i = 0; i < N; i++) {
+        v[i] = (i * 2654435761u) >> 7 & 0xffff;
+        want[v[i] % BINS]++;
+    }
+    oklc_kernel *k = build("data.okl", "histogram");
+    oklc_memory *mv = to_device(v, sizeof v), *mh = to_device(hist, sizeof hist);
+    oklc_memory *mt = to_device(&total, sizeof total), *mc = to_device(count, sizeof count);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mv), oklc_arg_mem(mh), oklc_arg_mem(mt),
+        oklc_arg_mem(mc));
+    to_host(mh, hist, sizeof hist);
+    to_host(mt, &total, sizeof total);
+    to_host(mc, count, sizeof count);
+    same_ints(want, hist, BINS);
+    assert_true(total == 0.5f * N);
+    assert_int_equal(count[0], N);
+    assert_int_equal(count[1], 2 * N);
+    oklc_memory_free(mv);
+    oklc_memory_free(mh);
+    oklc_memory_free(mt);
+    oklc_memory_free(mc);
+    oklc_kernel_free(k);
+}
+
+static void test_histogram_shared(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20, BINS = 16 };
+    static int v[N];
+    int hist[BINS] = {0}, want[BINS] = {0};
+    for (int i = 0; i < N; i++) {
+        v[i] = (i * 2654435761u) >> 9 & 0xffff;
+        want[v[i] % BINS]++;
+    }
+    oklc_kernel *k = build("data.okl", "histogramShared");
+    oklc_memory *mv = to_device(v, sizeof v), *mh = to_device(hist, sizeof hist);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mv), oklc_arg_mem(mh));
+    to_host(mh, hist, sizeof hist);
+    same_ints(want, hist, BINS);
+    oklc_memory_free(mv);
+    oklc_memory_free(mh);
+    oklc_kernel_free(k);
+}
+
+static void test_dims(void **state)
+{
+    (void)state;
+    enum { N = 9 };
+    float a[3 * N], b[N * 3], g[5 * 3], wb[N * 3], wg[5 * 3];
+    for (int i = 0; i < 3 * N; i++)
+        a[i] = i + 1, b[i] = wb[i] = -1;
+    for (int i = 0; i < 15; i++)
+        g[i] = wg[i] = -1;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < 3; i++) {
+            wb[j * 3 + i] = a[j * 3 + i] + 1;     /* b(j, i), @dimOrder(1, 0): i fastest */
+            if (j < 5)
+                wg[i * 5 + j] = a[j * 3 + i] * 10;  /* g(j, i) with @dim(5, 3) */
+        }
+    oklc_kernel *k = build("data.okl", "dims");
+    oklc_memory *ma = to_device(a, sizeof a), *mb = to_device(b, sizeof b);
+    oklc_memory *mg = to_device(g, sizeof g);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mg));
+    to_host(mb, b, sizeof b);
+    to_host(mg, g, sizeof g);
+    same_floats(wb, b, N * 3);
+    same_floats(wg, g, 15);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mg);
+    oklc_kernel_free(k);
+}
+
+static void test_templates(void **state)
+{
+    (void)state;
+    enum { N = 77 };
+    float xf[N], wf[N];
+    double xd[N], wd[N];
+    for (int i = 0; i < N; i++) {
+        xf[i] = i, wf[i] = 1.5f * i;
+        xd[i] = i, wd[i] = -0.25 * i;
+    }
+    oklc_kernel *kf = build("data.okl", "scale<float, 32>");
+    oklc_kernel *kd = build("data.okl", "scale<double,8>");
+    oklc_memory *mf = to_device(xf, sizeof xf), *md = to_device(xd, sizeof xd);
+    RUN(kf, oklc_arg_int(N), oklc_arg_float(1.5f), oklc_arg_mem(mf));
+    RUN(kd, oklc_arg_int(N), oklc_arg_double(-0.25), oklc_arg_mem(md));
+    to_host(mf, xf, sizeof xf);
+    to_host(md, xd, sizeof xd);
+    same_floats(wf, xf, N);
+    same_doubles(wd, xd, N);
+    /* the scalar's type comes from the instance: a float is not a double */
+    oklc_arg bad[] = {oklc_arg_int(N), oklc_arg_float(1.0f), oklc_arg_mem(md)};
+    assert_int_equal(oklc_kernel_run(kd, 3, bad), OKLC_ERR_ARGUMENT);
+    oklc_memory_free(mf);
+    oklc_memory_free(md);
+    oklc_kernel_free(kf);
+    oklc_kernel_free(kd);
+}
+
+typedef struct Params {
+    float scale;
+    double offset;
+    int shift;
+    float weights[3];
+} Params;
+
+static void test_struct(void **state)
+{
+    (void)state;
+    enum { N = 70 };
+    Params p = {0.5f, 100.0, 2, {1, 2, 4}};
+    double x[N], want[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = -1;
+        want[i] = p.scale * (i >> p.shift) + p.offset + p.weights[i % 3];
+    }
+    oklc_kernel *k = build("data.okl", "withStruct");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_struct(&p, sizeof p), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_doubles(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_vectors(void **state)
+{
+    (void)state;
+    enum { N = 21 };
+    float a[4 * N], b[4 * N], len[N], wb[4 * N], wl[N];
+    for (int i = 0; i < 4 * N; i++)
+        a[i] = (float)(i % 4) - 1;
+    for (int i = 0; i < N; i++) {
+        float d = 0, v[4];
+        for (int c = 0; c < 4; c++) {
+            v[c] = a[4 * i + c] * 2 + (c + 1);
+            wb[4 * i + c] = v[c];
+            d += a[4 * i + c] * a[4 * i + c];
+        }
+        wl[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + d;
+    }
+    oklc_kernel *k = build("data.okl", "vectors");
+    oklc_memory *ma = to_device(a, sizeof a), *mb = to_device(b, sizeof b);
+    oklc_memory *ml = to_device(len, sizeof len);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(ml));
+    to_host(mb, b, sizeof b);
+    to_host(ml, len, sizeof len);
+    same_floats(wb, b, 4 * N);
+    for (int i = 0; i < N; i++)
+        assert_true(fabsf(wl[i] - len[i]) <= 1e-5f * fabsf(wl[i]));
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(ml);
+    oklc_kernel_free(k);
+}
+
+static void test_helpers(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    float x[N], want[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = 0.5f * i;
+        want[i] = 2 * (x[i] * x[i]) + 1.0f / 3 + 2.0f + (i > 3 ? i : 3);
+    }
+    oklc_kernel *k = build("data.okl", "helpers");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_floats(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_triad_large(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z);
+    assert_non_null(x && y && z);
+    for (int i = 0; i < N; i++)
+        x[i] = i % 1000, y[i] = i % 17, z[i] = -1;
+    oklc_kernel *k = build("data.okl", "triad");
+    oklc_memory *mx = to_device(x, N * sizeof *x), *my = to_device(y, N * sizeof *y);
+    oklc_memory *mz = to_device(z, N * sizeof *z);
+    RUN(k, oklc_arg_int(N), oklc_arg_float(3), oklc_arg_mem(mx), oklc_arg_mem(my),
+        oklc_arg_mem(mz));
+    to_host(mz, z, N * sizeof *z);
+    for (int i = 0; i < N; i++)
+        if (z[i] != x[i] + 3 * y[i])
+            fail_msg("element %d: expected %g, got %g", i, x[i] + 3 * y[i], z[i]);
+    oklc_memory_free(mx);
+    oklc_memory_free(my);
+    oklc_memory_free(mz);
+    oklc_kernel_free(k);
+    free(x);
+    free(y);
+    free(z);
+}
+
+/* ---- setup ------------------------------------------------------------------------------- */
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+int main(void)
+{
+    const char *d = getenv("OKLC_TEST_RUN_DIR");
+    const char *spec = getenv("OKLC_TEST_DEVICE");
+    snprintf(dir, sizeof dir, "%s", d ? d : "tests/run");
+    snprintf(cache, sizeof cache, "%s/oklc-run-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR")
+                                                                         : "/tmp");
+    if (!mkdtemp(cache)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("OKLC_CACHE_DIR", cache, 1);
+    if (oklc_device_open(spec ? spec : "serial", &dev) != OKLC_OK) {
+        fprintf(stderr, "cannot open device '%s': %s\n", spec ? spec : "serial",
+                oklc_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tile_check),       cmocka_unit_test(test_tile_no_check),
+        cmocka_unit_test(test_tile_strided),     cmocka_unit_test(test_tile_down),
+        cmocka_unit_test(test_down_strided),     cmocka_unit_test(test_several_outer),
+        cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
+        cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
+        cmocka_unit_test(test_returns),          cmocka_unit_test(test_reverse_blocks),
+        cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
+        cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
+        cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
+        cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
+        cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
+        cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
+        cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large),
+    };
+    int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
+    oklc_device_close(dev);
+    nftw(cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    return failed;
+}

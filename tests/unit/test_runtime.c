@@ -1,0 +1,1194 @@
+/*
+ * test_runtime.c - the runtime on the CPU devices: device specs, memory,
+ * building (native C++ now; OKL once the transpiler is in the library, the
+ * OKL tests skip until then), the cache (hits, what changes the key, its
+ * folder and permissions, leftovers), the compiler (flags, errors,
+ * OKLC_VERBOSE), arguments checked against metadata (60 of them, structs),
+ * build-only/load, errors per thread, and running out of memory.
+ *
+ * Every test uses a cache folder under a temporary folder (OKLC_CACHE_DIR),
+ * never the user's cache. Multi-process tests: tests/runtime/race.sh.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "runtime/rt.h"     /* struct internals, compile count, cache helpers */
+
+static char work[4096];     /* the temporary folder of this run */
+static int serial_no;
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static char *work_path(const char *name)
+{
+    static char path[8][4200];
+    static int next;
+    char *p = path[next++ % 8];
+    snprintf(p, sizeof path[0], "%s/%s", work, name);
+    return p;
+}
+
+/* A new empty cache folder (not created yet: the runtime creates it). */
+static const char *fresh_cache(void)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cache%d", ++serial_no);
+    char *p = work_path(name);
+    setenv("OKLC_CACHE_DIR", p, 1);
+    return p;
+}
+
+static const char *put(const char *name, const char *text)
+{
+    char *p = work_path(name);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", p);
+    *strrchr(dir, '/') = '\0';
+    assert_int_equal(oklc_rt_mkdirs(dir, 0700), OKLC_OK);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+static oklc_device *open_dev(const char *spec)
+{
+    oklc_device *d = NULL;
+    oklc_status st = oklc_device_open(spec, &d);
+    if (st)
+        fail_msg("%s: %s", spec, oklc_last_error());
+    return d;
+}
+
+static oklc_props *native(void)
+{
+    oklc_props *p = oklc_props_new();
+    assert_int_equal(oklc_props_okl(p, false), OKLC_OK);
+    return p;
+}
+
+static void assert_ok(oklc_status st)
+{
+    if (st != OKLC_OK)
+        fail_msg("%s: %s", oklc_status_name(st), oklc_last_error());
+}
+
+/* The call failed with `want` and a message containing `part`. */
+static void assert_fails(oklc_status st, oklc_status want, const char *part)
+{
+    if (st != want || !strstr(oklc_last_error(), part))
+        fail_msg("wanted %s with '%s', got %s: %s", oklc_status_name(want), part,
+                 oklc_status_name(st), oklc_last_error());
+}
+
+static const char *add_cpp(void)
+{
+    static char path[4200];
+    snprintf(path, sizeof path, "%s/add.cpp", getenv("OKLC_TEST_DATA"));
+    return path;
+}
+
+static const char *add_okl(void)
+{
+    static char path[4200];
+    snprintf(path, sizeof path, "%s/../../examples/kernels/addVectors.okl",
+             getenv("OKLC_TEST_DATA"));
+    return path;
+}
+
+/* Runs addVectors(n, a, b, ab) and checks ab = a + b. */
+static void check_add(oklc_device *d, oklc_kernel *k)
+{
+    enum { N = 1000 };
+    float a[N], b[N], ab[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(2 * i);
+    }
+    oklc_memory *ma, *mb, *mab;
+    assert_ok(oklc_memory_alloc(d, sizeof a, &ma));
+    assert_ok(oklc_memory_alloc(d, sizeof b, &mb));
+    assert_ok(oklc_memory_alloc(d, sizeof ab, &mab));
+    assert_ok(oklc_memory_copy_from_host(ma, a, sizeof a, 0));
+    assert_ok(oklc_memory_copy_from_host(mb, b, sizeof b, 0));
+    oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab)};
+    assert_ok(oklc_kernel_run(k, 4, args));
+    assert_ok(oklc_device_finish(d));
+    assert_ok(oklc_memory_copy_to_host(mab, ab, sizeof ab, 0));
+    for (int i = 0; i < N; i++)
+        assert_true(ab[i] == (float)(3 * i));
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mab);
+}
+
+/* A native kernel `name` that stores the int `expr` into its one argument. */
+static const char *int_kernel(const char *file, const char *prelude, const char *expr)
+{
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "%s\nextern \"C\" void get(void *const *args)\n"
+             "{\n    **static_cast<int *const *>(args[0]) = %s;\n}\n", prelude, expr);
+    return put(file, text);
+}
+
+/* Builds file's `get` on d with props p, runs it, returns what it stored. */
+static int run_get(oklc_device *d, const char *file, const oklc_props *p)
+{
+    oklc_kernel *k;
+    oklc_memory *m;
+    int v = -1;
+    assert_ok(oklc_kernel_build(d, file, "get", p, &k));
+    assert_ok(oklc_memory_alloc(d, sizeof v, &m));
+    oklc_arg arg = oklc_arg_mem(m);
+    assert_ok(oklc_kernel_run(k, 1, &arg));
+    assert_ok(oklc_memory_copy_to_host(m, &v, sizeof v, 0));
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+    return v;
+}
+
+static int entries(const char *dir)
+{
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *f = popen(cmd, "r");
+    int n = -1;
+    assert_int_equal(fscanf(f, "%d", &n), 1);
+    pclose(f);
+    return n;
+}
+
+/* ---- devices --------------------------------------------------------------------- */
+
+static void device_specs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec, *mode;
+        int threads;
+    } good[] = {
+        {"serial", "serial", 0},         {"openmp", "openmp", 0},
+        {"OpenMP", "openmp", 0},         {"  SERIAL\t", "serial", 0},
+        {"mode=openmp threads=4", "openmp", 4}, {"threads=2 mode=OpenMP", "openmp", 2},
+    };
+    for (size_t i = 0; i < OKLC_COUNTOF(good); i++) {
+        oklc_device *d = open_dev(good[i].spec);
+        assert_string_equal(oklc_device_mode(d), good[i].mode);
+        assert_int_equal(d->threads, good[i].threads);
+        assert_ok(oklc_device_finish(d));
+        oklc_device_close(d);
+    }
+}
+
+static void device_spec_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        oklc_status st;
+        const char *message;
+    } bad[] = {
+        {"", OKLC_ERR_ARGUMENT, "device spec '': no mode"},
+        {"mode=vulkan", OKLC_ERR_ARGUMENT, "unknown mode 'vulkan' (modes: serial, openmp"},
+        {"serial colour=red", OKLC_ERR_ARGUMENT, "unknown key 'colour'"},
+        {"mode=openmp threads=many", OKLC_ERR_ARGUMENT, "threads=many is not a number"},
+        {"mode=openmp threads=0", OKLC_ERR_ARGUMENT, "threads=0 is not a number"},
+        {"openmp threads=", OKLC_ERR_ARGUMENT, "'threads' has no value"},
+        {"serial threads=4", OKLC_ERR_ARGUMENT, "'threads' does not apply to the serial"},
+        {"openmp device=1", OKLC_ERR_ARGUMENT, "'device' does not apply to the openmp"},
+        {"serial openmp", OKLC_ERR_ARGUMENT, "the mode is given twice"},
+        {"cuda", OKLC_ERR_UNAVAILABLE, "the CUDA device is not built into oklc yet; it comes "
+                                       "in a later version"},
+        {"mode=HIP device=0", OKLC_ERR_UNAVAILABLE, "the HIP device is not built"},
+        {"mode=opencl platform=0 device=1", OKLC_ERR_UNAVAILABLE, "the OpenCL device"},
+    };
+    for (size_t i = 0; i < OKLC_COUNTOF(bad); i++) {
+        oklc_device *d = (oklc_device *)1;
+        assert_fails(oklc_device_open(bad[i].spec, &d), bad[i].st, bad[i].message);
+        assert_null(d);
+    }
+    assert_fails(oklc_device_open(NULL, NULL), OKLC_ERR_ARGUMENT, "NULL spec");
+}
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+static void memory_copies(void **state)
+{
+    (void)state;
+    oklc_device *d = open_dev("serial");
+    oklc_memory *m;
+    assert_ok(oklc_memory_alloc(d, 100, &m));
+    assert_int_equal(oklc_memory_size(m), 100);
+    assert_int_equal((uintptr_t)m->ptr % 64, 0);
+    char in[100], out[100] = {0};
+    for (int i = 0; i < 100; i++)
+        in[i] = (char)i;
+    assert_ok(oklc_memory_copy_from_host(m, in, 100, 0));
+    assert_ok(oklc_memory_copy_to_host(m, out, 10, 90));
+    assert_memory_equal(out, in + 90, 10);
+    assert_ok(oklc_memory_copy_from_host(m, in, 0, 100));    /* empty, at the end */
+    oklc_memory_free(m);
+    assert_ok(oklc_memory_alloc(d, 0, &m));
+    assert_int_equal(oklc_memory_size(m), 0);
+    oklc_memory_free(m);
+    oklc_memory_free(NULL);
+    oklc_device_close(d);
+}
+
+static void memory_errors(void **state)
+{
+    (void)state;
+    oklc_device *d = open_dev("openmp");
+    oklc_memory *m;
+    char buf[64];
+    assert_ok(oklc_memory_alloc(d, 64, &m));
+    assert_fails(oklc_memory_copy_from_host(m, buf, 60, 8), OKLC_ERR_ARGUMENT,
+                 "oklc_memory_copy_from_host: 60 bytes at offset 8 go past the end of the "
+                 "memory (64 bytes)");
+    assert_fails(oklc_memory_copy_to_host(m, buf, 1, 65), OKLC_ERR_ARGUMENT, "go past the end");
+    assert_fails(oklc_memory_copy_to_host(m, buf, SIZE_MAX, 8), OKLC_ERR_ARGUMENT,
+                 "go past the end");    /* offset + bytes wraps around */
+    assert_fails(oklc_memory_copy_from_host(m, NULL, 4, 0), OKLC_ERR_ARGUMENT,
+                 "the host pointer is NULL");
+    assert_fails(oklc_memory_copy_to_host(NULL, buf, 4, 0), OKLC_ERR_ARGUMENT,
+                 "the memory is NULL");
+    oklc_memory_free(m);
+    m = (oklc_memory *)1;
+    assert_fails(oklc_memory_alloc(d, SIZE_MAX, &m), OKLC_ERR_MEMORY, "cannot allocate");
+    assert_null(m);
+    assert_fails(oklc_memory_alloc(NULL, 4, &m), OKLC_ERR_ARGUMENT, "NULL device");
+    oklc_device_close(d);
+}
+
+/* ---- building native source -------------------------------------------------- */
+
+static void native_build_and_run(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    for (int i = 0; i < 2; i++) {
+        oklc_device *d = open_dev(i ? "mode=openmp threads=2" : "serial");
+        oklc_kernel *k;
+        assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
+        assert_int_equal(oklc_kernel_arg_count(k), -1);    /* native: unchecked */
+        check_add(d, k);
+        oklc_kernel_free(k);
+        oklc_device_close(d);
+    }
+    oklc_props_free(p);
+}
+
+/* OpenMP builds get -fopenmp, and the device's thread count through the
+ * library's _occa_set_num_threads; the serial device gets neither. */
+static void openmp_threads(void **state)
+{
+    (void)state;
+    fresh_cache();
+    const char *file = int_kernel(
+        "omp/threads.cpp",
+        "#include <omp.h>\n#ifndef _OPENMP\n#error built without -fopenmp\n#endif\n"
+        "extern \"C\" void _occa_set_num_threads(int n) { omp_set_num_threads(n); }\n"
+        "static int count() {\n  int n = 0;\n#pragma omp parallel\n#pragma omp single\n"
+        "  n = omp_get_num_threads();\n  return n;\n}\n",
+        "count()");
+    oklc_props *p = native();
+    oklc_device *d = open_dev("mode=openmp threads=3");
+    assert_int_equal(run_get(d, file, p), 3);
+    oklc_device_close(d);
+    d = open_dev("openmp");
+    assert_true(run_get(d, file, p) >= 1);
+    oklc_device_close(d);
+    d = open_dev("serial");
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
+                 "built without -fopenmp");
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* The props' defines and include files reach native source; its own folder
+ * is searched for "..." includes; string sources work the same. */
+static void native_props(void **state)
+{
+    (void)state;
+    fresh_cache();
+    put("props/inc/extra.h", "#define EXTRA 30\n");
+    put("props/pre.h", "#define PRE 200\n");
+    put("props/local.h", "#define LOCAL 4000\n");
+    const char *file = int_kernel("props/k.cpp", "#include \"local.h\"\n#include <extra.h>\n",
+                                  "VALUE + EXTRA + PRE + LOCAL");
+    oklc_props *p = native();
+    assert_ok(oklc_props_define(p, "VALUE=1"));
+    assert_ok(oklc_props_include_path(p, work_path("props/inc")));
+    assert_ok(oklc_props_include_file(p, work_path("props/pre.h")));
+    oklc_device *d = open_dev("serial");
+    assert_int_equal(run_get(d, file, p), 4231);
+    oklc_kernel *k;
+    assert_ok(oklc_kernel_build_string(d, file, "#include \"local.h\"\n"
+                                       "extern \"C\" void get(void *const *a)\n"
+                                       "{ **(int *const *)a[0] = LOCAL + VALUE; }\n",
+                                       "get", p, &k));
+    oklc_kernel_free(k);
+    assert_fails(oklc_props_define(p, ""), OKLC_ERR_ARGUMENT, "oklc_props_define");
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* ---- the compiler --------------------------------------------------------------- */
+
+/* Flags: props, else OKLC_CXXFLAGS, else -O3; compiler: props, else
+ * OKLC_CXX, else c++. Flags are split at blanks, with no shell. */
+static void compiler_choice(void **state)
+{
+    (void)state;
+    fresh_cache();
+    const char *file = int_kernel("flags/k.cpp", "#ifdef __OPTIMIZE__\n#define OPT 1\n"
+                                  "#else\n#define OPT 0\n#endif\n", "VALUE + OPT");
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    setenv("OKLC_CXXFLAGS", "-O0  -DVALUE=5", 1);
+    assert_int_equal(run_get(d, file, p), 5);
+    assert_ok(oklc_props_compiler_flags(p, "-DVALUE=7\t-O2"));
+    assert_int_equal(run_get(d, file, p), 8);
+    unsetenv("OKLC_CXXFLAGS");
+    setenv("OKLC_CXX", "/nonexistent", 1);
+    assert_ok(oklc_props_compiler(p, "g++"));
+    assert_int_equal(run_get(d, file, p), 8);    /* the props' compiler wins */
+    assert_ok(oklc_props_compiler(p, NULL));
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
+                 "cannot find the compiler '/nonexistent' (from OKLC_CXX): no such "
+                 "executable file");
+    unsetenv("OKLC_CXX");
+    assert_ok(oklc_props_compiler(p, "no-such-compiler-oklc"));
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
+                 "cannot find the compiler 'no-such-compiler-oklc' (from the kernel's "
+                 "properties): not in PATH");
+    assert_null(k);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* The whole compiler output comes back, and the source stays to be read. */
+static void compile_error(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    const char *file = put("bad/k.cpp", "extern \"C\" void get(void *const *args)\n"
+                                        "{\n  int x = undeclared_thing;\n}\n");
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
+                 "cannot compile the kernel source of '");
+    const char *msg = oklc_last_error();
+    assert_non_null(strstr(msg, "the compiler exited with status 1"));
+    assert_non_null(strstr(msg, "undeclared_thing"));    /* quotes depend on the locale */
+    assert_non_null(strstr(msg, "source.cpp:3:11: error:"));
+    assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC -O3"));
+    assert_non_null(strstr(msg, ".tmp."));    /* where the source stays */
+    assert_int_equal(entries(cache), 1);      /* only that folder */
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+static void verbose(void **state)
+{
+    (void)state;
+    fresh_cache();
+    const char *log = work_path("verbose.log");
+    oklc_props *p = native();
+    assert_ok(oklc_props_define(p, "MSG=a b"));
+    oklc_device *d = open_dev("openmp");
+    fflush(stderr);
+    int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+    setenv("OKLC_VERBOSE", "1", 1);
+    oklc_kernel *k;
+    oklc_status st = oklc_kernel_build(d, add_cpp(), "addVectors", p, &k);
+    unsetenv("OKLC_VERBOSE");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_ok(st);
+    char *text;
+    assert_ok(oklc_rt_read_file(log, &text, NULL));
+    assert_non_null(strstr(text, "oklc: compiling: /"));
+    assert_non_null(strstr(text, " -std=c++17 -shared -fPIC -fopenmp -O3 -I/"));
+    assert_non_null(strstr(text, " '-DMSG=a b' "));    /* quoted for a shell */
+    assert_non_null(strstr(text, "source.cpp -o /"));
+    assert_non_null(strstr(text, "oklc: source of 'addVectors': /"));
+    oklc_free(text);
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* ---- the cache ----------------------------------------------------------------- */
+
+static void cache_hits(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    long before = oklc_rt_compile_count();
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
+    assert_int_equal(oklc_rt_compile_count(), before + 1);
+    assert_int_equal(entries(dir), 4);    /* source.cpp kernel.so metadata.json build.log */
+    assert_int_equal(strncmp(dir, cache, strlen(cache)), 0);
+    oklc_kernel *k;
+    assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
+    assert_int_equal(oklc_rt_compile_count(), before + 1);    /* a hit */
+    check_add(d, k);
+    oklc_kernel_free(k);
+    /* the mode, a define and the flags each make another binary */
+    oklc_device *omp = open_dev("openmp");
+    assert_ok(oklc_kernel_build(omp, add_cpp(), "addVectors", p, &k));
+    oklc_kernel_free(k);
+    oklc_device_close(omp);
+    assert_ok(oklc_props_define(p, "UNUSED=1"));
+    assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
+    oklc_kernel_free(k);
+    setenv("OKLC_CXXFLAGS", "-O1", 1);
+    assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
+    unsetenv("OKLC_CXXFLAGS");
+    oklc_kernel_free(k);
+    assert_int_equal(oklc_rt_compile_count(), before + 4);
+    assert_int_equal(entries(cache), 4);
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* An included header is part of the key: editing it rebuilds. */
+static void cache_header_edit(void **state)
+{
+    (void)state;
+    fresh_cache();
+    put("hdr/value.h", "#define VALUE 1\n");
+    const char *file = int_kernel("hdr/k.cpp", "#include \"value.h\"\n", "VALUE");
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    long before = oklc_rt_compile_count();
+    assert_int_equal(run_get(d, file, p), 1);
+    assert_int_equal(run_get(d, file, p), 1);
+    assert_int_equal(oklc_rt_compile_count(), before + 1);
+    put("hdr/value.h", "#define VALUE 2\n");
+    assert_int_equal(run_get(d, file, p), 2);
+    assert_int_equal(oklc_rt_compile_count(), before + 2);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+static void cache_folder(void **state)
+{
+    (void)state;
+    char *root;
+    struct stat st;
+    const char *cache = fresh_cache();
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_string_equal(root, cache);
+    assert_int_equal(stat(root, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    oklc_free(root);
+    /* $XDG_CACHE_HOME/oklc, else ~/.cache/oklc */
+    char *saved_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
+    unsetenv("OKLC_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", work_path("xdg"), 1);
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_string_equal(root, work_path("xdg/oklc"));
+    oklc_free(root);
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", work_path("home"), 1);
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_string_equal(root, work_path("home/.cache/oklc"));
+    oklc_free(root);
+    setenv("HOME", saved_home, 1);
+    free(saved_home);
+}
+
+/* Whoever can write the cache can put code into our kernels. */
+static void cache_folder_refused(void **state)
+{
+    (void)state;
+    char *root = NULL;
+    const char *cache = fresh_cache();
+    assert_int_equal(mkdir(cache, 0777), 0);
+    assert_int_equal(chmod(cache, 0777), 0);
+    assert_fails(oklc_rt_cache_root(&root), OKLC_ERR_IO, "is writable by others (mode 777)");
+    oklc_device *d = open_dev("serial");
+    oklc_props *p = native();
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k), OKLC_ERR_IO,
+                 "writable by others");
+    assert_int_equal(chmod(cache, 0700), 0);
+    if (geteuid() == 0) {    /* only root can give a folder away */
+        assert_int_equal(chown(cache, 65534, 65534), 0);
+        assert_fails(oklc_rt_cache_root(&root), OKLC_ERR_IO, "belongs to user 65534, not to you");
+    }
+    put("file-cache", "");
+    setenv("OKLC_CACHE_DIR", work_path("file-cache"), 1);
+    assert_fails(oklc_rt_cache_root(&root), OKLC_ERR_IO, "file-cache' is not a folder");
+    assert_null(root);
+    oklc_props_free(p);
+    oklc_device_close(d);
+}
+
+/* Two processes built the same entry: the second rename fails, and the
+ * second build is dropped in favour of the first. */
+static void cache_publish_race(void **state)
+{
+    (void)state;
+    char *root, *a, *b;
+    fresh_cache();
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_ok(oklc_rt_cache_tmp(root, "k", &a));
+    assert_ok(oklc_rt_cache_tmp(root, "k", &b));
+    assert_string_not_equal(a, b);
+    char *fa = oklc_rt_path(a, "kernel.so"), *fb = oklc_rt_path(b, "kernel.so");
+    assert_ok(oklc_rt_write_file(fa, "first", 5));
+    assert_ok(oklc_rt_write_file(fb, "second", 6));
+    char *entry = oklc_rt_path(root, "k");
+    assert_ok(oklc_rt_cache_publish(a, entry));
+    assert_ok(oklc_rt_cache_publish(b, entry));
+    assert_int_equal(access(b, F_OK), -1);
+    assert_int_equal(entries(root), 1);
+    char *text, *fe = oklc_rt_path(entry, "kernel.so");
+    assert_ok(oklc_rt_read_file(fe, &text, NULL));
+    assert_string_equal(text, "first");
+    oklc_free(text);
+    oklc_free(fa), oklc_free(fb), oklc_free(fe), oklc_free(entry);
+    oklc_free(a), oklc_free(b), oklc_free(root);
+}
+
+/* Temporary folders of killed builds go once they are an hour old; a
+ * young one may be a build in progress in another process. */
+static void cache_sweep(void **state)
+{
+    (void)state;
+    char *root, *old, *young;
+    fresh_cache();
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_ok(oklc_rt_cache_tmp(root, "k", &old));
+    assert_ok(oklc_rt_cache_tmp(root, "k", &young));
+    char *half = oklc_rt_path(old, "kernel.so");
+    assert_ok(oklc_rt_write_file(half, "\177ELF", 4));
+    struct timeval past[2];
+    gettimeofday(&past[0], NULL);
+    past[0].tv_sec -= 7200;
+    past[1] = past[0];
+    assert_int_equal(utimes(old, past), 0);
+    char *entry = oklc_rt_path(root, "done");
+    assert_int_equal(mkdir(entry, 0700), 0);
+    assert_int_equal(utimes(entry, past), 0);
+    oklc_rt_cache_sweep(root, 3600);
+    assert_int_equal(access(old, F_OK), -1);
+    assert_int_equal(access(young, F_OK), 0);
+    assert_int_equal(access(entry, F_OK), 0);
+    oklc_free(half), oklc_free(entry), oklc_free(old), oklc_free(young), oklc_free(root);
+}
+
+/* ---- build-only and load ----------------------------------------------------------- */
+
+static void build_only_then_load(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
+    long before = oklc_rt_compile_count();
+    oklc_kernel *k;
+    assert_ok(oklc_kernel_load(d, dir, "addVectors", &k));
+    check_add(d, k);
+    oklc_kernel_free(k);
+    assert_fails(oklc_kernel_load(d, dir, "subVectors", &k), OKLC_ERR_ARGUMENT,
+                 "no kernel 'subVectors' in '");
+    assert_null(k);
+    oklc_device *omp = open_dev("openmp");
+    assert_fails(oklc_kernel_load(omp, dir, "addVectors", &k), OKLC_ERR_ARGUMENT,
+                 "was built for the serial device, not for openmp");
+    oklc_device_close(omp);
+    assert_fails(oklc_kernel_load(d, work_path("nowhere"), "addVectors", &k), OKLC_ERR_IO,
+                 "metadata.json': No such file or directory");
+    assert_int_equal(oklc_rt_compile_count(), before);
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+static void build_errors(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, work_path("missing.cpp"), "k", p, &k), OKLC_ERR_IO,
+                 "missing.cpp': No such file or directory");
+    assert_fails(oklc_kernel_build(d, add_cpp(), "subVectors", p, &k), OKLC_ERR_ARGUMENT,
+                 "no kernel 'subVectors' in '");
+    assert_fails(oklc_kernel_build(d, add_cpp(), NULL, p, &k), OKLC_ERR_ARGUMENT, "NULL");
+    assert_fails(oklc_kernel_build(NULL, add_cpp(), "k", p, &k), OKLC_ERR_ARGUMENT, "NULL");
+    assert_fails(oklc_kernel_run(NULL, 0, NULL), OKLC_ERR_ARGUMENT, "the kernel is NULL");
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* ---- arguments checked against metadata -------------------------------------------- */
+
+/* An entry of our own: the binary of `dir` with the metadata given. */
+static const char *entry_with(const char *dir, const char *name, const char *metadata)
+{
+    char *e = work_path(name);
+    assert_ok(oklc_rt_mkdirs(e, 0700));
+    char so[4300], link[4300];
+    snprintf(so, sizeof so, "%s/kernel.so", dir);
+    snprintf(link, sizeof link, "%s/kernel.so", e);
+    assert_int_equal(symlink(so, link), 0);
+    snprintf(link, sizeof link, "%s/metadata.json", e);
+    assert_ok(oklc_rt_write_file(link, metadata, strlen(metadata)));
+    return e;
+}
+
+typedef struct Pair {
+    short  s;
+    double d;
+} Pair;
+
+static const char mixed_cpp[] =
+    "#include <cstdint>\n"
+    "struct Pair { short s; double d; };\n"
+    "extern \"C\" void mixed(void *const *a)\n"
+    "{\n"
+    "  double *out = *(double *const *)a[0];\n"
+    "  out[0] = 0.0 + *(const signed char *)a[1] + *(const short *)a[2] + *(const int *)a[3]\n"
+    "         + *(const std::int64_t *)a[4] + *(const float *)a[5] + *(const double *)a[6];\n"
+    "  const Pair p = *(const Pair *)a[7];\n"
+    "  out[1] = p.s + p.d;\n"
+    "}\n";
+
+/* Kinds as the transpiler writes them: int, float, struct and memory, the
+ * size saying which int or float. */
+static const char mixed_json[] =
+    "{\"oklc\": \"0.1.0\", \"backend\": \"serial\", \"kernels\": [{\"name\": \"mixed\", "
+    "\"entry\": \"mixed\", \"arguments\": ["
+    "{\"name\": \"out\", \"type\": \"double *\", \"kind\": \"memory\", \"size\": 8},"
+    "{\"name\": \"c\", \"type\": \"signed char\", \"kind\": \"int\", \"size\": 1},"
+    "{\"name\": \"s\", \"type\": \"short\", \"kind\": \"int\", \"size\": 2},"
+    "{\"name\": \"N\", \"type\": \"const int\", \"kind\": \"int\", \"size\": 4},"
+    "{\"name\": \"l\", \"type\": \"long\", \"kind\": \"int\", \"size\": 8},"
+    "{\"name\": \"f\", \"type\": \"float\", \"kind\": \"float\", \"size\": 4},"
+    "{\"name\": \"d\", \"type\": \"double\", \"kind\": \"float\", \"size\": 8},"
+    "{\"name\": \"p\", \"type\": \"Pair\", \"kind\": \"struct\", \"size\": 16}]}]}";
+
+static void checked_arguments(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, put("mixed.cpp", mixed_cpp), "mixed", p, &dir));
+    oklc_kernel *k;
+    assert_ok(oklc_kernel_load(d, entry_with(dir, "mixed-entry", mixed_json), "mixed", &k));
+    assert_int_equal(oklc_kernel_arg_count(k), 8);
+    oklc_memory *out;
+    assert_ok(oklc_memory_alloc(d, 2 * sizeof(double), &out));
+    Pair pair = {-3, 0.25};
+    oklc_arg args[] = {oklc_arg_mem(out),  oklc_arg_int(-100),      oklc_arg_int(30000),
+                       oklc_arg_int(7),     oklc_arg_long(1LL << 40), oklc_arg_float(0.5f),
+                       oklc_arg_double(0.125), oklc_arg_struct(&pair, sizeof pair)};
+    assert_ok(oklc_kernel_run(k, 8, args));
+    double got[2];
+    assert_ok(oklc_memory_copy_to_host(out, got, sizeof got, 0));
+    assert_true(got[0] == -100 + 30000 + 7 + (double)(1LL << 40) + 0.5 + 0.125);
+    assert_true(got[1] == -3 + 0.25);
+
+    assert_fails(oklc_kernel_run(k, 7, args), OKLC_ERR_ARGUMENT,
+                 "'mixed' takes 8 arguments, but 7 were given");
+    const struct {
+        int i;
+        oklc_arg arg;
+        const char *message;
+    } wrong[] = {
+        {3, {OKLC_ARG_FLOAT, {.f32 = 1}}, "argument 4 ('N') of 'mixed' is 'const int', but a "
+                                          "float was given (pass it with oklc_arg_int)"},
+        {4, {OKLC_ARG_INT, {.i32 = 1}}, "argument 5 ('l') of 'mixed' is 'long', but an int was "
+                                        "given (pass it with oklc_arg_long)"},
+        {6, {OKLC_ARG_FLOAT, {.f32 = 1}}, "is 'double', but a float was given (pass it with "
+                                          "oklc_arg_double)"},
+        {0, {OKLC_ARG_INT, {.i32 = 1}}, "argument 1 ('out') of 'mixed' is 'double *', but an "
+                                        "int was given (pass it with oklc_arg_mem)"},
+        {7, {OKLC_ARG_STRUCT, {.bytes = {&pair, 8}}}, "argument 8 ('p') of 'mixed' is 'Pair', "
+                                        "but a struct of 8 bytes was given (16 bytes, passed "
+                                        "with oklc_arg_struct)"},
+        {0, {OKLC_ARG_MEMORY, {.mem = NULL}}, "argument 1 of 'mixed' is NULL memory"},
+        {7, {OKLC_ARG_STRUCT, {.bytes = {NULL, 16}}}, "argument 8 of 'mixed' is a struct at NULL"},
+        {2, {(oklc_arg_kind)42, {.i32 = 0}}, "argument 3 of 'mixed' has no valid kind (42)"},
+    };
+    for (size_t i = 0; i < OKLC_COUNTOF(wrong); i++) {
+        oklc_arg bad[8];
+        memcpy(bad, args, sizeof bad);
+        bad[wrong[i].i] = wrong[i].arg;
+        assert_fails(oklc_kernel_run(k, 8, bad), OKLC_ERR_ARGUMENT, wrong[i].message);
+    }
+    oklc_device *other = open_dev("serial");
+    oklc_memory *foreign;
+    assert_ok(oklc_memory_alloc(other, 16, &foreign));
+    args[0] = oklc_arg_mem(foreign);
+    assert_fails(oklc_kernel_run(k, 8, args), OKLC_ERR_ARGUMENT, "memory of another device");
+    oklc_memory_free(foreign);
+    oklc_device_close(other);
+    oklc_memory_free(out);
+    oklc_kernel_free(k);
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* Metadata we cannot use: not JSON, an argument without a kind. */
+static void bad_metadata(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, put("mixed.cpp", mixed_cpp), "mixed", p, &dir));
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_load(d, entry_with(dir, "bad1", "{\"kernels\": ["), "mixed", &k),
+                 OKLC_ERR_LOAD, "is not valid JSON");
+    assert_fails(oklc_kernel_load(d, entry_with(dir, "bad2",
+                 "{\"backend\": \"serial\", \"kernels\": [{\"name\": \"mixed\", \"entry\": "
+                 "\"mixed\", \"arguments\": [{\"name\": \"x\", \"type\": \"int\"}]}]}"),
+                 "mixed", &k), OKLC_ERR_LOAD, "has an argument without a name, type, kind");
+    assert_fails(oklc_kernel_load(d, entry_with(dir, "bad3",
+                 "{\"backend\": \"serial\", \"kernels\": [{\"name\": \"mixed\", "
+                 "\"entry\": \"nothing_here\", \"arguments\": []}]}"), "mixed", &k),
+                 OKLC_ERR_ARGUMENT, "no kernel 'mixed' in '");
+    assert_null(k);
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* ---- 60 arguments of every kind ---------------------------------------------------- */
+
+enum { MANY = 60 };
+
+typedef struct S {
+    int    a;
+    double b;
+} S;
+
+/* Argument i (but the last, the output): int, long, float, double, struct,
+ * memory, in turn; the kernel sums them, weighted by position. */
+static const char *const many_types[] = {"int", "long", "float", "double", "S", "const double *"};
+static const char *const many_kinds[] = {"int", "int", "float", "float", "struct", "memory"};
+static const int many_sizes[] = {4, 8, 4, 8, 16, 8};
+
+static char *many_native(void)
+{
+    static char text[16384];
+    char *p = text;
+    p += sprintf(p, "#include <cstdint>\nstruct S { int a; double b; };\n"
+                    "extern \"C\" void many(void *const *a)\n{\n  double sum = 0;\n");
+    static const char *const read[] = {
+        "*(const int *)a[%d]", "*(const std::int64_t *)a[%d]", "*(const float *)a[%d]",
+        "*(const double *)a[%d]", "(((const S *)a[%d])->a + ((const S *)a[%d])->b)",
+        "(*(const double *const *)a[%d])[0]"};
+    for (int i = 0; i < MANY - 1; i++) {
+        char term[128];
+        snprintf(term, sizeof term, read[i % 6], i, i);
+        p += sprintf(p, "  sum += %d.0 * %s;\n", i + 1, term);
+    }
+    sprintf(p, "  (*(double *const *)a[%d])[0] = sum;\n}\n", MANY - 1);
+    return text;
+}
+
+static char *many_json(void)
+{
+    static char text[16384];
+    char *p = text;
+    p += sprintf(p, "{\"backend\": \"serial\", \"kernels\": [{\"name\": \"many\", \"entry\": "
+                    "\"many\", \"arguments\": [");
+    for (int i = 0; i < MANY - 1; i++)
+        p += sprintf(p, "{\"name\": \"a%d\", \"type\": \"%s\", \"kind\": \"%s\", \"size\": %d},",
+                     i, many_types[i % 6], many_kinds[i % 6], many_sizes[i % 6]);
+    sprintf(p, "{\"name\": \"out\", \"type\": \"double *\", \"kind\": \"memory\", "
+               "\"size\": 8}]}]}");
+    return text;
+}
+
+/* The arguments, and the sum the kernel must find. */
+static double many_args(oklc_device *d, oklc_arg *args, S *structs, oklc_memory **mems)
+{
+    double want = 0;
+    for (int i = 0; i < MANY - 1; i++) {
+        double v = 0;
+        switch (i % 6) {
+        case 0: args[i] = oklc_arg_int(3 * i - 70), v = 3 * i - 70; break;
+        case 1: args[i] = oklc_arg_long((1LL << 40) + i), v = (double)((1LL << 40) + i); break;
+        case 2: args[i] = oklc_arg_float(i + 0.5f), v = i + 0.5f; break;
+        case 3: args[i] = oklc_arg_double(i * 0.25), v = i * 0.25; break;
+        case 4:
+            structs[i] = (S){i, i * 0.5};
+            args[i] = oklc_arg_struct(&structs[i], sizeof(S));
+            v = i + i * 0.5;
+            break;
+        case 5: {
+            double x = 2.0 * i;
+            assert_ok(oklc_memory_alloc(d, sizeof x, &mems[i]));
+            assert_ok(oklc_memory_copy_from_host(mems[i], &x, sizeof x, 0));
+            args[i] = oklc_arg_mem(mems[i]);
+            v = x;
+        } break;
+        }
+        want += (i + 1) * v;
+    }
+    assert_ok(oklc_memory_alloc(d, sizeof(double), &mems[MANY - 1]));
+    args[MANY - 1] = oklc_arg_mem(mems[MANY - 1]);
+    return want;
+}
+
+static void run_many(oklc_device *d, oklc_kernel *k)
+{
+    oklc_arg args[MANY];
+    S structs[MANY];
+    oklc_memory *mems[MANY] = {0};
+    double want = many_args(d, args, structs, mems), got = 0;
+    assert_ok(oklc_kernel_run(k, MANY, args));
+    assert_ok(oklc_memory_copy_to_host(mems[MANY - 1], &got, sizeof got, 0));
+    assert_true(fabs(got - want) <= 1e-9 * fabs(want));
+    if (oklc_kernel_arg_count(k) == MANY) {
+        args[53] = oklc_arg_int(1);    /* a memory parameter */
+        assert_fails(oklc_kernel_run(k, MANY, args), OKLC_ERR_ARGUMENT,
+                     "argument 54 ('a53') of 'many' is 'const double *', but an int was given");
+    }
+    for (int i = 0; i < MANY; i++)
+        oklc_memory_free(mems[i]);
+}
+
+static void sixty_arguments(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    const char *file = put("many.cpp", many_native());
+    assert_ok(oklc_kernel_build(d, file, "many", p, &k));
+    run_many(d, k);    /* unchecked */
+    oklc_kernel_free(k);
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, file, "many", p, &dir));
+    assert_ok(oklc_kernel_load(d, entry_with(dir, "many-entry", many_json()), "many", &k));
+    assert_int_equal(oklc_kernel_arg_count(k), MANY);
+    run_many(d, k);    /* checked against the metadata */
+    oklc_kernel_free(k);
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* ---- OKL -------------------------------------------------------------------------------- */
+
+static oklc_status build_okl(oklc_device *d, const char *path, const char *src,
+                             const char *name, const oklc_props *p, oklc_kernel **k)
+{
+    return src ? oklc_kernel_build_string(d, path, src, name, p, k)
+               : oklc_kernel_build(d, path, name, p, k);
+}
+
+static void okl_add_vectors(void **state)
+{
+    (void)state;
+    fresh_cache();
+    for (int i = 0; i < 2; i++) {
+        oklc_device *d = open_dev(i ? "mode=openmp threads=2" : "serial");
+        oklc_kernel *k;
+        assert_ok(build_okl(d, add_okl(), NULL, "addVectors", NULL, &k));
+        assert_int_equal(oklc_kernel_arg_count(k), 4);
+        check_add(d, k);
+        oklc_arg wrong[] = {oklc_arg_float(1), oklc_arg_int(0), oklc_arg_int(0), oklc_arg_int(0)};
+        assert_fails(oklc_kernel_run(k, 4, wrong), OKLC_ERR_ARGUMENT,
+                     "argument 1 ('entries') of 'addVectors' is 'const int', but a float was "
+                     "given (pass it with oklc_arg_int)");
+        oklc_kernel_free(k);
+        oklc_device_close(d);
+    }
+}
+
+static void okl_errors(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    const char *bad = "@kernel void f(const int n, float *x) {\n"
+                      "  for (int i = 0; i < n; ++i; @outr) {}\n}\n";
+    assert_fails(build_okl(d, "bad.okl", bad, "f", NULL, &k), OKLC_ERR_TRANSPILE,
+                 "cannot transpile 'bad.okl' for the serial device:\nbad.okl:2:");
+    assert_non_null(strstr(oklc_last_error(), "error: unknown attribute '@outr'"));
+    assert_fails(build_okl(d, add_okl(), NULL, "subVectors", NULL, &k), OKLC_ERR_ARGUMENT,
+                 "no kernel 'subVectors' in '");
+    assert_non_null(strstr(oklc_last_error(), "(its kernels: addVectors)"));
+    assert_fails(oklc_kernel_build(d, work_path("missing.okl"), "f", NULL, &k), OKLC_ERR_IO,
+                 "missing.okl': No such file or directory");
+    oklc_device_close(d);
+}
+
+static void okl_header_edit(void **state)
+{
+    (void)state;
+    fresh_cache();
+    put("okl/value.h", "#define VALUE 1\n");
+    const char *file = put("okl/k.okl", "#include \"value.h\"\n"
+                                        "@kernel void get(int *out) {\n"
+                                        "  for (int o = 0; o < 1; ++o; @outer)\n"
+                                        "    for (int i = 0; i < 1; ++i; @inner)\n"
+                                        "      out[0] = VALUE;\n}\n");
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    assert_ok(build_okl(d, file, NULL, "get", NULL, &k));
+    oklc_kernel_free(k);
+    oklc_props *p = oklc_props_new();
+    long before = oklc_rt_compile_count();
+    assert_int_equal(run_get(d, file, p), 1);
+    assert_int_equal(oklc_rt_compile_count(), before);
+    put("okl/value.h", "#define VALUE 2\n");
+    assert_int_equal(run_get(d, file, p), 2);
+    assert_int_equal(oklc_rt_compile_count(), before + 1);
+    oklc_props_free(p);
+    oklc_device_close(d);
+}
+
+static void okl_sixty_arguments(void **state)
+{
+    (void)state;
+    fresh_cache();
+    static char src[16384];
+    char *p = src;
+    p += sprintf(p, "struct S { int a; double b; };\n@kernel void many(");
+    for (int i = 0; i < MANY - 1; i++)
+        p += sprintf(p, "%s a%d, ", i % 6 == 0 ? "const int" : many_types[i % 6], i);
+    p += sprintf(p, "double *out) {\n  for (int o = 0; o < 1; ++o; @outer)\n"
+                    "    for (int t = 0; t < 1; ++t; @inner) {\n      double sum = 0;\n");
+    for (int i = 0; i < MANY - 1; i++) {
+        static const char *const read[] = {"a%d", "a%d", "a%d", "a%d", "(a%d.a + a%d.b)",
+                                           "a%d[0]"};
+        char term[64];
+        snprintf(term, sizeof term, read[i % 6], i, i);
+        p += sprintf(p, "      sum += %d.0 * %s;\n", i + 1, term);
+    }
+    sprintf(p, "      out[0] = sum;\n    }\n}\n");
+    oklc_device *d = open_dev("openmp");
+    oklc_kernel *k;
+    assert_ok(build_okl(d, "many.okl", src, "many", NULL, &k));
+    assert_int_equal(oklc_kernel_arg_count(k), MANY);
+    run_many(d, k);
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+}
+
+static void okl_template_instance(void **state)
+{
+    (void)state;
+    fresh_cache();
+    const char *src = "template <typename T, int B>\n"
+                      "@kernel void scale(const int n, T *x) {\n"
+                      "  for (int i = 0; i < n; ++i; @tile(B, @outer, @inner)) {\n"
+                      "    x[i] = x[i] * 2;\n  }\n}\n";
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    assert_ok(build_okl(d, "scale.okl", src, "scale<float, 16>", NULL, &k));
+    float x[40];
+    for (int i = 0; i < 40; i++)
+        x[i] = (float)i;
+    oklc_memory *m;
+    assert_ok(oklc_memory_alloc(d, sizeof x, &m));
+    assert_ok(oklc_memory_copy_from_host(m, x, sizeof x, 0));
+    oklc_arg args[] = {oklc_arg_int(40), oklc_arg_mem(m)};
+    assert_ok(oklc_kernel_run(k, 2, args));
+    assert_ok(oklc_memory_copy_to_host(m, x, sizeof x, 0));
+    for (int i = 0; i < 40; i++)
+        assert_true(x[i] == 2.0f * i);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+}
+
+/* ---- errors and memory ----------------------------------------------------------------- */
+
+static void *fail_in_thread(void *arg)
+{
+    (void)arg;
+    oklc_device *d;
+    oklc_device_open("mode=nothing", &d);
+    return strstr(oklc_last_error(), "nothing") ? (void *)1 : NULL;
+}
+
+static void errors_per_thread(void **state)
+{
+    (void)state;
+    oklc_device *d;
+    assert_fails(oklc_device_open("cuda", &d), OKLC_ERR_UNAVAILABLE, "CUDA");
+    pthread_t t;
+    void *ok;
+    assert_int_equal(pthread_create(&t, NULL, fail_in_thread, NULL), 0);
+    pthread_join(t, &ok);
+    assert_non_null(ok);
+    assert_non_null(strstr(oklc_last_error(), "CUDA"));    /* ours is unchanged */
+    assert_string_equal(oklc_status_name(OKLC_ERR_COMPILE), "OKLC_ERR_COMPILE");
+    assert_string_equal(oklc_status_name((oklc_status)99), "OKLC_ERR_?");
+}
+
+static long alloc_count, fail_at;
+
+static void *failing_alloc(void *ptr, size_t size, void *user)
+{
+    (void)user;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (++alloc_count == fail_at)
+        return NULL;
+    return realloc(ptr, size);
+}
+
+/* Load a cached kernel and run it with every allocation in turn failing:
+ * each run ends in OKLC_OK or OKLC_ERR_MEMORY, nothing leaks. */
+static oklc_status load_and_run(const char *dir)
+{
+    oklc_device *d = NULL;
+    oklc_kernel *k = NULL;
+    oklc_memory *m = NULL;
+    oklc_props *p = oklc_props_new();
+    oklc_status st = p ? oklc_props_define(p, "X=1") : OKLC_ERR_MEMORY;
+    if (!st)
+        st = oklc_device_open("mode=openmp threads=2", &d);
+    if (!st)
+        st = oklc_kernel_load(d, dir, "many", &k);
+    if (!st)
+        st = oklc_memory_alloc(d, 8, &m);
+    oklc_arg args[MANY];
+    for (int i = 0; i < MANY; i++)
+        args[i] = oklc_arg_int(0);
+    if (!st)
+        st = oklc_kernel_run(k, MANY, args);    /* fails after the allocations: checked */
+    if (st == OKLC_ERR_ARGUMENT)
+        st = OKLC_OK;
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+    oklc_props_free(p);
+    return st;
+}
+
+static void allocations_fail(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("openmp");
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, put("many.cpp", many_native()), "many", p, &dir));
+    char json[16384];
+    snprintf(json, sizeof json, "%s", many_json());
+    memcpy(strstr(json, "serial"), "openmp", 6);
+    const char *entry = entry_with(dir, "many-omp", json);
+    oklc_status st = OKLC_ERR_MEMORY;
+    long n;
+    for (n = 1; st == OKLC_ERR_MEMORY && n < 10000; n++) {
+        alloc_count = 0;
+        fail_at = n;
+        oklc_set_alloc_hook(failing_alloc, NULL);
+        st = load_and_run(entry);
+        oklc_set_alloc_hook(NULL, NULL);
+        if (st == OKLC_ERR_MEMORY)
+            assert_string_equal(oklc_last_error(), "out of memory");
+    }
+    assert_ok(st);
+    assert_true(n > 10);
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/oklc-runtime-XXXXXX";
+    if (!mkdtemp(tmpl) || !realpath(tmpl, work))
+        return -1;
+    unsetenv("OKLC_CXX");
+    unsetenv("OKLC_CXXFLAGS");
+    unsetenv("OKLC_VERBOSE");
+    return getenv("OKLC_TEST_DATA") ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    oklc_rt_remove_tree(work);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(device_specs),
+        cmocka_unit_test(device_spec_errors),
+        cmocka_unit_test(memory_copies),
+        cmocka_unit_test(memory_errors),
+        cmocka_unit_test(native_build_and_run),
+        cmocka_unit_test(openmp_threads),
+        cmocka_unit_test(native_props),
+        cmocka_unit_test(compiler_choice),
+        cmocka_unit_test(compile_error),
+        cmocka_unit_test(verbose),
+        cmocka_unit_test(cache_hits),
+        cmocka_unit_test(cache_header_edit),
+        cmocka_unit_test(cache_folder),
+        cmocka_unit_test(cache_folder_refused),
+        cmocka_unit_test(cache_publish_race),
+        cmocka_unit_test(cache_sweep),
+        cmocka_unit_test(build_only_then_load),
+        cmocka_unit_test(build_errors),
+        cmocka_unit_test(checked_arguments),
+        cmocka_unit_test(bad_metadata),
+        cmocka_unit_test(sixty_arguments),
+        cmocka_unit_test(okl_add_vectors),
+        cmocka_unit_test(okl_errors),
+        cmocka_unit_test(okl_header_edit),
+        cmocka_unit_test(okl_sixty_arguments),
+        cmocka_unit_test(okl_template_instance),
+        cmocka_unit_test(errors_per_thread),
+        cmocka_unit_test(allocations_fail),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
