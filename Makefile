@@ -2,7 +2,6 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
-EXAMPLE    ?= examples/kernels/addVectors.okl
 
 .PHONY: all deps build run test test-asan bench fuzz clean
 
@@ -15,14 +14,12 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The main job, as far as the pipeline goes today: normalize an example
-# kernel, check it, and show its model.
+# The main job: build an example kernel from OKL with the runtime (transpiled
+# in process, compiled, cached), run it on a CPU device, check the result.
+DEVICE ?= serial
 run: build
-	@echo "== oklc normalize $(EXAMPLE)"
-	@$(BUILD)/oklc normalize $(EXAMPLE)
-	@echo
-	@echo "== oklc check --dump-model $(EXAMPLE)"
-	@$(BUILD)/oklc check --dump-model $(EXAMPLE)
+	@echo "== $(BUILD)/examples/add_vectors $(DEVICE)"
+	@OKLC_VERBOSE=1 OKLC_CACHE_DIR=$(CURDIR)/$(BUILD)/run-cache $(BUILD)/examples/add_vectors "$(DEVICE)"
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -37,6 +34,8 @@ bench: build
 	@bash bench/frontend.sh $(BUILD)
 	@echo
 	@bash bench/check.sh $(BUILD)
+	@echo
+	@bash bench/cpu.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -88,6 +88,32 @@ expect 1 "$oklc" normalize "$tmp";              stderr_has "Is a directory"
 printf 'int x;\0\1\2' >"$tmp/bin.okl"
 expect 1 "$oklc" normalize "$tmp/bin.okl";      stderr_has "is not a text file"
 
+# transpile: a backend is needed; metadata next to the output, all or nothing
+expect 2 "$oklc" transpile -DN=4 "$tmp/k.okl";         stderr_has "transpile needs a backend"
+expect 2 "$oklc" normalize --metadata "$tmp/m.json" "$tmp/k.okl"
+stderr_has "--metadata only applies to transpile"
+expect 2 "$oklc" transpile -b serial --instance "$tmp/k.okl"
+expect 0 "$oklc" transpile -b OpenMP -DN=16 -D 'OP(a,b)=a*b' "$tmp/k.okl" -o "$tmp/k.cpp" \
+  --metadata "$tmp/k.json"
+grep -q "#pragma omp parallel for" "$tmp/k.cpp" || fail "transpile -b OpenMP: no parallel for"
+grep -q '"entry":.*"_occa_entry_k"' "$tmp/k.json" || fail "transpile: no metadata"
+[ "$(stat -c %a "$tmp/k.cpp")" = "$(printf '%o' $((0666 & ~$(umask))))" ] ||
+  fail "the output file's mode is not 0666 minus the umask"
+expect 0 "$oklc" transpile -b serial -DN=16 -DOP=fmaxf "$tmp/k.okl"
+stdout_has "_occa_entry_k(void *const *args)"
+grep -q "pragma omp" "$tmp/stdout" && fail "serial output has OpenMP pragmas"
+expect 1 "$oklc" transpile -b cuda -DN=4 "$tmp/k.okl";  stderr_has "the cuda backend is not available yet"
+expect 1 "$oklc" transpile -b serial --instance 'k<int>' -DN=4 "$tmp/k.okl"
+stderr_has "instance 'k<int>': the kernel is not a template"
+rm -f "$tmp/k2.cpp" "$tmp/k2.json"
+expect 1 "$oklc" transpile -b serial "$tmp/bad.okl" -o "$tmp/k2.cpp" --metadata "$tmp/k2.json"
+[ -e "$tmp/k2.cpp" ] || [ -e "$tmp/k2.json" ] && fail "transpile left a file after an error"
+mkdir -p "$tmp/ro"
+expect 1 "$oklc" transpile -b serial -DN=4 -DOP=fmaxf "$tmp/k.okl" -o "$tmp/k3.cpp" \
+  --metadata "$tmp/ro/missing/k3.json"
+stderr_has "cannot write"
+[ -e "$tmp/k3.cpp" ] && fail "the output stayed although the metadata could not be written"
+
 # the README's examples run as shown
 expect 0 "$oklc" normalize "$tests/../examples/kernels/addVectors.okl"
 stdout_has "[[okl::kernel]]"

@@ -148,7 +148,9 @@ extern "C" void sincosf(float, float *, float *) noexcept;
 void sincos(float, float *, float *);
 
 /* min, max and clamp, called unqualified as in CUDA/HIP and OpenCL; mixed
- * argument types give the usual arithmetic conversion (max(x, 0.0): double). */
+ * argument types give the usual arithmetic conversion (max(x, 0.0): double).
+ * With a NaN argument the result depends on the target (fmin and fmax are
+ * IEEE's everywhere). */
 #define OKLC_MINMAX(T) T min(T, T); T max(T, T); T clamp(T, T, T);
 OKLC_MINMAX(int) OKLC_MINMAX(unsigned int) OKLC_MINMAX(long) OKLC_MINMAX(unsigned long)
 OKLC_MINMAX(long long) OKLC_MINMAX(unsigned long long) OKLC_MINMAX(float)
@@ -158,14 +160,20 @@ template <class A, class B> decltype(OKLC_TYPE(A)() + OKLC_TYPE(B)()) max(A, B);
 template <class A, class B, class C>
 decltype(OKLC_TYPE(A)() + OKLC_TYPE(B)() + OKLC_TYPE(C)()) clamp(A, B, C);
 
-/* Geometry on float and double vectors (CUDA helper_math, OpenCL). */
+/* Geometry on float and double vectors (CUDA helper_math, OpenCL). CUDA
+ * has none of these but min and max, so kernels ported from it define their
+ * own dot or length: those are templates with a default argument, which a
+ * kernel's own function of the same signature overrides without a
+ * conflict. */
+#define OKLC_G template <class T = void>
 #define OKLC_VMATH(V, S)                                                      \
-  S dot(V, V); S length(V); S distance(V, V); V normalize(V); V fabs(V);      \
+  OKLC_G S dot(V, V); OKLC_G S length(V); OKLC_G S distance(V, V);            \
+  OKLC_G V normalize(V); OKLC_G V fabs(V);                                    \
   V min(V, V); V max(V, V); V clamp(V, V, V); V clamp(V, S, S);
 OKLC_VMATH(float2, float) OKLC_VMATH(float3, float) OKLC_VMATH(float4, float)
 OKLC_VMATH(double2, double) OKLC_VMATH(double3, double) OKLC_VMATH(double4, double)
-float3 cross(float3, float3); float4 cross(float4, float4);
-double3 cross(double3, double3); double4 cross(double4, double4);
+OKLC_G float3 cross(float3, float3); OKLC_G float4 cross(float4, float4);
+OKLC_G double3 cross(double3, double3); OKLC_G double4 cross(double4, double4);
 
 /* Constants of <math.h>, <float.h> and <limits.h> that kernels use bare. */
 #ifndef M_PI
@@ -202,8 +210,10 @@ double3 cross(double3, double3); double4 cross(double4, double4);
 #endif
 
 /* OKL intrinsics (<okl_intrinsic.h> of occa-transpiler): asynchronous copy
- * to shared memory, of elements (s[i], v[j]) or through pointers, pipeline
- * commit and wait, warp shuffles (width: the warp size if left out). */
+ * to shared memory, of elements (s[i], v[j]) or through pointers:
+ * size_and_align bytes in all, the last zfill of them set to zero (CUDA's
+ * __pipeline_memcpy_async); pipeline commit and wait; warp shuffles (width:
+ * the warp size if left out). */
 template <class T, class U>
 void okl_memcpy_async(T &dst_shared, const U &src_global, size_t size_and_align,
                       size_t zfill = 0);
@@ -316,6 +326,7 @@ unsigned long long atomicCAS(unsigned long long *address, unsigned long long com
 #undef OKLC_M2
 #undef OKLC_IS
 #undef OKLC_MINMAX
+#undef OKLC_G
 #undef OKLC_VMATH
 #undef OKLC_SHFL
 

@@ -36,8 +36,25 @@ const char *oklc_emit_indent(Emit *E, uint32_t off)
     return oklc_arena_strndup(&E->c->arena, t + b, e - b);
 }
 
+/* Is s one parenthesized expression: "(a + b)", not "(a) + (b)"? */
+static bool parenthesized(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+        return false;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        if (depth == 0 && i + 1 < n)
+            return false;
+    }
+    return true;
+}
+
 const char *oklc_emit_operand(Emit *E, const char *s)
 {
+    if (parenthesized(s))
+        return s;
     for (const char *p = s; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
             return oklc_arena_printf(&E->c->arena, "(%s)", s);

@@ -27,6 +27,7 @@
  * is `omp critical`.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -559,7 +560,8 @@ static size_t inner_levels(Cpu *C, const Stmt *st, const Loop **lv, size_t nlv, 
         add[n++] = l->tile_other;
     add[n++] = l;
     const Loop **v = oklc_arena_alloc(C->a, (nlv + n) * sizeof *v);
-    memcpy(v, lv, nlv * sizeof *v);
+    for (size_t i = 0; i < nlv; i++)
+        v[i] = lv[i];
     memcpy(v + nlv, add, n * sizeof *v);
     *out = v;
     return nlv + n;
@@ -1039,6 +1041,287 @@ static void atomics(Cpu *C)
     }
 }
 
+/* ---- guards as loop bounds ------------------------------------------------------------------ */
+
+/* `for (t = 0; t < 256; ++t) if (t < alive) S` walks 256 iterations to do
+ * `alive` of them, and the branch keeps the compiler from vectorising S:
+ * the guard's terms on the iterator become the loop's bounds,
+ * `for (t = 0; t < (256 < alive ? 256 : alive); ++t) S`. A term qualifies
+ * when it compares the iterator with an expression the loop cannot
+ * change: no call, subscript, dereference or side effect, and only
+ * variables declared outside the loop that it never writes. */
+
+typedef struct Bounds {
+    const char *lo, *hi;       /* max of the lower bounds, min of the upper (exclusive) */
+} Bounds;
+
+static bool ident(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
+{
+    while (p < end && isspace((unsigned char)t[p]))
+        p++;
+    return p;
+}
+
+/* Is the operator at t[p] unary: nothing that ends an operand before it? */
+static bool unary(const char *t, uint32_t from, uint32_t p)
+{
+    while (p > from && isspace((unsigned char)t[p - 1]))
+        p--;
+    return p == from || strchr("(+-*/%<>&|^!~,=?:[{;", t[p - 1]);
+}
+
+/* Does the loop write v (or take its address) anywhere in range r? */
+static bool written_in(Cpu *C, const Var *v, Range r)
+{
+    const char *t = C->E->nz->text;
+    static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
+                                         "&=", "|=", "^=", "<<=", ">>="};
+    for (size_t i = 0; i < v->nrefs; i++) {
+        Range ref = v->refs[i];
+        if (!contains(r, ref.begin))
+            continue;
+        uint32_t a = skip_blanks(t, ref.end, (uint32_t)C->E->nz->len);
+        if (t[a] == '=' && t[a + 1] != '=')
+            return true;
+        for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
+            if (!strncmp(t + a, writes[w], strlen(writes[w])))
+                return true;
+        uint32_t b = ref.begin;
+        while (b > 0 && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2)))
+            return true;
+        if (b >= 1 && t[b - 1] == '&' && (b < 2 || t[b - 2] != '&') && unary(t, 0, b - 1))
+            return true;                        /* its address is taken (not a && v) */
+    }
+    return false;
+}
+
+/* Is [b, e) an expression the loop `l` cannot change? */
+static bool invariant(Cpu *C, const Loop *l, uint32_t b, uint32_t e)
+{
+    const char *t = C->E->nz->text;
+    if (b >= e)
+        return false;
+    for (uint32_t p = b; p < e; p++) {
+        char ch = t[p];
+        if (ch == '[' || ch == '=' || ch == '?' || ch == '{' || (ch == '-' && t[p + 1] == '>') ||
+            (ch == '+' && t[p + 1] == '+') || (ch == '-' && t[p + 1] == '-'))
+            return false;
+        if (ch == '(' && p > b && ident(t[skip_blanks(t, p, e) == p ? p - 1 : p - 1]))
+            return false;                       /* a call */
+        if (ch == '&' && t[p + 1] == '&')
+            p++;                                /* a && b */
+        else if ((ch == '*' || ch == '&') && unary(t, b, p))
+            return false;                       /* a dereference, an address */
+    }
+    for (size_t i = 0; i < C->k->nparams + C->k->nlocals; i++) {
+        const Var *v = i < C->k->nparams ? C->k->params[i] : C->k->locals[i - C->k->nparams];
+        for (size_t r = 0; r < v->nrefs; r++)
+            if (v->refs[r].begin >= b && v->refs[r].begin < e &&
+                (exclusive_of(v) || contains(l->stmt, v->name_off) ||
+                 written_in(C, v, l->stmt)))
+                return false;                   /* per thread, or changed by the loop */
+    }
+    return true;
+}
+
+/* An integer literal's value. */
+static bool literal(const char *s, long long *v)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    *v = strtoll(s, &end, 10);
+    return !*end;
+}
+
+/* x + 1, folded when x is a number. */
+static const char *plus_one(Cpu *C, const char *x)
+{
+    long long v;
+    return literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
+                          : oklc_arena_printf(C->a, "%s + 1", x);
+}
+
+/* *b = min(*b, v) for an upper bound, max(*b, v) for a lower one. */
+static void tighten(Cpu *C, const char **b, const char *v, bool upper)
+{
+    long long x, y;
+    if (*b && literal(*b, &x) && literal(v, &y))
+        *b = (upper ? y < x : y > x) ? v : *b;
+    else
+        *b = !*b ? v
+             : oklc_arena_printf(C->a, upper ? "(%s < %s ? %s : %s)" : "(%s > %s ? %s : %s)",
+                                 op(C, *b), op(C, v), op(C, *b), op(C, v));
+}
+
+/* One term of the guard: "t < X", "X >= t", "t == X" as bounds. */
+static bool bound_term(Cpu *C, const Loop *l, uint32_t b, uint32_t e, Bounds *out)
+{
+    const char *t = C->E->nz->text;
+    int depth = 0;
+    uint32_t at = 0, len = 0, n = 0;
+    for (uint32_t p = b; p < e; p++) {
+        if (t[p] == '(')
+            depth++;
+        else if (t[p] == ')')
+            depth--;
+        else if (!depth && (t[p] == '<' || t[p] == '>')) {
+            if (t[p + 1] == t[p])
+                return false;                   /* a shift */
+            at = p, len = t[p + 1] == '=' ? 2 : 1, n++;
+            p += len - 1;
+        } else if (!depth && t[p] == '=' && t[p + 1] == '=') {
+            at = p, len = 2, n++;
+            p++;
+        } else if (!depth && t[p] == '!' && t[p + 1] == '=') {
+            return false;
+        }
+    }
+    if (n != 1)
+        return false;
+    size_t il = strlen(l->iter);
+    uint32_t lb = skip_blanks(t, b, at), le = at, rb = skip_blanks(t, at + len, e), re = e;
+    while (le > lb && isspace((unsigned char)t[le - 1]))
+        le--;
+    while (re > rb && isspace((unsigned char)t[re - 1]))
+        re--;
+    bool iter_left = le - lb == il && !strncmp(t + lb, l->iter, il);
+    bool iter_right = re - rb == il && !strncmp(t + rb, l->iter, il);
+    if (iter_left == iter_right)
+        return false;
+    uint32_t xb = iter_left ? rb : lb, xe = iter_left ? re : le;
+    if (!invariant(C, l, xb, xe))
+        return false;
+    const char *x = op(C, oklc_arena_strndup(C->a, t + xb, xe - xb));
+    const char *x1 = plus_one(C, x);
+    if (t[at] == '=') {                           /* t == X: [X, X + 1) */
+        tighten(C, &out->lo, x, false);
+        tighten(C, &out->hi, x1, true);
+        return true;
+    }
+    bool less = t[at] == '<', eq = len == 2;
+    bool upper = less == iter_left;               /* t < X, X > t */
+    if (upper)
+        tighten(C, &out->hi, eq ? x1 : x, true);
+    else
+        tighten(C, &out->lo, eq ? x : x1, false);
+    return true;
+}
+
+/* The loop's only statement, if it is an if without else. */
+static const Stmt *sole_if(const Loop *l)
+{
+    if (!l->node || !l->node->nkids)
+        return NULL;
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (body->kind == ST_COMPOUND && body->nkids == 1)
+        body = body->kids[0];
+    return body->kind == ST_IF && body->nkids == 1 ? body : NULL;
+}
+
+static void guard_bounds(Cpu *C, const Loop *l)
+{
+    const Stmt *st = sole_if(l);
+    if (!st || l->kind != LOOP_INNER || l->nkids || l->tile_part || l->down || !l->analyzed ||
+        strcmp(l->stride, "1") || (l->cmp != CMP_LT && l->cmp != CMP_LE) ||
+        in_split(C, l->stmt.begin))
+        return;
+    const char *t = C->E->nz->text;
+    Bounds bd = {NULL, NULL};
+    bool all = true;
+    int depth = 0;
+    uint32_t from = st->head.begin;
+    for (uint32_t p = st->head.begin; p <= st->head.end; p++) {
+        bool end = p == st->head.end;
+        if (!end && t[p] == '(')
+            depth++;
+        else if (!end && t[p] == ')')
+            depth--;
+        if (end || (!depth && t[p] == '&' && t[p + 1] == '&')) {
+            all &= bound_term(C, l, from, p, &bd);
+            from = p + 2;
+            p++;
+        } else if (!depth && t[p] == '|' && t[p + 1] == '|') {
+            return;                              /* a disjunction: no bound */
+        }
+    }
+    if (!bd.lo && !bd.hi)
+        return;
+    const char *start = op(C, l->start), *end = op(C, l->bound);
+    if (l->cmp == CMP_LE)
+        end = plus_one(C, end);
+    if (bd.lo)
+        tighten(C, &start, bd.lo, false);
+    if (bd.hi)
+        tighten(C, &end, bd.hi, true);
+    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end,
+                      oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", iter_type(C, l),
+                                        l->iter, start, l->iter, end, render(C, l->step)));
+    if (all)     /* the bounds say it all: "if (...)" goes */
+        oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
+}
+
+/* ---- unrolling ----------------------------------------------------------------------------- */
+
+/* GCC's spelling of an unroll hint, which Clang reads too: "unroll 4" ->
+ * "GCC unroll 4"; a bare "unroll" (unroll fully) asks for the most. */
+static const char *gcc_unroll(Cpu *C, const char *count)
+{
+    return oklc_arena_printf(C->a, "#pragma GCC unroll %s", count && *count ? count : "65534");
+}
+
+/* @unroll(n) on a loop. */
+static void unroll_attrs(Cpu *C)
+{
+    for (size_t i = 0; i < C->k->nloops; i++) {
+        const Loop *l = C->k->loops[i];
+        if (l->unroll && l->tile_part != 2)
+            pragma_before(C, l->attrs, l->nattrs, l->stmt.begin,
+                          gcc_unroll(C, l->unroll->nargs ? l->unroll->args[0].text : NULL));
+    }
+}
+
+/* `#pragma unroll n` lines (CUDA's, which GCC ignores), anywhere in the
+ * file. */
+static void unroll_pragmas(Cpu *C)
+{
+    const char *t = C->E->nz->text;
+    for (const char *line = t; *line;) {
+        const char *eol = strchr(line, '\n');
+        if (!eol)
+            eol = line + strlen(line);
+        const char *p = line;
+        while (p < eol && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *hash = p;
+        if (*p == '#') {
+            p++;
+            while (*p == ' ' || *p == '\t')
+                p++;
+        }
+        if (p > hash && !strncmp(p, "pragma", 6) && (p[6] == ' ' || p[6] == '\t')) {
+            p += 6;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (!strncmp(p, "unroll", 6) && !isalnum((unsigned char)p[6]) && p[6] != '_') {
+                const char *a = p + 6;
+                while (a < eol && (*a == ' ' || *a == '\t'))
+                    a++;
+                oklc_edit_replace(&C->E->ed, (uint32_t)(hash - t), (uint32_t)(eol - t),
+                                  gcc_unroll(C, oklc_arena_strndup(C->a, a, (size_t)(eol - a))));
+            }
+        }
+        line = *eol ? eol + 1 : eol;
+    }
+}
+
 /* ---- the kernel ----------------------------------------------------------------------------- */
 
 static void kernel(Emit *E, Kernel *k, bool omp)
@@ -1068,6 +1351,9 @@ static void kernel(Emit *E, Kernel *k, bool omp)
         declare_extents(&C, C.blocks.data[i]);
     if (omp)
         parallel_loops(&C);
+    unroll_attrs(&C);
+    for (size_t i = 0; i < k->nloops; i++)
+        guard_bounds(&C, k->loops[i]);
 }
 
 /* Entry points: extern "C" void _occa_entry_K(void *const *args), where
@@ -1099,6 +1385,8 @@ bool oklc_cpu_translate(Emit *E)
     if (!oklc_emit_kernel_list(E))
         return false;
     oklc_emit_attributes(E);
+    Cpu file = {E, NULL, &E->c->arena, true, {0}, {0}, {0}};
+    unroll_pragmas(&file);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);
     if (E->c->nerrors > errors)

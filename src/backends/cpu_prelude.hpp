@@ -304,16 +304,19 @@ clamp(_occa_A x, _occa_B lo, _occa_C hi) {
   return okl::detail::min_()(okl::detail::max_()(_occa_R(x), _occa_R(lo)), _occa_R(hi));
 }
 
-/* Geometry on float and double vectors (CUDA helper_math, OpenCL). Plain
- * functions, not templates: a kernel may be named dot or length, and
- * _occa_call(&dot, args) deduces its type only from a set of overloads
- * without templates. */
+/* Geometry on float and double vectors (CUDA helper_math, OpenCL). CUDA
+ * itself has none of them but min and max, so kernels ported from it often
+ * define their own dot or length: those without a std namesake are
+ * templates with a default argument, which a kernel's own function of the
+ * same signature does not conflict with, and wins against. (The entries
+ * name each kernel's type, so a kernel may itself be called dot.) */
+#define _occa_G template <class _occa_T = void> inline
 #define _occa_VMATH(V, S)                                                     \
-  inline S dot(V a, V b) { return okl::detail::sum(a * b, okl::detail::vec<V>::n()); } \
-  inline S length(V a) { return ::sqrt(dot(a, a)); }                          \
-  inline S distance(V a, V b) { return length(a - b); }                       \
-  inline V normalize(V a) { return a * (S(1) / length(a)); }                  \
-  inline V fabs(V a) { return okl::detail::map1(a, okl::detail::fabs_()); }   \
+  _occa_G S dot(V a, V b) { return okl::detail::sum(a * b, okl::detail::vec<V>::n()); } \
+  _occa_G S length(V a) { return ::sqrt(okl::detail::sum(a * a, okl::detail::vec<V>::n())); } \
+  _occa_G S distance(V a, V b) { return length(a - b); }                      \
+  _occa_G V normalize(V a) { return a * (S(1) / length(a)); }                 \
+  _occa_G V fabs(V a) { return okl::detail::map1(a, okl::detail::fabs_()); }  \
   inline V min(V a, V b) { return okl::detail::map2(a, b, okl::detail::min_()); } \
   inline V max(V a, V b) { return okl::detail::map2(a, b, okl::detail::max_()); } \
   inline V clamp(V x, V lo, V hi) { return min(max(x, lo), hi); }            \
@@ -324,7 +327,7 @@ _occa_VMATH(float2, float) _occa_VMATH(float3, float) _occa_VMATH(float4, float)
 _occa_VMATH(double2, double) _occa_VMATH(double3, double) _occa_VMATH(double4, double)
 /* cross of 4-vectors: of their xyz, w = 0 (OpenCL). */
 #define _occa_CROSS(V, ...)                                                   \
-  inline V cross(V a, V b) {                                                  \
+  _occa_G V cross(V a, V b) {                                                 \
     V r = {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,                       \
            a.x * b.y - a.y * b.x __VA_ARGS__};                                \
     return r;                                                                 \
@@ -439,6 +442,7 @@ template <class... _occa_P> inline void _occa_call(void (*f)(_occa_P...), void *
 #undef _occa_TYPE
 #undef _occa_EXTRA
 #undef _occa_MINMAX
+#undef _occa_G
 #undef _occa_VMATH
 #undef _occa_CROSS
 #undef _occa_SHFL

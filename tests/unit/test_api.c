@@ -180,8 +180,9 @@ static void transpile_outputs(void **state)
     assert_null(strstr(out, "okl::"));               /* no attribute, no okl::at left */
     assert_non_null(strstr(out, "x[(i % 4) + (4) * (i / 4)]"));
     assert_null(oklc_launcher(c, NULL));
-    const char *hash = oklc_input_hash(c);
-    assert_int_equal(strlen(hash), 32);
+    char hash[33];
+    assert_int_equal(strlen(oklc_input_hash(c)), 32);
+    strcpy(hash, oklc_input_hash(c));
     size_t len;
     cJSON *meta = cJSON_Parse(oklc_metadata(c, &len));
     assert_non_null(meta);

@@ -1,0 +1,545 @@
+/*
+ * bench/cpu/bench.c - generated CPU code versus hand-written C++, in one run.
+ *
+ * For the serial device, then the OpenMP device with every core, each
+ * kernel of bench/cpu/kernels.okl is built through the runtime twice: from
+ * the OKL (transpiled by the device's backend) and from the hand-written
+ * native source bench/cpu/native.cpp (oklc_props_okl(props, false)). Both
+ * are compiled by the runtime on the same device, so with the same compiler
+ * and flags (-std=c++17 -shared -fPIC [-fopenmp] and -O3, or OKLC_CXX /
+ * OKLC_CXXFLAGS), and both run through oklc_kernel_run with the same
+ * arguments (only the output buffers differ).
+ *
+ * Each pair is first run once and its outputs compared (integers exactly,
+ * floating point to a relative tolerance), then timed: each version's
+ * repetition count is set so that one sample takes about -m milliseconds,
+ * one sample of each is thrown away (warm-up), then -n samples of each,
+ * hand-written and generated alternating (so that a change in the machine's
+ * load falls on both); the figure is the median time of one run. The table
+ * gives hand-written ms / generated ms of the medians: 1 is parity, above 1
+ * the generated code is faster; goal: >= 0.97 for every kernel. Next to it,
+ * the same ratio of the fastest samples: on a machine that other work
+ * shares, the two disagree, and the fastest are the nearer to the truth.
+ *
+ * Usage: bench_cpu [-d DIR] [-t THREADS] [-n SAMPLES] [-m MS] [-k NAME]...
+ *                  [-q] [-s] [-o]
+ *   -d  folder of kernels.okl and native.cpp (default: the source tree's)
+ *   -t  threads of the OpenMP device (default: every online core)
+ *   -n  samples per version (default 15), -m  milliseconds per sample (40)
+ *   -k  only the kernels named (repeatable), -q  small sizes (a smoke test)
+ *   -s  the serial device only, -o  the OpenMP device only
+ * Exit status: 0 goal met, 1 goal not met, 2 a failure (build, run, or the
+ * two versions disagree).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oklc/runtime.h"
+
+#ifndef OKLC_BENCH_CPU_DIR
+#define OKLC_BENCH_CPU_DIR "bench/cpu"
+#endif
+
+#define GOAL 0.97
+#define MAX_ARGS 6
+#define MAX_MEM 8
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("bench_cpu: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static void check(oklc_status st, const char *what)
+{
+    if (st != OKLC_OK)
+        die("%s: %s: %s", what, oklc_status_name(st), oklc_last_error());
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* xorshift64*: the same inputs on every run. */
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+static double uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", bytes);
+    return p;
+}
+
+/* ---- one benchmark case -------------------------------------------------------- */
+
+typedef enum { T_F32, T_F64, T_U32 } Elem;
+
+typedef struct Case {
+    const char *label;     /* the table's name */
+    const char *okl;       /* the kernel of kernels.okl */
+    const char *native;    /* its hand-written twin in native.cpp */
+    char size[48];
+    int nargs, out_arg;    /* out_arg: which argument is the output */
+    oklc_arg args[MAX_ARGS];
+    oklc_memory *mem[MAX_MEM];
+    int nmem;
+    oklc_memory *out_gen, *out_nat;
+    size_t out_count;
+    Elem type;
+    double tol;            /* relative to the largest |value|; 0: exact */
+    bool accumulates;      /* the kernel adds to its output: zero it first */
+    size_t total;          /* histogram: the sum of the counts must be this */
+} Case;
+
+static oklc_memory *add_mem(oklc_device *d, Case *c, const void *host, size_t bytes)
+{
+    if (c->nmem == MAX_MEM)
+        die("too many buffers");
+    oklc_memory *m;
+    check(oklc_memory_alloc(d, bytes, &m), "oklc_memory_alloc");
+    if (host)
+        check(oklc_memory_copy_from_host(m, host, bytes, 0), "copy to the device");
+    c->mem[c->nmem++] = m;
+    return m;
+}
+
+static oklc_memory *random_f32(oklc_device *d, Case *c, size_t n, double lo, double hi)
+{
+    float *h = xmalloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (float)uniform(lo, hi);
+    oklc_memory *m = add_mem(d, c, h, n * sizeof *h);
+    free(h);
+    return m;
+}
+
+static oklc_memory *random_f64(oklc_device *d, Case *c, size_t n, double lo, double hi)
+{
+    double *h = xmalloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = uniform(lo, hi);
+    oklc_memory *m = add_mem(d, c, h, n * sizeof *h);
+    free(h);
+    return m;
+}
+
+/* Two output buffers holding `init` (or zeros), the last argument. */
+static void outputs(oklc_device *d, Case *c, size_t count, Elem type, const void *init)
+{
+    size_t bytes = count * (type == T_F64 ? 8 : 4);
+    void *zero = NULL;
+    if (!init)
+        init = zero = calloc(bytes ? bytes : 1, 1);
+    if (!init)
+        die("out of host memory");
+    c->out_gen = add_mem(d, c, init, bytes);
+    c->out_nat = add_mem(d, c, init, bytes);
+    free(zero);
+    c->out_count = count;
+    c->type = type;
+    c->out_arg = c->nargs;
+    c->args[c->nargs++] = oklc_arg_mem(c->out_gen);
+}
+
+static void setup_triad(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? (1 << 18) + 5 : 1 << 24;
+    if (quick)
+        snprintf(c->size, sizeof c->size, "%d floats", n);
+    else
+        snprintf(c->size, sizeof c->size, "2^24 floats");
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_float(1.5f);
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n, -1, 1));
+    outputs(d, c, (size_t)n, T_F32, NULL);
+    c->tol = 0;
+}
+
+static void setup_block_sum(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? (1 << 18) + 77 : 1 << 24;
+    if (quick)
+        snprintf(c->size, sizeof c->size, "%d floats, 256/block", n);
+    else
+        snprintf(c->size, sizeof c->size, "2^24 floats, 256/block");
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n, 0, 1));
+    outputs(d, c, (size_t)(n + 255) / 256, T_F32, NULL);
+    c->tol = 1e-5;    /* a tree against 16 lanes: the same terms, other roundings */
+}
+
+static void setup_jacobi(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? 509 : 4096;
+    const size_t nn = (size_t)n * n;
+    snprintf(c->size, sizeof c->size, "%d^2 floats", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_float(1.0f / ((float)n * (float)n));
+    float *u = xmalloc(nn * sizeof *u);
+    for (size_t i = 0; i < nn; i++)
+        u[i] = (float)uniform(0, 1);
+    c->args[c->nargs++] = oklc_arg_mem(add_mem(d, c, u, nn * sizeof *u));
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, nn, -1, 1));
+    outputs(d, c, nn, T_F32, u);    /* unew keeps u's boundary */
+    free(u);
+    c->tol = 0;
+}
+
+static void setup_matmul(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? 128 : 512;
+    snprintf(c->size, sizeof c->size, "%d^2 floats", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n * n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n * n, -1, 1));
+    outputs(d, c, (size_t)n * n, T_F32, NULL);
+    c->tol = 1e-6;
+}
+
+static void setup_gradient(oklc_device *d, Case *c, bool quick)
+{
+    const int E = quick ? 256 : 8192, nq = 8, np = nq * nq * nq;
+    snprintf(c->size, sizeof c->size, "%d elements, Nq=8, doubles", E);
+    c->args[c->nargs++] = oklc_arg_int(E);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)nq * nq, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)E * np, -1, 1));
+    outputs(d, c, (size_t)E * 3 * np, T_F64, NULL);
+    c->tol = 1e-14;
+}
+
+static void setup_histogram(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? (1 << 20) + 3 : 1 << 26;
+    if (quick)
+        snprintf(c->size, sizeof c->size, "%d bytes, 256 bins", n);
+    else
+        snprintf(c->size, sizeof c->size, "2^26 bytes, 256 bins");
+    c->args[c->nargs++] = oklc_arg_int(n);
+    unsigned char *h = xmalloc((size_t)n);
+    for (int i = 0; i < n; i++)
+        h[i] = (unsigned char)(rng() >> 56);
+    c->args[c->nargs++] = oklc_arg_mem(add_mem(d, c, h, (size_t)n));
+    free(h);
+    outputs(d, c, 256, T_U32, NULL);
+    c->tol = 0;
+    c->accumulates = true;
+    c->total = (size_t)n;
+}
+
+typedef struct Kind {
+    const char *label, *okl, *native;
+    void (*setup)(oklc_device *, Case *, bool);
+} Kind;
+
+static const Kind kinds[] = {
+    {"triad", "triad", "triad_native", setup_triad},
+    {"blockSum", "blockSum", "blockSum_native", setup_block_sum},
+    {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi},
+    {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
+    {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},
+    {"gradient", "gradient", "gradient_native", setup_gradient},
+    {"histogram", "histogram", "histogram_native", setup_histogram},
+};
+
+/* ---- running, checking, timing ---------------------------------------------------- */
+
+static void run(oklc_kernel *k, Case *c, oklc_memory *out)
+{
+    c->args[c->out_arg] = oklc_arg_mem(out);
+    check(oklc_kernel_run(k, c->nargs, c->args), "oklc_kernel_run");
+}
+
+static void zero(oklc_memory *m)
+{
+    size_t bytes = oklc_memory_size(m);
+    void *z = calloc(bytes ? bytes : 1, 1);
+    if (!z)
+        die("out of host memory");
+    check(oklc_memory_copy_from_host(m, z, bytes, 0), "copy to the device");
+    free(z);
+}
+
+static double value(const void *p, Elem t, size_t i)
+{
+    switch (t) {
+    case T_F32: return ((const float *)p)[i];
+    case T_F64: return ((const double *)p)[i];
+    default: return ((const unsigned int *)p)[i];
+    }
+}
+
+/* Runs each version once and compares; *agree describes how well. */
+static bool verify(Case *c, oklc_device *d, oklc_kernel *gen, oklc_kernel *nat, char *agree,
+                   size_t cap)
+{
+    if (c->accumulates) {
+        zero(c->out_gen);
+        zero(c->out_nat);
+    }
+    run(gen, c, c->out_gen);
+    run(nat, c, c->out_nat);
+    check(oklc_device_finish(d), "oklc_device_finish");
+    size_t bytes = oklc_memory_size(c->out_gen);
+    void *g = xmalloc(bytes), *h = xmalloc(bytes);
+    check(oklc_memory_copy_to_host(c->out_gen, g, bytes, 0), "copy to the host");
+    check(oklc_memory_copy_to_host(c->out_nat, h, bytes, 0), "copy to the host");
+    bool ok = true;
+    if (c->type == T_U32) {
+        size_t diff = 0, sum_g = 0, sum_h = 0;
+        for (size_t i = 0; i < c->out_count; i++) {
+            unsigned a = ((unsigned *)g)[i], b = ((unsigned *)h)[i];
+            diff += a != b;
+            sum_g += a;
+            sum_h += b;
+        }
+        ok = diff == 0 && (!c->total || (sum_g == c->total && sum_h == c->total));
+        if (ok)
+            snprintf(agree, cap, "exact");
+        else
+            snprintf(agree, cap, "%zu differ, sums %zu %zu", diff, sum_g, sum_h);
+    } else {
+        double maxdiff = 0, maxref = 0;
+        bool bitwise = memcmp(g, h, bytes) == 0;
+        for (size_t i = 0; i < c->out_count; i++) {
+            double a = value(g, c->type, i), b = value(h, c->type, i);
+            double dlt = fabs(a - b);
+            if (!(dlt <= maxdiff))    /* NaN too */
+                maxdiff = isnan(dlt) ? INFINITY : dlt;
+            if (fabs(b) > maxref)
+                maxref = fabs(b);
+        }
+        double rel = maxref > 0 ? maxdiff / maxref : maxdiff;
+        ok = bitwise || rel <= c->tol;
+        if (bitwise)
+            snprintf(agree, cap, "bitwise");
+        else
+            snprintf(agree, cap, "rel %.1e", rel);
+    }
+    free(g);
+    free(h);
+    return ok;
+}
+
+/* Milliseconds of one run, over `reps` runs. */
+static double sample(oklc_device *d, oklc_kernel *k, Case *c, oklc_memory *out, int reps)
+{
+    double t0 = now_ms();
+    for (int r = 0; r < reps; r++)
+        run(k, c, out);
+    check(oklc_device_finish(d), "oklc_device_finish");
+    return (now_ms() - t0) / reps;
+}
+
+static int reps_for(double one_ms, double target_ms)
+{
+    double r = ceil(target_ms / (one_ms > 1e-3 ? one_ms : 1e-3));
+    return r < 1 ? 1 : r > 1e6 ? 1000000 : (int)r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct Options {
+    const char *dir;
+    int threads, samples;
+    double target_ms;
+    bool quick, serial, openmp;
+    const char *only[16];
+    int nonly;
+} Options;
+
+static bool selected(const Options *o, const char *label)
+{
+    if (!o->nonly)
+        return true;
+    for (int i = 0; i < o->nonly; i++)
+        if (!strcmp(o->only[i], label))
+            return true;
+    return false;
+}
+
+/* Runs every case on one device; returns how many miss the goal. */
+static int bench_device(const Options *o, const char *spec, const char *dev_label, int *failed)
+{
+    oklc_device *d;
+    check(oklc_device_open(spec, &d), spec);
+    char okl_path[4096], native_path[4096];
+    snprintf(okl_path, sizeof okl_path, "%s/kernels.okl", o->dir);
+    snprintf(native_path, sizeof native_path, "%s/native.cpp", o->dir);
+    oklc_props *native = oklc_props_new();
+    if (!native)
+        die("out of memory");
+    check(oklc_props_okl(native, false), "oklc_props_okl");
+
+    int missed = 0;
+    double *sg = xmalloc((size_t)o->samples * sizeof *sg);
+    double *sn = xmalloc((size_t)o->samples * sizeof *sn);
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        const Kind *kd = &kinds[i];
+        if (!selected(o, kd->label))
+            continue;
+        Case c;
+        memset(&c, 0, sizeof c);
+        c.label = kd->label;
+        c.okl = kd->okl;
+        c.native = kd->native;
+        kd->setup(d, &c, o->quick);
+
+        oklc_kernel *gen, *nat;
+        char what[8300];
+        snprintf(what, sizeof what, "building %s of %s", c.okl, okl_path);
+        check(oklc_kernel_build(d, okl_path, c.okl, NULL, &gen), what);
+        snprintf(what, sizeof what, "building %s of %s", c.native, native_path);
+        check(oklc_kernel_build(d, native_path, c.native, native, &nat), what);
+
+        char agree[64];
+        bool ok = verify(&c, d, gen, nat, agree, sizeof agree);
+
+        /* calibrate, warm up (one whole sample each, not counted), measure */
+        int rg = reps_for(sample(d, gen, &c, c.out_gen, 1), o->target_ms);
+        int rn = reps_for(sample(d, nat, &c, c.out_nat, 1), o->target_ms);
+        sample(d, gen, &c, c.out_gen, rg);
+        sample(d, nat, &c, c.out_nat, rn);
+        for (int s = 0; s < o->samples; s++) {
+            if (s % 2) {
+                sg[s] = sample(d, gen, &c, c.out_gen, rg);
+                sn[s] = sample(d, nat, &c, c.out_nat, rn);
+            } else {
+                sn[s] = sample(d, nat, &c, c.out_nat, rn);
+                sg[s] = sample(d, gen, &c, c.out_gen, rg);
+            }
+        }
+        double tg = median(sg, o->samples), tn = median(sn, o->samples);
+        double ratio = tn / tg, ratio_min = sn[0] / sg[0];    /* sorted by median() */
+        bool met = ratio >= GOAL;
+        missed += !met;
+        if (!ok)
+            (*failed)++;
+        printf("%-14s %-9s %-28s %9.3f %9.3f %8.3f %8.3f  %-4s %s%s\n", c.label, dev_label,
+               c.size, tn, tg, ratio, ratio_min, met ? "met" : "NOT", agree,
+               ok ? "" : "  <- the results DISAGREE");
+        fflush(stdout);
+
+        oklc_kernel_free(gen);
+        oklc_kernel_free(nat);
+        for (int m = 0; m < c.nmem; m++)
+            oklc_memory_free(c.mem[m]);
+    }
+    free(sg);
+    free(sn);
+    oklc_props_free(native);
+    oklc_device_close(d);
+    return missed;
+}
+
+static void usage(void)
+{
+    fputs("usage: bench_cpu [-d DIR] [-t THREADS] [-n SAMPLES] [-m MS] [-k NAME]... [-q] [-s] "
+          "[-o]\n",
+          stderr);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    Options o = {.dir = OKLC_BENCH_CPU_DIR, .samples = 15, .target_ms = 40};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.threads = cores > 0 ? (int)cores : 1;
+    int opt;
+    while ((opt = getopt(argc, argv, "d:t:n:m:k:qso")) != -1) {
+        switch (opt) {
+        case 'd': o.dir = optarg; break;
+        case 't': o.threads = atoi(optarg); break;
+        case 'n': o.samples = atoi(optarg); break;
+        case 'm': o.target_ms = atof(optarg); break;
+        case 'k':
+            if (o.nonly == 16)
+                usage();
+            o.only[o.nonly++] = optarg;
+            break;
+        case 'q': o.quick = true; break;
+        case 's': o.serial = true; break;
+        case 'o': o.openmp = true; break;
+        default: usage();
+        }
+    }
+    if (optind != argc || o.threads < 1 || o.samples < 1 || !(o.target_ms > 0))
+        usage();
+    if (!o.serial && !o.openmp)
+        o.serial = o.openmp = true;
+
+    printf("hand-written (%s/native.cpp) vs generated (%s/kernels.okl), same compiler and "
+           "flags.\nms: median time of one run over %d samples of ~%.0f ms, hand-written and "
+           "generated\nalternating; hand/gen: ratio of the medians (goal >= %.2f), (min): of "
+           "the fastest samples\n\n",
+           o.dir, o.dir, o.samples, o.target_ms, GOAL);
+    printf("%-14s %-9s %-28s %9s %9s %8s %8s  %-4s %s\n", "kernel", "device", "size", "hand ms",
+           "gen ms", "hand/gen", "(min)", "goal", "results");
+    fflush(stdout);
+
+    int missed = 0, failed = 0;
+    if (o.serial)
+        missed += bench_device(&o, "serial", "serial", &failed);
+    if (o.openmp) {
+        char spec[64], label[32];
+        snprintf(spec, sizeof spec, "mode=openmp threads=%d", o.threads);
+        snprintf(label, sizeof label, "openmp/%d", o.threads);
+        missed += bench_device(&o, spec, label, &failed);
+    }
+    char load[64] = "?";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (!fgets(load, sizeof load, f))
+            strcpy(load, "?");
+        fclose(f);
+        load[strcspn(load, "\n")] = '\0';
+    }
+    printf("\nload average at the end: %s\n", load);
+    if (failed) {
+        printf("%d kernel(s): the generated and hand-written results disagree\n", failed);
+        return 2;
+    }
+    if (missed) {
+        printf("goal (hand/gen >= %.2f for every kernel): NOT met (%d below)\n", GOAL, missed);
+        return 1;
+    }
+    printf("goal (hand/gen >= %.2f for every kernel): met\n", GOAL);
+    return 0;
+}

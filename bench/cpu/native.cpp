@@ -1,0 +1,213 @@
+// bench/cpu/native.cpp - the kernels of bench/cpu/kernels.okl written by hand
+// for a CPU: plain loops, `#pragma omp parallel for` where the work splits,
+// nothing of OKL. Built by the runtime as native source (oklc_props_okl
+// false) on the same device as the generated code, so with the same
+// compiler, flags (-std=c++17 -shared -fPIC [-fopenmp] -O3, or OKLC_CXX /
+// OKLC_CXXFLAGS) and launch path: each kernel is
+// `extern "C" void name(void *const *args)`, args[i] pointing to argument i
+// (for memory, to a variable holding the address). Without -fopenmp (the
+// serial device) the pragmas are ignored and the code is the serial version.
+//
+// Each computes what its OKL twin computes, in the same order of floating
+// point operations where that costs nothing (triad, jacobi2d, matmul,
+// gradient: the results agree bit for bit); blockSum sums each block in 16
+// lanes instead of a tree (agrees to rounding).
+#include <stddef.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define ARG(T, i) (*static_cast<T const *>(args[i]))
+
+// The runtime calls this before every run on the OpenMP device, as it does
+// the generated code's: the two run with the same number of threads.
+extern "C" void _occa_set_num_threads(int n)
+{
+#ifdef _OPENMP
+    if (n > 0)
+        omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+// a[i] = b[i] + s c[i]
+extern "C" void triad_native(void *const *args)
+{
+    const int n = ARG(int, 0);
+    const float s = ARG(float, 1);
+    const float *__restrict__ b = ARG(float *, 2);
+    const float *__restrict__ c = ARG(float *, 3);
+    float *__restrict__ a = ARG(float *, 4);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i)
+        a[i] = b[i] + s * c[i];
+}
+
+// partial[b] = the sum of x[256 b .. 256 b + 255] (x beyond n counts 0).
+// 16 running sums, so that the adds vectorize without -ffast-math.
+extern "C" void blockSum_native(void *const *args)
+{
+    const int n = ARG(int, 0);
+    const float *__restrict__ x = ARG(float *, 1);
+    float *__restrict__ partial = ARG(float *, 2);
+    enum { B = 256, L = 16 };
+    const int nb = (n + B - 1) / B, full = n / B;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < nb; ++b) {
+        const float *p = x + (size_t)b * B;
+        float acc[L] = {0};
+        if (b < full) {
+            for (int t = 0; t < B; t += L)
+                for (int l = 0; l < L; ++l)
+                    acc[l] += p[t + l];
+        } else {
+            for (int t = 0; t < n - b * B; ++t)
+                acc[t % L] += p[t];
+        }
+        for (int w = L / 2; w > 0; w /= 2)
+            for (int l = 0; l < w; ++l)
+                acc[l] += acc[l + w];
+        partial[b] = acc[0];
+    }
+}
+
+// unew = (u_W + u_E + u_S + u_N + h2 f) / 4 on the interior of an n x n grid.
+extern "C" void jacobi2d_native(void *const *args)
+{
+    const int n = ARG(int, 0);
+    const float h2 = ARG(float, 1);
+    const float *__restrict__ u = ARG(float *, 2);
+    const float *__restrict__ f = ARG(float *, 3);
+    float *__restrict__ unew = ARG(float *, 4);
+#pragma omp parallel for schedule(static)
+    for (int y = 1; y < n - 1; ++y) {
+        const float *__restrict__ uc = u + (size_t)y * n;
+        const float *__restrict__ us = uc - n;
+        const float *__restrict__ un = uc + n;
+        const float *__restrict__ fr = f + (size_t)y * n;
+        float *__restrict__ o = unew + (size_t)y * n;
+        for (int x = 1; x < n - 1; ++x)
+            o[x] = 0.25f * (uc[x - 1] + uc[x + 1] + us[x] + un[x] + h2 * fr[x]);
+    }
+}
+
+// C = A B, n x n row-major. i-k-j order, vectorized along j: k unrolled by
+// 8 so that a row of C is loaded and stored once per 8 terms (written as one
+// expression, ((c + a0 b0) + a1 b1) + ..., the terms still add in the order
+// k = 0, 1, ..., n - 1, as in the tiled kernel), j in panels of 128 columns
+// so that the panel of B (n x 128) stays in L2 while every row i uses it.
+extern "C" void matmul_native(void *const *args)
+{
+    const int n = ARG(int, 0);
+    const float *__restrict__ A = ARG(float *, 1);
+    const float *__restrict__ B = ARG(float *, 2);
+    float *__restrict__ C = ARG(float *, 3);
+    enum { JB = 128 };
+#pragma omp parallel
+    for (int jj = 0; jj < n; jj += JB) {
+        const int je = jj + JB < n ? jj + JB : n;
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < n; ++i) {
+            float *__restrict__ c = C + (size_t)i * n;
+            const float *__restrict__ a = A + (size_t)i * n;
+            for (int j = jj; j < je; ++j)
+                c[j] = 0.f;
+            int k = 0;
+            for (; k + 8 <= n; k += 8) {
+                const float a0 = a[k], a1 = a[k + 1], a2 = a[k + 2], a3 = a[k + 3];
+                const float a4 = a[k + 4], a5 = a[k + 5], a6 = a[k + 6], a7 = a[k + 7];
+                const float *__restrict__ b0 = B + (size_t)k * n;
+                const float *__restrict__ b1 = b0 + n, *__restrict__ b2 = b1 + n;
+                const float *__restrict__ b3 = b2 + n, *__restrict__ b4 = b3 + n;
+                const float *__restrict__ b5 = b4 + n, *__restrict__ b6 = b5 + n;
+                const float *__restrict__ b7 = b6 + n;
+                for (int j = jj; j < je; ++j)
+                    c[j] = c[j] + a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j] +
+                           a4 * b4[j] + a5 * b5[j] + a6 * b6[j] + a7 * b7[j];
+            }
+            for (; k < n; ++k) {
+                const float a0 = a[k];
+                const float *__restrict__ b0 = B + (size_t)k * n;
+                for (int j = jj; j < je; ++j)
+                    c[j] += a0 * b0[j];
+            }
+        }
+    }
+}
+// Spectral-element gradient, Nq = 8: per element, ur = D along r (i), us
+// along s (j), ut along t (k), each vectorized over i; the element's 4 KiB
+// of u stays in L1 while it is used 24 times.
+extern "C" void gradient_native(void *const *args)
+{
+    enum { Nq = 8, Np = Nq * Nq * Nq };
+    const int E = ARG(int, 0);
+    const double *__restrict__ D = ARG(double *, 1);
+    const double *__restrict__ u = ARG(double *, 2);
+    double *__restrict__ gradu = ARG(double *, 3);
+    double Dt[Nq][Nq];    // Dt[m][i] = D[i][m]: ur's i loop reads it with stride 1
+    for (int i = 0; i < Nq; ++i)
+        for (int m = 0; m < Nq; ++m)
+            Dt[m][i] = D[i * Nq + m];
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < E; ++e) {
+        const double *__restrict__ ue = u + (size_t)e * Np;
+        double *__restrict__ g = gradu + (size_t)e * 3 * Np;
+        for (int k = 0; k < Nq; ++k) {
+            for (int j = 0; j < Nq; ++j) {
+                const double *row = ue + k * Nq * Nq + j * Nq;
+                double ur[Nq] = {0}, us[Nq] = {0}, ut[Nq] = {0};
+                for (int m = 0; m < Nq; ++m) {
+                    const double um = row[m], dj = D[j * Nq + m], dk = D[k * Nq + m];
+                    const double *uj = ue + k * Nq * Nq + m * Nq;    // u(., m, k)
+                    const double *uk = ue + m * Nq * Nq + j * Nq;    // u(., j, m)
+                    for (int i = 0; i < Nq; ++i) {
+                        ur[i] += Dt[m][i] * um;
+                        us[i] += dj * uj[i];
+                        ut[i] += dk * uk[i];
+                    }
+                }
+                double *o = g + k * Nq * Nq + j * Nq;
+                for (int i = 0; i < Nq; ++i) {
+                    o[i] = ur[i];
+                    o[i + Np] = us[i];
+                    o[i + 2 * Np] = ut[i];
+                }
+            }
+        }
+    }
+}
+
+// hist[v] += the number of bytes of data equal to v: per thread, four
+// private histograms (consecutive bytes go to different ones, so that a run
+// of equal bytes does not make each increment wait for the previous one's
+// store), over a contiguous share of the data; summed and added in at the end.
+extern "C" void histogram_native(void *const *args)
+{
+    const int n = ARG(int, 0);
+    const unsigned char *__restrict__ data = ARG(unsigned char *, 1);
+    unsigned int *__restrict__ hist = ARG(unsigned int *, 2);
+    const int quads = n / 4;
+#pragma omp parallel
+    {
+        unsigned int h[4][256];
+        memset(h, 0, sizeof h);
+#pragma omp for schedule(static) nowait
+        for (int q = 0; q < quads; ++q) {
+            const unsigned char *p = data + 4 * (size_t)q;
+            h[0][p[0]]++;
+            h[1][p[1]]++;
+            h[2][p[2]]++;
+            h[3][p[3]]++;
+        }
+#pragma omp single nowait
+        for (int i = 4 * quads; i < n; ++i)
+            h[0][data[i]]++;
+        for (int v = 0; v < 256; ++v) {
+            const unsigned int count = h[0][v] + h[1][v] + h[2][v] + h[3][v];
+#pragma omp atomic update
+            hist[v] += count;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Checks the CPU prelude src/backends/cpu_prelude.hpp (the definitions that
+# the serial and OpenMP backends paste at the top of their output) with Clang
+# and GCC, with and without -fopenmp:
+#  - the header alone, -Wall -Wextra -Werror, with no output; lines under 100
+#    columns; no macro of its own left defined but its include guard;
+#  - the kernels of tests/prelude/*.cpp (written against okl.hpp) with the
+#    CPU prelude force-included instead, built the way the runtime builds a
+#    kernel (-O3 -fPIC -shared) with -Wall -Wextra -Werror and linked with
+#    --no-undefined, so that everything they use is defined; again with
+#    -fopenmp; and parsed with tests/prelude/cpu/user_std.hpp (<cmath>,
+#    <algorithm>, ..., `using namespace std;`) after the prelude. okl::at,
+#    which the backends rewrite, comes from tests/prelude/cpu/at.hpp. Not built:
+#    *.fail.cpp (okl.hpp's rejections), and kernels whose "// flags:" select
+#    OKLC_BACKEND_CUDA or OKLC_BACKEND_HIP (the CUDA/HIP builtins, which no
+#    CPU backend has). A kernel including <okl_intrinsic.h> (the declarations
+#    only stub of tests/syntax/include) is compiled but not linked;
+#  - tests/prelude/cpu/values.cpp, compiled and run: values and types of the
+#    prelude's definitions, alone, after the user's <cmath>, <algorithm>, ...
+#    and `using namespace std;` (-DUSER_STD), with -fopenmp, and pasted
+#    before the code as oklc does rather than force-included.
+# Usage: cpu.sh [CLANGXX [GXX]]   (default: clang++ g++)
+set -u
+clangxx=${1:-clang++} gxx=${2:-g++}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+prelude=src/backends/cpu_prelude.hpp
+values=tests/prelude/cpu/values.cpp
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 checked=0
+fail() { echo "FAIL: $*"; failed=1; }
+# run NAME COMMAND...: runs the command, which must succeed with no output.
+run() {
+  local name=$1
+  shift
+  checked=$((checked + 1))
+  if ! "$@" >"$tmp/out" 2>&1 || [ -s "$tmp/out" ]; then
+    fail "$name"
+    echo "  $*"
+    head -n 40 "$tmp/out"
+    return 1
+  fi
+}
+
+awk 'length > 99 { printf "%s:%d: line longer than 99 columns\n", FILENAME, FNR; bad = 1 }
+     END { exit bad }' "$prelude" || fail "long lines in $prelude"
+
+grep -E '^#include' "$prelude" >"$tmp/includes.hpp"
+for cxx in "$clangxx" "$gxx"; do
+  command -v "$cxx" >/dev/null || { fail "compiler '$cxx' not found"; continue; }
+  warn=(-std=c++17 -Wall -Wextra -Werror)
+  for omp in "" -fopenmp; do
+    # shellcheck disable=SC2086
+    run "$cxx: $prelude alone [$omp]" "$cxx" "${warn[@]}" $omp -fsyntax-only -x c++ "$prelude"
+  done
+
+  # Its macros: those of the headers it includes, its guard, nothing else.
+  "$cxx" -std=c++17 -E -dM -x c++ "$tmp/includes.hpp" 2>&1 | sort >"$tmp/before"
+  "$cxx" -std=c++17 -E -dM -x c++ "$prelude" 2>&1 | sort >"$tmp/after"
+  comm -13 "$tmp/before" "$tmp/after" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
+    grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' >"$tmp/left"
+  checked=$((checked + 1))
+  if [ -s "$tmp/left" ]; then
+    fail "$cxx: macros left defined by $prelude: $(tr '\n' ' ' <"$tmp/left")"
+  fi
+
+  for test in tests/prelude/*.cpp; do
+    case $test in *.fail.cpp) continue ;; esac
+    read -r -a flags <<<"$(sed -n '1s|^// flags:||p' "$test")"
+    # CUDA/HIP builtins (threadIdx, atomicAdd, ...): no CPU backend has them.
+    case " ${flags[*]} " in *-DOKLC_BACKEND_CUDA* | *-DOKLC_BACKEND_HIP*) continue ;; esac
+    if grep -q '<okl_intrinsic.h>' "$test"; then
+      out=(-c -o "$tmp/kernel.o")
+    else
+      # shellcheck disable=SC2054
+      out=(-shared -o "$tmp/kernel.so" -Wl,--no-undefined -lm)
+    fi
+    for omp in "" -fopenmp; do
+      # shellcheck disable=SC2086
+      run "$cxx: $test [$omp]" "$cxx" "${warn[@]}" -O3 -fPIC $omp -include "$prelude" \
+        -include tests/prelude/cpu/at.hpp "${flags[@]}" "$test" "${out[@]}"
+    done
+    run "$cxx: $test [user_std.hpp]" "$cxx" "${warn[@]}" -fsyntax-only -include "$prelude" \
+      -include tests/prelude/cpu/at.hpp -include tests/prelude/cpu/user_std.hpp "${flags[@]}" \
+      "$test"
+  done
+
+  for variant in "-O0" "-O3 -DUSER_STD" "-O2 -fopenmp" "-O3 -fopenmp -DUSER_STD"; do
+    # shellcheck disable=SC2086
+    run "$cxx: $values [$variant]" "$cxx" "${warn[@]}" $variant -include "$prelude" "$values" \
+      -o "$tmp/values" -lm && run "$cxx: $values [$variant]: run" "$tmp/values"
+  done
+  # As oklc writes it: the prelude's text, then the code.
+  { cat "$prelude"; echo "#line 1 \"$values\""; cat "$values"; } >"$tmp/pasted.cpp"
+  run "$cxx: $values pasted after $prelude" "$cxx" "${warn[@]}" -O3 -fPIC "$tmp/pasted.cpp" \
+    -o "$tmp/values" -lm && run "$cxx: $values pasted after $prelude: run" "$tmp/values"
+done
+echo "$checked CPU prelude checks run ($clangxx, $gxx)"
+exit $failed
