@@ -993,22 +993,115 @@ static void canonical_init(Cpu *C, const Loop *l)
                       oklc_arena_printf(C->a, "%s %s = %s", iter_type(C, l), l->iter, l->start));
 }
 
-static void parallel_loops(Cpu *C)
+/* Does loop l's header use the iterator of loop `of`? */
+static bool header_uses(Cpu *C, const Loop *l, const Loop *of)
 {
-    for (size_t i = 0; i < C->k->nouters; i++) {
-        const Loop *l = C->k->outers[i];
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        if (v->name_off != of->iter_off)
+            continue;
+        for (size_t r = 0; r < v->nrefs; r++)
+            if (contains(l->header, v->refs[r].begin))
+                return true;
+    }
+    return false;
+}
+
+static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder)
+{
+    {
         int n = 1;
-        const Loop *cur = l;
-        canonical_init(C, l);
-        while (cur->nkids == 1 && cur->kids[0]->kind == LOOP_OUTER &&
-               collapsible(C, cur, cur->kids[0])) {
-            cur = cur->kids[0], n++;
-            canonical_init(C, cur);
+        if (norder && order[0] == l) {
+            /* a reordered nest: collapse the first two when rectangular */
+            if (norder > 1 && !header_uses(C, order[1], order[0]))
+                n = 2;
+        } else {
+            const Loop *cur = l;
+            canonical_init(C, l);
+            while (cur->nkids == 1 && cur->kids[0]->kind == LOOP_OUTER &&
+                   collapsible(C, cur, cur->kids[0])) {
+                cur = cur->kids[0], n++;
+                canonical_init(C, cur);
+            }
         }
         const char *collapse = n > 1 ? oklc_arena_printf(C->a, " collapse(%d)", n) : "";
         pragma_before(C, l->attrs, l->nattrs, l->stmt.begin,
                       oklc_arena_printf(C->a, "#pragma omp parallel for%s", collapse));
     }
+}
+
+/* ---- loop order ------------------------------------------------------------------------------ */
+
+/* A perfect nest (each loop's body is the next loop; no @shared,
+ * @exclusive or barrier in it) whose iterations are all independent runs
+ * on a CPU in any order. GPU code tiles its index space:
+ * `by, bx (@outer), ty, tx (@inner)`; walked in that order, a CPU jumps
+ * between rows every few elements. Ordered by axis instead, slowest
+ * first (by, ty, bx, tx), it walks memory the way the data lies. The
+ * innermost loop stays innermost, and every loop's bounds may only use the
+ * loops before it. */
+static int by_axis_order(const void *pa, const void *pb)
+{
+    const Loop *a = *(const Loop *const *)pa, *b = *(const Loop *const *)pb;
+    if (a->axis != b->axis)
+        return a->axis > b->axis ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind == LOOP_OUTER ? -1 : 1;
+    return a->level < b->level ? -1 : a->level > b->level;
+}
+
+static size_t perfect_nest(const Loop *top, const Loop **chain, size_t max)
+{
+    size_t n = 0;
+    for (const Loop *l = top;; l = l->kids[0]) {
+        if (n == max || l->tile_part || !l->analyzed || !l->node || !l->node->nkids)
+            return 0;
+        chain[n++] = l;
+        const Stmt *body = l->node->kids[l->node->nkids - 1];
+        if (!l->nkids)
+            return body->has_barrier ? 0 : n;
+        if (body->kind == ST_COMPOUND && body->nkids == 1)
+            body = body->kids[0];
+        if (l->nkids != 1 || body != l->kids[0]->node)
+            return 0;
+    }
+}
+
+/* Returns the new order's length (0: the nest stays as it is). */
+static size_t reorder_nest(Cpu *C, const Loop *top, const Loop **order)
+{
+    enum { MAX = 6 };
+    const Loop *chain[MAX];
+    size_t n = perfect_nest(top, chain, MAX);
+    if (n < 3)
+        return 0;
+    memcpy(order, chain, n * sizeof *order);
+    qsort(order, n, sizeof *order, by_axis_order);
+    if (order[n - 1] != chain[n - 1] || !memcmp(order, chain, n * sizeof *order))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (header_uses(C, order[i], order[j]))
+                return 0;                    /* a bound needs a loop that would come later */
+    const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    for (size_t i = 0; i < n; i++) {
+        const Loop *l = order[i];
+        const char *head = l == chain[n - 1]
+            ? render(C, l->header)             /* it may have new bounds */
+            : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", iter_type(C, l), l->iter,
+                                l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
+                                render(C, l->step));
+        oklc_buf_printf(&b, "%s%*sfor %s%s", i ? "\n" : "", i ? (int)(strlen(ind) + 2 * i) : 0,
+                        i ? "" : "", head, i + 1 < n ? " {" : " ");
+    }
+    const Stmt *body = chain[n - 1]->node->kids[chain[n - 1]->node->nkids - 1];
+    oklc_buf_puts(&b, render(C, body->range));
+    for (size_t i = n - 1; i-- > 0;)
+        oklc_buf_printf(&b, "\n%s%*s}", ind, (int)(2 * i), "");
+    oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, b.data);
+    return n;
 }
 
 /* Memory one block owns: declared inside the @outer loops, not reached
@@ -1045,15 +1138,30 @@ static void atomics(Cpu *C)
 
 /* `for (t = 0; t < 256; ++t) if (t < alive) S` walks 256 iterations to do
  * `alive` of them, and the branch keeps the compiler from vectorising S:
- * the guard's terms on the iterator become the loop's bounds,
- * `for (t = 0; t < (256 < alive ? 256 : alive); ++t) S`. A term qualifies
- * when it compares the iterator with an expression the loop cannot
- * change: no call, subscript, dereference or side effect, and only
- * variables declared outside the loop that it never writes. */
+ * the guard's terms become the loop's bounds,
+ * `for (t = 0; t < (256 < alive ? 256 : alive); ++t) S`. The usual forms
+ * of OKL guards qualify: the iterator, or a local `const int n = base + t`
+ * declared before the if, compared with an expression the loop cannot
+ * change (no call, subscript, dereference or side effect; variables from
+ * outside the loop that it never writes, or locals declared from those);
+ * a term that does not involve the iterator at all makes the loop empty
+ * when false. The statements before the if may only declare (they would
+ * otherwise be skipped for the iterations the bounds remove). */
 
-typedef struct Bounds {
+typedef struct Local {
+    const Var  *v;
+    const char *value;         /* its initializer, in parentheses */
+    bool        affine;        /* value = iterator + offset */
+    const char *offset;        /* NULL: the iterator itself */
+} Local;
+
+typedef struct Guard {
+    const Loop *l;
+    Local      *locals;        /* the declarations before the if */
+    size_t      nlocals;
     const char *lo, *hi;       /* max of the lower bounds, min of the upper (exclusive) */
-} Bounds;
+    const char *when;          /* terms without the iterator, joined by && */
+} Guard;
 
 static bool ident(char ch)
 {
@@ -1065,6 +1173,19 @@ static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
     while (p < end && isspace((unsigned char)t[p]))
         p++;
     return p;
+}
+
+static Range trimmed(const char *t, uint32_t b, uint32_t e)
+{
+    b = skip_blanks(t, b, e);
+    while (e > b && isspace((unsigned char)t[e - 1]))
+        e--;
+    return (Range){b, e};
+}
+
+static bool text_is(const char *t, Range r, const char *s)
+{
+    return strlen(s) == r.end - r.begin && !strncmp(t + r.begin, s, r.end - r.begin);
 }
 
 /* Is the operator at t[p] unary: nothing that ends an operand before it? */
@@ -1102,33 +1223,76 @@ static bool written_in(Cpu *C, const Var *v, Range r)
     return false;
 }
 
-/* Is [b, e) an expression the loop `l` cannot change? */
-static bool invariant(Cpu *C, const Loop *l, uint32_t b, uint32_t e)
+/* Has [b, e) no side effect and no call (subscripts are allowed when
+ * `reads`)? */
+static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
 {
-    const char *t = C->E->nz->text;
-    if (b >= e)
-        return false;
     for (uint32_t p = b; p < e; p++) {
-        char ch = t[p];
-        if (ch == '[' || ch == '=' || ch == '?' || ch == '{' || (ch == '-' && t[p + 1] == '>') ||
-            (ch == '+' && t[p + 1] == '+') || (ch == '-' && t[p + 1] == '-'))
+        char ch = t[p], nx = t[p + 1];
+        if ((ch == '[' && !reads) || ch == '{' || (ch == '-' && nx == '>' && !reads) ||
+            (ch == '+' && nx == '+') || (ch == '-' && nx == '-'))
             return false;
-        if (ch == '(' && p > b && ident(t[skip_blanks(t, p, e) == p ? p - 1 : p - 1]))
-            return false;                       /* a call */
-        if (ch == '&' && t[p + 1] == '&')
+        if (ch == '=' && nx != '=' && (p == b || !strchr("<>!=", t[p - 1])))
+            return false;                       /* an assignment */
+        if (ch == '(' && p > b) {
+            uint32_t q = p;
+            while (q > b && isspace((unsigned char)t[q - 1]))
+                q--;
+            if (q > b && ident(t[q - 1]))
+                return false;                   /* a call */
+        }
+        if (ch == '&' && nx == '&')
             p++;                                /* a && b */
-        else if ((ch == '*' || ch == '&') && unary(t, b, p))
+        else if ((ch == '*' || ch == '&') && unary(t, b, p) && !reads)
             return false;                       /* a dereference, an address */
     }
-    for (size_t i = 0; i < C->k->nparams + C->k->nlocals; i++) {
-        const Var *v = i < C->k->nparams ? C->k->params[i] : C->k->locals[i - C->k->nparams];
-        for (size_t r = 0; r < v->nrefs; r++)
-            if (v->refs[r].begin >= b && v->refs[r].begin < e &&
-                (exclusive_of(v) || contains(l->stmt, v->name_off) ||
-                 written_in(C, v, l->stmt)))
-                return false;                   /* per thread, or changed by the loop */
-    }
     return true;
+}
+
+static const Local *local_at(const Guard *g, uint32_t off)
+{
+    for (size_t i = 0; i < g->nlocals; i++)
+        for (size_t r = 0; r < g->locals[i].v->nrefs; r++)
+            if (g->locals[i].v->refs[r].begin == off)
+                return &g->locals[i];
+    return NULL;
+}
+
+/* [b, e) as an expression the loop cannot change, with the locals of the
+ * guard replaced by their values; NULL if it is not one. */
+static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
+{
+    const char *t = C->E->nz->text;
+    const Loop *l = g->l;
+    if (b >= e || !pure(t, b, e, false))
+        return NULL;
+    Buf out;
+    oklc_buf_init(&out, C->a);
+    uint32_t pos = b;
+    for (;;) {
+        uint32_t next = e;
+        const Var *v = NULL;
+        for (size_t i = 0; i < C->k->nparams + C->k->nlocals; i++) {
+            const Var *w = i < C->k->nparams ? C->k->params[i] : C->k->locals[i - C->k->nparams];
+            for (size_t r = 0; r < w->nrefs; r++)
+                if (w->refs[r].begin >= pos && w->refs[r].begin < next)
+                    next = w->refs[r].begin, v = w;
+        }
+        oklc_buf_putn(&out, t + pos, next - pos);
+        if (!v)
+            break;
+        const Local *lc = local_at(g, next);
+        if (lc && lc->value) {
+            oklc_buf_puts(&out, lc->value);     /* a value the loop cannot change */
+        } else if (exclusive_of(v) || contains(l->stmt, v->name_off) ||
+                   written_in(C, v, l->stmt)) {
+            return NULL;                        /* per thread, or changed by the loop */
+        } else {
+            oklc_buf_puts(&out, v->name);
+        }
+        pos = next + (uint32_t)strlen(v->name);
+    }
+    return out.data ? out.data : "";
 }
 
 /* An integer literal's value. */
@@ -1161,8 +1325,24 @@ static void tighten(Cpu *C, const char **b, const char *v, bool upper)
                                  op(C, *b), op(C, v), op(C, *b), op(C, v));
 }
 
-/* One term of the guard: "t < X", "X >= t", "t == X" as bounds. */
-static bool bound_term(Cpu *C, const Loop *l, uint32_t b, uint32_t e, Bounds *out)
+/* A side of a comparison that is the iterator plus an offset: "t", or a
+ * local declared as base + t. */
+static bool on_iterator(Cpu *C, const Guard *g, Range side, const char **offset)
+{
+    const char *t = C->E->nz->text;
+    *offset = NULL;
+    if (text_is(t, side, g->l->iter))
+        return true;
+    const Local *lc = local_at(g, side.begin);
+    if (!lc || !lc->affine || !text_is(t, side, lc->v->name))
+        return false;
+    *offset = lc->offset;
+    return true;
+}
+
+/* One term of the guard: "t < X", "X >= n", "t == X" as bounds, or a
+ * condition without the iterator. */
+static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
 {
     const char *t = C->E->nz->text;
     int depth = 0;
@@ -1181,60 +1361,122 @@ static bool bound_term(Cpu *C, const Loop *l, uint32_t b, uint32_t e, Bounds *ou
             at = p, len = 2, n++;
             p++;
         } else if (!depth && t[p] == '!' && t[p + 1] == '=') {
-            return false;
+            at = p, len = 2, n++;
+            p++;
         }
     }
-    if (n != 1)
+    Range all = trimmed(t, b, e);
+    const char *whole = invariant(C, g, all.begin, all.end);
+    if (whole) {                                /* no iterator: the loop runs or not */
+        g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, op(C, whole))
+                          : op(C, whole);
+        return true;
+    }
+    if (n != 1 || t[at] == '!')
         return false;
-    size_t il = strlen(l->iter);
-    uint32_t lb = skip_blanks(t, b, at), le = at, rb = skip_blanks(t, at + len, e), re = e;
-    while (le > lb && isspace((unsigned char)t[le - 1]))
-        le--;
-    while (re > rb && isspace((unsigned char)t[re - 1]))
-        re--;
-    bool iter_left = le - lb == il && !strncmp(t + lb, l->iter, il);
-    bool iter_right = re - rb == il && !strncmp(t + rb, l->iter, il);
-    if (iter_left == iter_right)
+    Range left = trimmed(t, b, at), right = trimmed(t, at + len, e);
+    const char *offset;
+    bool iter_left = on_iterator(C, g, left, &offset);
+    if (!iter_left && !on_iterator(C, g, right, &offset))
         return false;
-    uint32_t xb = iter_left ? rb : lb, xe = iter_left ? re : le;
-    if (!invariant(C, l, xb, xe))
+    Range xr = iter_left ? right : left;
+    const char *x = invariant(C, g, xr.begin, xr.end);
+    if (!x)
         return false;
-    const char *x = op(C, oklc_arena_strndup(C->a, t + xb, xe - xb));
+    x = op(C, x);
+    if (offset)                                 /* base + t CMP X: t CMP X - base */
+        x = !strcmp(x, "0") ? oklc_arena_printf(C->a, "-%s", op(C, offset))
+                            : oklc_arena_printf(C->a, "(%s - %s)", x, op(C, offset));
     const char *x1 = plus_one(C, x);
-    if (t[at] == '=') {                           /* t == X: [X, X + 1) */
-        tighten(C, &out->lo, x, false);
-        tighten(C, &out->hi, x1, true);
+    if (t[at] == '=') {                         /* t == X: [X, X + 1) */
+        tighten(C, &g->lo, x, false);
+        tighten(C, &g->hi, x1, true);
         return true;
     }
     bool less = t[at] == '<', eq = len == 2;
-    bool upper = less == iter_left;               /* t < X, X > t */
-    if (upper)
-        tighten(C, &out->hi, eq ? x1 : x, true);
+    if (less == iter_left)                      /* t < X, X > t */
+        tighten(C, &g->hi, eq ? x1 : x, true);
     else
-        tighten(C, &out->lo, eq ? x : x1, false);
+        tighten(C, &g->lo, eq ? x : x1, false);
     return true;
 }
 
-/* The loop's only statement, if it is an if without else. */
-static const Stmt *sole_if(const Loop *l)
+/* A local declared before the if: its value, and whether it is the
+ * iterator plus something the loop cannot change. */
+static Local local_of(Cpu *C, Guard *g, const Var *v)
 {
+    const char *t = C->E->nz->text;
+    Local lc = {v, NULL, false, NULL};
+    if (v->init_form != '=' || written_in(C, v, g->l->stmt))
+        return lc;
+    Range init = trimmed(t, v->init.begin, v->init.end);
+    if (text_is(t, init, g->l->iter)) {
+        lc.affine = true;
+        return lc;
+    }
+    int depth = 0;
+    for (uint32_t p = init.begin; p < init.end; p++) {
+        depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
+        if (depth || t[p] != '+' || unary(t, init.begin, p))
+            continue;
+        Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
+        Range other = text_is(t, a, g->l->iter) ? b : text_is(t, b, g->l->iter) ? a : (Range){0, 0};
+        const char *off = other.end ? invariant(C, g, other.begin, other.end) : NULL;
+        if (off) {
+            lc.affine = true;
+            lc.offset = off;
+            return lc;
+        }
+    }
+    const char *value = invariant(C, g, init.begin, init.end);
+    lc.value = value ? oklc_arena_printf(C->a, "(%s)", value) : NULL;
+    return lc;
+}
+
+/* The loop's body: declarations without side effects, then an if without
+ * else. Collects the declarations. */
+static const Stmt *guard_of(Cpu *C, Guard *g)
+{
+    const Loop *l = g->l;
     if (!l->node || !l->node->nkids)
         return NULL;
     const Stmt *body = l->node->kids[l->node->nkids - 1];
-    if (body->kind == ST_COMPOUND && body->nkids == 1)
-        body = body->kids[0];
-    return body->kind == ST_IF && body->nkids == 1 ? body : NULL;
+    const Stmt *const *kids = &body;
+    size_t n = 1;
+    if (body->kind == ST_COMPOUND)
+        kids = (const Stmt *const *)body->kids, n = body->nkids;
+    if (!n || kids[n - 1]->kind != ST_IF || kids[n - 1]->nkids != 1)
+        return NULL;
+    size_t nvars = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        nvars += kids[i]->ndecls;
+    g->locals = oklc_arena_alloc(C->a, (nvars + 1) * sizeof *g->locals);
+    for (size_t i = 0; i + 1 < n; i++) {
+        const Stmt *d = kids[i];
+        if (d->kind != ST_DECL || !d->ndecls)
+            return NULL;
+        for (size_t k = 0; k < d->ndecls; k++) {
+            const Var *v = d->decls[k];
+            if (v->init_form && !pure(C->E->nz->text, v->init.begin, v->init.end, true))
+                return NULL;
+            Local lc = local_of(C, g, v);    /* sees the locals before it only */
+            g->locals[g->nlocals++] = lc;
+        }
+    }
+    return kids[n - 1];
 }
 
 static void guard_bounds(Cpu *C, const Loop *l)
 {
-    const Stmt *st = sole_if(l);
-    if (!st || l->kind != LOOP_INNER || l->nkids || l->tile_part || l->down || !l->analyzed ||
+    if (l->kind != LOOP_INNER || l->nkids || l->tile_part || l->down || !l->analyzed ||
         strcmp(l->stride, "1") || (l->cmp != CMP_LT && l->cmp != CMP_LE) ||
         in_split(C, l->stmt.begin))
         return;
+    Guard g = {l, NULL, 0, NULL, NULL, NULL};
+    const Stmt *st = guard_of(C, &g);
+    if (!st)
+        return;
     const char *t = C->E->nz->text;
-    Bounds bd = {NULL, NULL};
     bool all = true;
     int depth = 0;
     uint32_t from = st->head.begin;
@@ -1245,25 +1487,32 @@ static void guard_bounds(Cpu *C, const Loop *l)
         else if (!end && t[p] == ')')
             depth--;
         if (end || (!depth && t[p] == '&' && t[p + 1] == '&')) {
-            all &= bound_term(C, l, from, p, &bd);
+            all &= bound_term(C, &g, from, p);
             from = p + 2;
             p++;
         } else if (!depth && t[p] == '|' && t[p + 1] == '|') {
             return;                              /* a disjunction: no bound */
         }
     }
-    if (!bd.lo && !bd.hi)
+    if (!g.lo && !g.hi && (!g.when || !all))
         return;
     const char *start = op(C, l->start), *end = op(C, l->bound);
     if (l->cmp == CMP_LE)
         end = plus_one(C, end);
-    if (bd.lo)
-        tighten(C, &start, bd.lo, false);
-    if (bd.hi)
-        tighten(C, &end, bd.hi, true);
-    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end,
-                      oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", iter_type(C, l),
-                                        l->iter, start, l->iter, end, render(C, l->step)));
+    if (g.lo)
+        tighten(C, &start, g.lo, false);
+    if (g.hi)
+        tighten(C, &end, g.hi, true);
+    if (g.when)      /* false: no iteration */
+        end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g.when, op(C, end), op(C, start));
+    long long v;
+    const char *head = literal(end, &v)
+        ? oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", iter_type(C, l), l->iter, start,
+                            l->iter, end, render(C, l->step))
+        : oklc_arena_printf(C->a, "(%s _occa_end_%s = %s, %s = %s; %s < _occa_end_%s; %s)",
+                            iter_type(C, l), l->iter, end, l->iter, start, l->iter, l->iter,
+                            render(C, l->step));
+    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, head);
     if (all)     /* the bounds say it all: "if (...)" goes */
         oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
 }
@@ -1349,11 +1598,16 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     }
     for (size_t i = 0; i < C.blocks.len; i++)
         declare_extents(&C, C.blocks.data[i]);
-    if (omp)
-        parallel_loops(&C);
     unroll_attrs(&C);
     for (size_t i = 0; i < k->nloops; i++)
         guard_bounds(&C, k->loops[i]);
+    /* the nest of each top-level @outer loop: reordered, then parallel */
+    for (size_t i = 0; i < k->nouters; i++) {
+        const Loop *order[6];
+        size_t n = reorder_nest(&C, k->outers[i], order);
+        if (omp)
+            parallel_loops(&C, k->outers[i], order, n);
+    }
 }
 
 /* Entry points: extern "C" void _occa_entry_K(void *const *args), where

@@ -299,6 +299,68 @@ static void test_returns(void **state)
     oklc_kernel_free(k);
 }
 
+static void test_tiles2d(void **state)
+{
+    (void)state;
+    enum { NX = 37, NY = 21, N = NX * NY };
+    float in[N], out[N], want[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(i % 11), out[i] = want[i] = -1;
+    for (int y = 1; y < NY - 1; y++)
+        for (int x = 1; x < NX - 1; x++) {
+            const int id = y * NX + x;
+            want[id] = in[id - 1] + in[id + 1] + 2 * in[id - NX] + 3 * in[id + NX];
+        }
+    oklc_kernel *k = build("loops.okl", "tiles2d");
+    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(NX), oklc_arg_int(NY), oklc_arg_mem(mi), oklc_arg_mem(mo));
+    to_host(mo, out, sizeof out);
+    same_floats(want, out, N);
+    oklc_memory_free(mi);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+}
+
+/* ---- guards.okl -------------------------------------------------------------------------- */
+
+static void guards_with(int n, int flag)
+{
+    enum { NB = 7, T = 32, N = 6 * NB * T };
+    int out[N] = {0}, want[N] = {0};
+    for (int b = 0; b < NB; b++)
+        for (int t = 0; t < T; t++) {
+            const int i = b * T + t;
+            if (i > 3 && i < n - 2)
+                want[0 * NB * T + i] = 1;
+            if (b * 2 < n / 8 && flag > 0 && i >= 5 && n - 1 >= i)
+                want[1 * NB * T + i] = 2;
+            if (t == b % 32)
+                want[2 * NB * T + i] = 3;
+            if (i % 3 == 0 && t < 20)
+                want[3 * NB * T + i] = 4;
+            if (flag > 1)
+                want[4 * NB * T + i] = 5;
+            if (2 * t + b < n)
+                want[5 * NB * T + i] = 6;
+        }
+    oklc_kernel *k = build("guards.okl", "guards");
+    oklc_memory *m = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(NB), oklc_arg_int(n), oklc_arg_int(flag), oklc_arg_mem(m));
+    to_host(m, out, sizeof out);
+    same_ints(want, out, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+static void test_guards(void **state)
+{
+    (void)state;
+    guards_with(100, 1);
+    guards_with(3, 2);
+    guards_with(1000, 0);
+    guards_with(-5, 2);
+}
+
 /* ---- blocks.okl ------------------------------------------------------------------------ */
 
 static void test_reverse_blocks(void **state)
@@ -674,7 +736,9 @@ int main(void)
         cmocka_unit_test(test_down_strided),     cmocka_unit_test(test_several_outer),
         cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
-        cmocka_unit_test(test_returns),          cmocka_unit_test(test_reverse_blocks),
+        cmocka_unit_test(test_returns),          cmocka_unit_test(test_tiles2d),
+        cmocka_unit_test(test_guards),
+        cmocka_unit_test(test_reverse_blocks),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
