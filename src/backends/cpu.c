@@ -31,30 +31,6 @@
 #include <string.h>
 
 #include "backend.h"
-
-typedef struct Block Block;
-
-typedef struct Cpu {
-    Emit   *E;
-    Kernel *k;
-    Arena  *a;
-    bool    ok;
-    VEC(Block *) blocks;
-    VEC(const Loop *) labelled;     /* loops with a label at the end of their body */
-    VEC(const char *) labels;
-} Cpu;
-
-/* The innermost @outer level of a nest and the @inner loops in its body:
- * the threads of one block. */
-struct Block {
-    Loop       *outer;
-    VEC(Loop *) tops;           /* the top @inner loops */
-    const char *extent[3];      /* threads per axis: a number or a name; NULL: unused */
-    const char *extent_decls;   /* declarations of the names ("" if all are numbers) */
-    uint32_t    extents_at;     /* where they go: before the first use of a slot */
-};
-
-/* Is l inside the block (an @inner loop of its @outer level)? */
 static bool in_block(const Block *b, const Loop *l)
 {
     for (const Loop *p = l->parent; p; p = p->parent)
@@ -63,9 +39,7 @@ static bool in_block(const Block *b, const Loop *l)
     return false;
 }
 
-static void error(Cpu *C, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
-
-static void error(Cpu *C, uint32_t off, const char *fmt, ...)
+void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -77,25 +51,15 @@ static void error(Cpu *C, uint32_t off, const char *fmt, ...)
     C->ok = false;
 }
 
-static const char *render(Cpu *C, Range r)
+const char *oklc_cpu_render(Cpu *C, Range r)
 {
     return oklc_edits_text(&C->E->ed, r.begin, r.end);
-}
-
-static const char *op(Cpu *C, const char *s)
-{
-    return oklc_emit_operand(C->E, s);
-}
-
-static bool contains(Range r, uint32_t off)
-{
-    return off >= r.begin && off < r.end;
 }
 
 /* ---- loops as CPU loops ---------------------------------------------------------- */
 
 /* The iterator's declared type: "int" of "int i = 0". */
-static const char *iter_type(Cpu *C, const Loop *l)
+const char *oklc_cpu_iter_type(Cpu *C, const Loop *l)
 {
     const char *t = C->E->nz->text;
     uint32_t b = l->init.begin, e = l->iter_off;
@@ -112,30 +76,30 @@ static const char *tiled(Cpu *C, const Loop *l)
 }
 
 /* The loop over tiles: from start to bound in steps of size * stride. */
-static const char *tile_head(Cpu *C, const Loop *l)
+const char *oklc_cpu_tile_head(Cpu *C, const Loop *l)
 {
     const char *tv = tiled(C, l);
     Cmp cmp = l->cmp == CMP_NE ? (l->down ? CMP_GT : CMP_LT) : l->cmp;
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", iter_type(C, l), tv,
+    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", oklc_cpu_iter_type(C, l), tv,
                              l->start, tv, oklc_cmp_spelling(cmp), l->bound, tv,
-                             l->down ? "-=" : "+=", op(C, l->stride));
+                             l->down ? "-=" : "+=", oklc_emit_operand(C->E, l->stride));
 }
 
 /* What ends the loop in a tile: the tile's end, or the bound when it
  * comes first (computed once, so the loop's trip count is known). */
-static const char *tile_end_decl(Cpu *C, const Loop *l)
+const char *oklc_cpu_tile_end(Cpu *C, const Loop *l)
 {
     if (!l->tile_check)
         return "";
     const char *tv = tiled(C, l);
     const Loop *t = l->tile_other;
     const char *lim = oklc_arena_printf(C->a, "%s %s %s", tv, l->down ? "-" : "+", t->stride);
-    const char *bound = op(C, l->bound);
+    const char *bound = oklc_emit_operand(C->E, l->bound);
     if (l->cmp == CMP_LE)
         bound = oklc_arena_printf(C->a, "%s + 1", bound);
     else if (l->cmp == CMP_GE)
         bound = oklc_arena_printf(C->a, "%s - 1", bound);
-    return oklc_arena_printf(C->a, "const %s _occa_end_%s = %s %s %s ? %s : %s;", iter_type(C, l),
+    return oklc_arena_printf(C->a, "const %s _occa_end_%s = %s %s %s ? %s : %s;", oklc_cpu_iter_type(C, l),
                              l->iter, lim, l->down ? ">" : "<", bound, lim, bound);
 }
 
@@ -150,20 +114,34 @@ static const char *element_head(Cpu *C, const Loop *l)
     const char *step = !strcmp(l->stride, "1")
                            ? oklc_arena_printf(C->a, "%s%s", l->down ? "--" : "++", l->iter)
                            : oklc_arena_printf(C->a, "%s %s %s", l->iter, l->down ? "-=" : "+=",
-                                               op(C, l->stride));
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s)", iter_type(C, l), l->iter, tv,
+                                               oklc_emit_operand(C->E, l->stride));
+    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l), l->iter, tv,
                              l->iter, l->down ? ">" : "<", end, step);
 }
 
 /* A level's "for (...) {" (and the tile's end, after a loop over tiles). */
-static void open_level(Cpu *C, const Loop *l, Buf *b)
+void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b)
 {
     if (l->tile_part == 1)
-        oklc_buf_printf(b, "%s { %s", tile_head(C, l), tile_end_decl(C, l->tile_other));
+        oklc_buf_printf(b, "%s { %s", oklc_cpu_tile_head(C, l), oklc_cpu_tile_end(C, l->tile_other));
     else if (l->tile_part == 2)
         oklc_buf_printf(b, "%s {", element_head(C, l));
     else
-        oklc_buf_printf(b, "for %s {", render(C, l->header));
+        oklc_buf_printf(b, "for %s {", oklc_cpu_render(C, l->header));
+}
+
+/* @tile(S, @outer, @inner) without a barrier inside: on a CPU the tiles
+ * are only a way to cut the loop, and the loop as written is what an
+ * expert writes (no tile bookkeeping; OpenMP cuts it into one chunk per
+ * thread). No @exclusive can live between its two levels. */
+bool oklc_cpu_flat_tile(const Loop *l)
+{
+    const Loop *tiles = l->tile_part == 1 ? l : l->tile_part == 2 ? l->tile_other : NULL;
+    if (!tiles)
+        return false;
+    const Loop *in = tiles->tile_other;
+    return tiles->kind == LOOP_OUTER && in->kind == LOOP_INNER && in->node &&
+           !in->node->has_barrier;
 }
 
 /* A @tile for statement: the loop over tiles around the loop in a tile. */
@@ -171,14 +149,14 @@ static void tile_loops(Cpu *C)
 {
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
-        if (l->tile_part != 1 || !l->analyzed)
+        if (l->tile_part != 1 || !l->analyzed || oklc_cpu_flat_tile(l))
             continue;
         const Loop *e = l->tile_other;
-        const char *end = tile_end_decl(C, e);
+        const char *end = oklc_cpu_tile_end(C, e);
         const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
         Buf b;
         oklc_buf_init(&b, C->a);
-        oklc_buf_printf(&b, "%s {\n%s  ", tile_head(C, l), ind);
+        oklc_buf_printf(&b, "%s {\n%s  ", oklc_cpu_tile_head(C, l), ind);
         if (*end)
             oklc_buf_printf(&b, "%s\n%s  ", end, ind);
         oklc_buf_puts(&b, element_head(C, e));
@@ -284,7 +262,7 @@ static void block_extents(Cpu *C, Block *b)
 /* Where a local of the kernel is declared (for the availability checks). */
 static bool declared_in(const Var *v, Range r)
 {
-    return contains(r, v->name_off);
+    return oklc_in_range(r, v->name_off);
 }
 
 /* The extents must be computable where they are declared: the counts of
@@ -300,8 +278,8 @@ static void check_extents(Cpu *C, Block *b)
             if (l->kind != LOOP_INNER || l->trips_known || !in_block(b, l))
                 continue;
             for (size_t r = 0; r < v->nrefs; r++)
-                if (contains(l->header, v->refs[r].begin) && !declared_in(v, l->header)) {
-                    error(C, v->refs[r].begin,
+                if (oklc_in_range(l->header, v->refs[r].begin) && !declared_in(v, l->header)) {
+                    oklc_cpu_error(C, v->refs[r].begin,
                           "on CPUs a block keeps one slot per @inner iteration from line %u "
                           "on, so the number of iterations must be known there; this count "
                           "uses '%s', declared later (line %u): declare it before",
@@ -324,7 +302,7 @@ static void declare_extents(Cpu *C, Block *b)
                                        oklc_emit_indent(C->E, b->extents_at)));
 }
 
-static void need_extents(Block *b, uint32_t at)
+void oklc_cpu_need_slots(Block *b, uint32_t at)
 {
     if (at < b->extents_at)
         b->extents_at = at;
@@ -334,8 +312,8 @@ static void need_extents(Block *b, uint32_t at)
 static const char *position(Cpu *C, const Loop *l)
 {
     const char *it = l->tile_part == 1 ? tiled(C, l) : l->iter;
-    const char *from = l->tile_part == 2 ? tiled(C, l) : op(C, l->start);
-    const char *stride = op(C, l->stride);
+    const char *from = l->tile_part == 2 ? tiled(C, l) : oklc_emit_operand(C->E, l->start);
+    const char *stride = oklc_emit_operand(C->E, l->stride);
     const char *d = !strcmp(from, "0") && !l->down
                         ? it
                         : l->down ? oklc_arena_printf(C->a, "(%s - %s)", from, it)
@@ -346,12 +324,12 @@ static const char *position(Cpu *C, const Loop *l)
 }
 
 /* The @inner levels of the block around an offset, by axis. */
-static void threads_at(Cpu *C, const Block *b, uint32_t off, const Loop *by_axis[3])
+void oklc_cpu_threads_at(Cpu *C, const Block *b, uint32_t off, const Loop *by_axis[3])
 {
     by_axis[0] = by_axis[1] = by_axis[2] = NULL;
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
-        if (l->kind == LOOP_INNER && contains(l->stmt, off) && in_block(b, l) &&
+        if (l->kind == LOOP_INNER && oklc_in_range(l->stmt, off) && in_block(b, l) &&
             l->axis >= 0 && l->axis < 3)
             by_axis[l->axis] = l;
     }
@@ -359,7 +337,7 @@ static void threads_at(Cpu *C, const Block *b, uint32_t off, const Loop *by_axis
 
 /* The slot of the thread at an offset: x + X * (y + Y * z), over the
  * axes the block uses. */
-static const char *slot(Cpu *C, const Block *b, const Loop *by_axis[3])
+const char *oklc_cpu_slot(Cpu *C, const Block *b, const Loop *by_axis[3])
 {
     const char *s = NULL, *scale = NULL;
     for (int a = 0; a < 3; a++) {
@@ -367,7 +345,7 @@ static const char *slot(Cpu *C, const Block *b, const Loop *by_axis[3])
             continue;
         if (by_axis[a]) {
             const char *p = position(C, by_axis[a]);
-            const char *term = scale ? oklc_arena_printf(C->a, "%s * %s", scale, op(C, p)) : p;
+            const char *term = scale ? oklc_arena_printf(C->a, "%s * %s", scale, oklc_emit_operand(C->E, p)) : p;
             s = s ? oklc_arena_printf(C->a, "%s + %s", s, term) : term;
         }
         scale = scale ? oklc_arena_printf(C->a, "%s * %s", scale, b->extent[a]) : b->extent[a];
@@ -375,7 +353,7 @@ static const char *slot(Cpu *C, const Block *b, const Loop *by_axis[3])
     return s ? s : "0";
 }
 
-static const char *slot_count(Cpu *C, const Block *b)
+const char *oklc_cpu_slot_count(Cpu *C, const Block *b)
 {
     const char *n = NULL;
     for (int a = 0; a < 3; a++)
@@ -388,7 +366,7 @@ static const char *slot_count(Cpu *C, const Block *b)
 
 /* Clang's spelling of v's type without its top-level const, as the
  * declaration of `name` (arrays: "float name[4]"). */
-static const char *declaration(Cpu *C, const Var *v, const char *name)
+const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name)
 {
     const char *t = v->type.spelling;
     if (!strncmp(t, "const ", 6) && (!v->type.pointer || v->type.array))
@@ -405,11 +383,11 @@ static const char *declaration(Cpu *C, const Var *v, const char *name)
 }
 
 /* v[s] = its initializer (arrays through a temporary). */
-static const char *init_slot(Cpu *C, const Var *v, const char *at)
+const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *at)
 {
-    const char *init = render(C, v->init);
+    const char *init = oklc_cpu_render(C, v->init);
     if (v->type.array) {
-        const char *tmp = declaration(C, v, "_occa_init");
+        const char *tmp = oklc_cpu_declaration(C, v, "_occa_init");
         const char *form = v->init_form == '=' ? " = " : "";
         return oklc_arena_printf(C->a, "{ %s%s%s; __builtin_memcpy(%s[%s], _occa_init, "
                                  "sizeof _occa_init); }",
@@ -417,11 +395,11 @@ static const char *init_slot(Cpu *C, const Var *v, const char *at)
     }
     if (v->init_form == '(')
         return oklc_arena_printf(C->a, "%s[%s] = %s%s;", v->name, at,
-                                 declaration(C, v, ""), init);
+                                 oklc_cpu_declaration(C, v, ""), init);
     return oklc_arena_printf(C->a, "%s[%s] = %s;", v->name, at, init);
 }
 
-static Attr *exclusive_of(const Var *v)
+Attr *oklc_cpu_exclusive(const Var *v)
 {
     return v->exclusive ? v->exclusive : v->typedef_var ? v->typedef_var->exclusive : NULL;
 }
@@ -464,38 +442,38 @@ static void exclusive_var(Cpu *C, Var *v)
     if (!b)
         return;                   /* no @inner loop uses it */
     uint32_t at = v->decl_stmt ? v->decl_stmt->range.begin : v->range.begin;
-    need_extents(b, at);
+    oklc_cpu_need_slots(b, at);
     bool last = slot_last(C, v);
     for (size_t r = 0; r < v->nrefs; r++) {
         const Loop *by_axis[3];
         uint32_t off = v->refs[r].begin;
-        threads_at(C, b, off, by_axis);
+        oklc_cpu_threads_at(C, b, off, by_axis);
         const Loop *inner = NULL;
         for (int a = 0; a < 3; a++)
             if (by_axis[a] && (!inner || by_axis[a]->level > inner->level))
                 inner = by_axis[a];
         if (!inner) {
-            error(C, off, "@exclusive '%s' is used outside the @inner loops; each @inner "
+            oklc_cpu_error(C, off, "@exclusive '%s' is used outside the @inner loops; each @inner "
                   "iteration has its own '%s', so use it inside them", v->name, v->name);
             return;
         }
         if (inner->nkids) {
-            error(C, off, "on CPUs @exclusive '%s' can only be used in the innermost @inner "
+            oklc_cpu_error(C, off, "on CPUs @exclusive '%s' can only be used in the innermost @inner "
                   "loops: here the @inner loop at line %u runs once for all the threads of "
                   "the loops inside it",
                   v->name, oklc_model_line(C->E->c, inner->stmt.begin));
             return;
         }
-        const char *s = oklc_arena_printf(C->a, "[%s]", slot(C, b, by_axis));
+        const char *s = oklc_arena_printf(C->a, "[%s]", oklc_cpu_slot(C, b, by_axis));
         uint32_t end = last ? subscript_end(C, v->refs[r].end) : v->refs[r].end;
         oklc_edit_after(&C->E->ed, end, s);
     }
-    const char *count = oklc_arena_printf(C->a, "[%s]", slot_count(C, b));
+    const char *count = oklc_arena_printf(C->a, "[%s]", oklc_cpu_slot_count(C, b));
     oklc_edit_after(&C->E->ed, last ? v->declarator_end : v->name_off + (uint32_t)strlen(v->name),
                     count);
     if (v->init_form) {
         if (v->type.array) {
-            error(C, v->init.begin, "on CPUs an @exclusive array cannot have an initializer; "
+            oklc_cpu_error(C, v->init.begin, "on CPUs an @exclusive array cannot have an initializer; "
                   "assign its elements in an @inner loop");
             return;
         }
@@ -505,327 +483,8 @@ static void exclusive_var(Cpu *C, Var *v)
         oklc_edit_after(&C->E->ed, stmt_end,
                         oklc_arena_printf(C->a, " for (long _occa_s = 0; _occa_s < %s; "
                                           "++_occa_s) %s",
-                                          slot_count(C, b), init_slot(C, v, "_occa_s")));
+                                          oklc_cpu_slot_count(C, b), oklc_cpu_init_slot(C, v, "_occa_s")));
     }
-}
-
-/* ---- barriers: splitting @inner loops ----------------------------------------------------- */
-
-typedef enum PlanKind { PLAN_REGION, PLAN_FOR, PLAN_WHILE, PLAN_DO, PLAN_IF } PlanKind;
-
-/* How a split @inner loop runs: regions of code without a barrier, each
- * in all its @inner loops, and the loops and conditions around barriers,
- * moved out of the @inner loops. */
-typedef struct Plan Plan;
-typedef VEC(Plan *) PlanList;
-struct Plan {
-    PlanKind     kind;
-    Range        text;        /* a region's code */
-    const Loop **levels;      /* the @inner levels around it, outermost first */
-    size_t       nlevels;
-    const Stmt  *st;          /* a moved statement */
-    PlanList     body, orelse;
-};
-
-typedef struct Split {
-    Block       *b;
-    const Loop  *top;
-    const Stmt  *stmt;        /* the for statement of the top @inner loop */
-    uint32_t     barrier_line;
-    VEC(Range)   regions;
-} Split;
-
-static void plan_body(Cpu *C, Split *S, const Stmt *body, const Loop **lv, size_t nlv,
-                      PlanList *out);
-
-static void add_region(Cpu *C, Split *S, uint32_t b, uint32_t e, const Loop **lv, size_t nlv,
-                       PlanList *out)
-{
-    Plan *p = oklc_arena_alloc(C->a, sizeof *p);
-    p->kind = PLAN_REGION;
-    p->text = (Range){b, e};
-    p->levels = lv;
-    p->nlevels = nlv;
-    vec_push(C->a, out, p);
-    vec_push(C->a, &S->regions, p->text);
-}
-
-/* The @inner levels a for statement adds (a @tile may add two). */
-static size_t inner_levels(Cpu *C, const Stmt *st, const Loop **lv, size_t nlv, const Loop ***out)
-{
-    const Loop *l = st->loop;
-    const Loop *add[2];
-    size_t n = 0;
-    if (l->tile_part == 2 && l->tile_other->kind == LOOP_INNER)
-        add[n++] = l->tile_other;
-    add[n++] = l;
-    const Loop **v = oklc_arena_alloc(C->a, (nlv + n) * sizeof *v);
-    for (size_t i = 0; i < nlv; i++)
-        v[i] = lv[i];
-    memcpy(v + nlv, add, n * sizeof *v);
-    *out = v;
-    return nlv + n;
-}
-
-static void plan_moved(Cpu *C, Split *S, const Stmt *st, const Loop **lv, size_t nlv,
-                       PlanList *out)
-{
-    Plan *p = oklc_arena_alloc(C->a, sizeof *p);
-    p->st = st;
-    switch (st->kind) {
-    case ST_FOR: p->kind = PLAN_FOR; break;
-    case ST_WHILE: p->kind = PLAN_WHILE; break;
-    case ST_DO: p->kind = PLAN_DO; break;
-    case ST_IF: p->kind = PLAN_IF; break;
-    default:
-        error(C, st->range.begin, "on CPUs a @barrier inside this statement cannot be split "
-              "from the @inner loop around it; move the barrier out of it");
-        return;
-    }
-    /* its head reads nothing an @inner iteration declares: the checks
-     * reject a barrier under a condition on such a variable */
-    if (st->nkids > 0)
-        plan_body(C, S, st->kids[0], lv, nlv, &p->body);
-    if (st->kind == ST_IF && st->nkids > 1)
-        plan_body(C, S, st->kids[1], lv, nlv, &p->orelse);
-    vec_push(C->a, out, p);
-}
-
-/* A statement list, cut at its barriers. */
-static void plan_body(Cpu *C, Split *S, const Stmt *body, const Loop **lv, size_t nlv,
-                      PlanList *out)
-{
-    const Stmt *const *kids = &body;
-    size_t nkids = 1;
-    Range in = body->range;
-    if (body->kind == ST_COMPOUND) {
-        kids = (const Stmt *const *)body->kids;
-        nkids = body->nkids;
-        in = (Range){body->range.begin + 1, body->range.end - 1};
-    }
-    uint32_t pos = in.begin;
-    for (size_t i = 0; i < nkids; i++) {
-        const Stmt *k = kids[i];
-        if (!k->has_barrier)
-            continue;
-        add_region(C, S, pos, k->range.begin, lv, nlv, out);
-        pos = k->range.end;
-        if (k->kind == ST_NULL && k->barrier) {
-            continue;
-        } else if (k->kind == ST_FOR && k->loop && k->loop->kind == LOOP_INNER) {
-            const Loop **deeper;
-            size_t n = inner_levels(C, k, lv, nlv, &deeper);
-            plan_body(C, S, k->kids[k->nkids - 1], deeper, n, out);
-        } else if (k->kind == ST_COMPOUND) {
-            plan_body(C, S, k, lv, nlv, out);
-        } else {
-            plan_moved(C, S, k, lv, nlv, out);
-            const char *t = C->E->nz->text;
-            uint32_t q = pos;
-            while (q < in.end && isspace((unsigned char)t[q]))
-                q++;
-            if (k->kind == ST_DO && q < in.end && t[q] == ';')
-                pos = q + 1;
-        }
-    }
-    add_region(C, S, pos, in.end, lv, nlv, out);
-}
-
-static int region_of(const Split *S, uint32_t off)
-{
-    for (size_t i = 0; i < S->regions.len; i++)
-        if (contains(S->regions.data[i], off))
-            return (int)i;
-    return -1;
-}
-
-/* Jumps that would leave a region for a later one. */
-static void check_jumps(Cpu *C, Split *S, const Stmt *st)
-{
-    if (st->kind == ST_RETURN || st->kind == ST_GOTO) {
-        error(C, st->range.begin, "on CPUs the @barrier at line %u splits this @inner loop; "
-              "a '%s' inside it is not supported: use an if around the rest",
-              S->barrier_line, st->kind == ST_RETURN ? "return" : "goto");
-        return;
-    }
-    if (st->kind == ST_CONTINUE || st->kind == ST_BREAK) {
-        for (const Stmt *p = st->parent; p; p = p->parent) {
-            bool loop = p->kind == ST_FOR || p->kind == ST_WHILE || p->kind == ST_DO;
-            if (!loop && !(p->kind == ST_SWITCH && st->kind == ST_BREAK))
-                continue;
-            if (p->has_barrier)
-                error(C, st->range.begin, "on CPUs the @barrier at line %u splits the loop "
-                      "this '%s' leaves; it is not supported there: use an if around the rest",
-                      S->barrier_line, st->kind == ST_BREAK ? "break" : "continue");
-            break;
-        }
-        return;
-    }
-    for (size_t i = 0; i < st->nkids; i++)
-        check_jumps(C, S, st->kids[i]);
-}
-
-/* The locals of a split nest that live in more than one region get one
- * slot per thread: their declaration moves to the front, the uses index
- * it. Returns the declarations. */
-static const char *promote(Cpu *C, Split *S)
-{
-    Buf decls;
-    oklc_buf_init(&decls, C->a);
-    for (size_t i = 0; i < C->k->nlocals; i++) {
-        Var *v = C->k->locals[i];
-        int home = region_of(S, v->name_off);
-        if (home < 0 || exclusive_of(v))
-            continue;            /* outside the nest, or in a moved head */
-        bool crosses = false;
-        for (size_t r = 0; r < v->nrefs && !crosses; r++)
-            crosses = region_of(S, v->refs[r].begin) != home;
-        if (!crosses)
-            continue;
-        if (v->type.reference) {
-            error(C, v->name_off, "on CPUs the @barrier at line %u splits this @inner loop, "
-                  "and reference '%s' is used on both sides of it; use a pointer",
-                  S->barrier_line, v->name);
-            continue;
-        }
-        const Loop *by_axis[3];
-        threads_at(C, S->b, v->name_off, by_axis);
-        const char *s = slot(C, S->b, by_axis);
-        oklc_buf_printf(&decls, "%s%s;", decls.len ? " " : "",
-                        declaration(C, v, oklc_arena_printf(C->a, "%s[%s]", v->name,
-                                                           slot_count(C, S->b))));
-        for (size_t r = 0; r < v->nrefs; r++)
-            oklc_edit_after(&C->E->ed, v->refs[r].end, oklc_arena_printf(C->a, "[%s]", s));
-        /* the declaration becomes an assignment (or nothing) */
-        const Stmt *ds = v->decl_stmt;
-        if (ds && ds->ndecls == 1) {
-            oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
-                              v->init_form ? init_slot(C, v, s) : "");
-        } else if (ds) {
-            error(C, v->name_off, "on CPUs the @barrier at line %u splits this @inner loop, "
-                  "and '%s' is used on both sides of it: declare it in a declaration of its "
-                  "own", S->barrier_line, v->name);
-        }
-    }
-    return decls.data ? decls.data : "";
-}
-
-static bool blank(const char *s)
-{
-    while (*s) {
-        if (s[0] == '/' && s[1] == '/') {
-            while (*s && *s != '\n')
-                s++;
-        } else if (s[0] == '/' && s[1] == '*') {
-            const char *e = strstr(s + 2, "*/");
-            s = e ? e + 2 : s + strlen(s);
-        } else if (isspace((unsigned char)*s)) {
-            s++;
-        } else {
-            return false;
-        }
-    }
-    return true;
-}
-
-static void emit_plan(Cpu *C, const PlanList *list, const char *ind, Buf *b);
-
-static void emit_region(Cpu *C, const Plan *p, const char *ind, Buf *b)
-{
-    const char *code = render(C, p->text);
-    if (blank(code)) {
-        size_t n = strlen(code);
-        while (n && isspace((unsigned char)code[n - 1]))
-            n--;
-        oklc_buf_putn(b, code, n);      /* comments stay */
-        return;
-    }
-    oklc_buf_printf(b, "\n%s", ind);
-    for (size_t i = 0; i < p->nlevels; i++) {
-        if (i)
-            oklc_buf_putc(b, ' ');
-        open_level(C, p->levels[i], b);
-    }
-    size_t n = strlen(code);
-    while (n && isspace((unsigned char)code[n - 1]))
-        n--;
-    oklc_buf_putn(b, code, n);
-    oklc_buf_printf(b, "\n%s", ind);
-    for (size_t i = 0; i < p->nlevels; i++)
-        oklc_buf_puts(b, i ? " }" : "}");
-}
-
-static void emit_moved(Cpu *C, const Plan *p, const char *ind, Buf *b)
-{
-    const char *head = render(C, p->st->head);
-    const char *inner = oklc_arena_printf(C->a, "%s  ", ind);
-    switch (p->kind) {
-    case PLAN_FOR: oklc_buf_printf(b, "\n%sfor (%s) {", ind, head); break;
-    case PLAN_WHILE: oklc_buf_printf(b, "\n%swhile (%s) {", ind, head); break;
-    case PLAN_DO: oklc_buf_printf(b, "\n%sdo {", ind); break;
-    default: oklc_buf_printf(b, "\n%sif (%s) {", ind, head); break;
-    }
-    emit_plan(C, &p->body, inner, b);
-    oklc_buf_printf(b, "\n%s}", ind);
-    if (p->kind == PLAN_DO)
-        oklc_buf_printf(b, " while (%s);", head);
-    if (p->kind == PLAN_IF && p->st->nkids > 1) {
-        oklc_buf_puts(b, " else {");
-        emit_plan(C, &p->orelse, inner, b);
-        oklc_buf_printf(b, "\n%s}", ind);
-    }
-}
-
-static void emit_plan(Cpu *C, const PlanList *list, const char *ind, Buf *b)
-{
-    for (size_t i = 0; i < list->len; i++) {
-        const Plan *p = list->data[i];
-        if (p->kind == PLAN_REGION)
-            emit_region(C, p, ind, b);
-        else
-            emit_moved(C, p, ind, b);
-    }
-}
-
-/* A top @inner loop with a barrier inside: rebuilt as its regions. */
-static void split(Cpu *C, Block *blk, const Loop *top)
-{
-    Split S = {0};
-    S.b = blk;
-    S.top = top;
-    S.stmt = top->node;
-    for (size_t i = 0; i < C->k->nbarriers; i++)
-        if (contains(S.stmt->range, C->k->barriers[i]->stmt.begin)) {
-            S.barrier_line = oklc_model_line(C->E->c, C->k->barriers[i]->stmt.begin);
-            break;
-        }
-    /* the statement may hold a loop over tiles (@outer) and its @inner loop */
-    const Loop *tiles = top->tile_part == 2 && top->tile_other->kind != LOOP_INNER
-                            ? top->tile_other : NULL;
-    const Loop **lv;
-    size_t nlv = inner_levels(C, S.stmt, NULL, 0, &lv);
-    PlanList plan = {0};
-    plan_body(C, &S, S.stmt->kids[S.stmt->nkids - 1], lv, nlv, &plan);
-    if (C->ok)
-        check_jumps(C, &S, S.stmt->kids[S.stmt->nkids - 1]);
-    if (!C->ok)
-        return;
-    need_extents(blk, top->stmt.begin);
-    const char *decls = promote(C, &S);
-    const char *ind = oklc_emit_indent(C->E, S.stmt->range.begin);
-    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
-    Buf b;
-    oklc_buf_init(&b, C->a);
-    if (tiles)
-        oklc_buf_printf(&b, "%s { %s", tile_head(C, tiles), tile_end_decl(C, top));
-    oklc_buf_printf(&b, "{ /* split at @barrier: each part runs for every @inner iteration */");
-    if (*decls)
-        oklc_buf_printf(&b, "\n%s%s", in, decls);
-    emit_plan(C, &plan, in, &b);
-    oklc_buf_printf(&b, "\n%s}", ind);
-    if (tiles)
-        oklc_buf_puts(&b, " }");
-    oklc_edit_replace(&C->E->ed, S.stmt->range.begin, S.stmt->range.end, b.data);
 }
 
 /* ---- barriers that need nothing, returns --------------------------------------------- */
@@ -842,11 +501,11 @@ static const Stmt *barrier_stmt(const Stmt *st, const Barrier *br)
     return NULL;
 }
 
-static bool in_split(Cpu *C, uint32_t off)
+bool oklc_cpu_in_split(Cpu *C, uint32_t off)
 {
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
-        if (is_top_inner(l) && l->node && l->node->has_barrier && contains(l->stmt, off))
+        if (is_top_inner(l) && l->node && l->node->has_barrier && oklc_in_range(l->stmt, off))
             return true;
     }
     return false;
@@ -858,7 +517,7 @@ static void drop_barriers(Cpu *C)
 {
     for (size_t i = 0; i < C->k->nbarriers; i++) {
         const Barrier *br = C->k->barriers[i];
-        if (in_split(C, br->stmt.begin))
+        if (oklc_cpu_in_split(C, br->stmt.begin))
             continue;
         const Stmt *st = C->k->root ? barrier_stmt(C->k->root, br) : NULL;
         const SpecRange *spec = oklc_emit_spec_of(C->E, br->attr);
@@ -872,7 +531,7 @@ static const Loop *innermost_at(Cpu *C, uint32_t off)
     const Loop *best = NULL;
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
-        if (contains(l->stmt, off) && l->kind != LOOP_REGULAR && (!best || l->level > best->level))
+        if (oklc_in_range(l->stmt, off) && l->kind != LOOP_REGULAR && (!best || l->level > best->level))
             best = l;
     }
     return best;
@@ -911,7 +570,7 @@ static void returns(Cpu *C, const Stmt *st)
     if (st->kind != ST_RETURN)
         return;
     const Loop *l = innermost_at(C, st->range.begin);
-    if (!l || in_split(C, st->range.begin))
+    if (!l || oklc_cpu_in_split(C, st->range.begin))
         return;
     const Stmt *p = st->parent;
     while (p && p->kind != ST_FOR && p->kind != ST_WHILE && p->kind != ST_DO &&
@@ -924,7 +583,7 @@ static void returns(Cpu *C, const Stmt *st)
     }
     const Stmt *body = l->node && l->node->nkids ? l->node->kids[l->node->nkids - 1] : NULL;
     if (!body || body->kind != ST_COMPOUND) {
-        error(C, st->range.begin, "on CPUs this 'return' ends the iteration of the loop at "
+        oklc_cpu_error(C, st->range.begin, "on CPUs this 'return' ends the iteration of the loop at "
               "line %u with a jump to the end of its body; put that body in braces",
               oklc_model_line(C->E->c, l->stmt.begin));
         return;
@@ -951,7 +610,7 @@ static bool collapsible(Cpu *C, const Loop *outer, const Loop *inner)
         if (v->name_off != outer->iter_off)
             continue;
         for (size_t r = 0; r < v->nrefs; r++)
-            if (contains(inner->header, v->refs[r].begin))
+            if (oklc_in_range(inner->header, v->refs[r].begin))
                 return false;
     }
     return true;
@@ -987,24 +646,10 @@ static void canonical_init(Cpu *C, const Loop *l)
     uint32_t p = l->iter_off + (uint32_t)strlen(l->iter);
     while (p < l->init.end && isspace((unsigned char)t[p]))
         p++;
-    if (l->tile_part || p >= l->init.end || t[p] == '=')
+    if ((l->tile_part && !oklc_cpu_flat_tile(l)) || p >= l->init.end || t[p] == '=')
         return;
     oklc_edit_replace(&C->E->ed, l->init.begin, l->init.end,
-                      oklc_arena_printf(C->a, "%s %s = %s", iter_type(C, l), l->iter, l->start));
-}
-
-/* Does loop l's header use the iterator of loop `of`? */
-static bool header_uses(Cpu *C, const Loop *l, const Loop *of)
-{
-    for (size_t i = 0; i < C->k->nlocals; i++) {
-        const Var *v = C->k->locals[i];
-        if (v->name_off != of->iter_off)
-            continue;
-        for (size_t r = 0; r < v->nrefs; r++)
-            if (contains(l->header, v->refs[r].begin))
-                return true;
-    }
-    return false;
+                      oklc_arena_printf(C->a, "%s %s = %s", oklc_cpu_iter_type(C, l), l->iter, l->start));
 }
 
 static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder)
@@ -1013,7 +658,7 @@ static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size
         int n = 1;
         if (norder && order[0] == l) {
             /* a reordered nest: collapse the first two when rectangular */
-            if (norder > 1 && !header_uses(C, order[1], order[0]))
+            if (norder > 1 && !oklc_cpu_header_uses(C, order[1], order[0]))
                 n = 2;
         } else {
             const Loop *cur = l;
@@ -1028,80 +673,6 @@ static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size
         pragma_before(C, l->attrs, l->nattrs, l->stmt.begin,
                       oklc_arena_printf(C->a, "#pragma omp parallel for%s", collapse));
     }
-}
-
-/* ---- loop order ------------------------------------------------------------------------------ */
-
-/* A perfect nest (each loop's body is the next loop; no @shared,
- * @exclusive or barrier in it) whose iterations are all independent runs
- * on a CPU in any order. GPU code tiles its index space:
- * `by, bx (@outer), ty, tx (@inner)`; walked in that order, a CPU jumps
- * between rows every few elements. Ordered by axis instead, slowest
- * first (by, ty, bx, tx), it walks memory the way the data lies. The
- * innermost loop stays innermost, and every loop's bounds may only use the
- * loops before it. */
-static int by_axis_order(const void *pa, const void *pb)
-{
-    const Loop *a = *(const Loop *const *)pa, *b = *(const Loop *const *)pb;
-    if (a->axis != b->axis)
-        return a->axis > b->axis ? -1 : 1;
-    if (a->kind != b->kind)
-        return a->kind == LOOP_OUTER ? -1 : 1;
-    return a->level < b->level ? -1 : a->level > b->level;
-}
-
-static size_t perfect_nest(const Loop *top, const Loop **chain, size_t max)
-{
-    size_t n = 0;
-    for (const Loop *l = top;; l = l->kids[0]) {
-        if (n == max || l->tile_part || !l->analyzed || !l->node || !l->node->nkids)
-            return 0;
-        chain[n++] = l;
-        const Stmt *body = l->node->kids[l->node->nkids - 1];
-        if (!l->nkids)
-            return body->has_barrier ? 0 : n;
-        if (body->kind == ST_COMPOUND && body->nkids == 1)
-            body = body->kids[0];
-        if (l->nkids != 1 || body != l->kids[0]->node)
-            return 0;
-    }
-}
-
-/* Returns the new order's length (0: the nest stays as it is). */
-static size_t reorder_nest(Cpu *C, const Loop *top, const Loop **order)
-{
-    enum { MAX = 6 };
-    const Loop *chain[MAX];
-    size_t n = perfect_nest(top, chain, MAX);
-    if (n < 3)
-        return 0;
-    memcpy(order, chain, n * sizeof *order);
-    qsort(order, n, sizeof *order, by_axis_order);
-    if (order[n - 1] != chain[n - 1] || !memcmp(order, chain, n * sizeof *order))
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (header_uses(C, order[i], order[j]))
-                return 0;                    /* a bound needs a loop that would come later */
-    const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
-    Buf b;
-    oklc_buf_init(&b, C->a);
-    for (size_t i = 0; i < n; i++) {
-        const Loop *l = order[i];
-        const char *head = l == chain[n - 1]
-            ? render(C, l->header)             /* it may have new bounds */
-            : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", iter_type(C, l), l->iter,
-                                l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
-                                render(C, l->step));
-        oklc_buf_printf(&b, "%s%*sfor %s%s", i ? "\n" : "", i ? (int)(strlen(ind) + 2 * i) : 0,
-                        i ? "" : "", head, i + 1 < n ? " {" : " ");
-    }
-    const Stmt *body = chain[n - 1]->node->kids[chain[n - 1]->node->nkids - 1];
-    oklc_buf_puts(&b, render(C, body->range));
-    for (size_t i = n - 1; i-- > 0;)
-        oklc_buf_printf(&b, "\n%s%*s}", ind, (int)(2 * i), "");
-    oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, b.data);
-    return n;
 }
 
 /* Memory one block owns: declared inside the @outer loops, not reached
@@ -1132,389 +703,6 @@ static void atomics(Cpu *C)
         Attr *a = at->attr;
         pragma_before(C, &a, 1, at->stmt.begin, oklc_arena_printf(C->a, "#pragma omp %s", form));
     }
-}
-
-/* ---- guards as loop bounds ------------------------------------------------------------------ */
-
-/* `for (t = 0; t < 256; ++t) if (t < alive) S` walks 256 iterations to do
- * `alive` of them, and the branch keeps the compiler from vectorising S:
- * the guard's terms become the loop's bounds,
- * `for (t = 0; t < (256 < alive ? 256 : alive); ++t) S`. The usual forms
- * of OKL guards qualify: the iterator, or a local `const int n = base + t`
- * declared before the if, compared with an expression the loop cannot
- * change (no call, subscript, dereference or side effect; variables from
- * outside the loop that it never writes, or locals declared from those);
- * a term that does not involve the iterator at all makes the loop empty
- * when false. The statements before the if may only declare (they would
- * otherwise be skipped for the iterations the bounds remove). */
-
-typedef struct Local {
-    const Var  *v;
-    const char *value;         /* its initializer, in parentheses */
-    bool        affine;        /* value = iterator + offset */
-    const char *offset;        /* NULL: the iterator itself */
-} Local;
-
-typedef struct Guard {
-    const Loop *l;
-    Local      *locals;        /* the declarations before the if */
-    size_t      nlocals;
-    const char *lo, *hi;       /* max of the lower bounds, min of the upper (exclusive) */
-    const char *when;          /* terms without the iterator, joined by && */
-} Guard;
-
-static bool ident(char ch)
-{
-    return isalnum((unsigned char)ch) || ch == '_';
-}
-
-static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
-{
-    while (p < end && isspace((unsigned char)t[p]))
-        p++;
-    return p;
-}
-
-static Range trimmed(const char *t, uint32_t b, uint32_t e)
-{
-    b = skip_blanks(t, b, e);
-    while (e > b && isspace((unsigned char)t[e - 1]))
-        e--;
-    return (Range){b, e};
-}
-
-static bool text_is(const char *t, Range r, const char *s)
-{
-    return strlen(s) == r.end - r.begin && !strncmp(t + r.begin, s, r.end - r.begin);
-}
-
-/* Is the operator at t[p] unary: nothing that ends an operand before it? */
-static bool unary(const char *t, uint32_t from, uint32_t p)
-{
-    while (p > from && isspace((unsigned char)t[p - 1]))
-        p--;
-    return p == from || strchr("(+-*/%<>&|^!~,=?:[{;", t[p - 1]);
-}
-
-/* Does the loop write v (or take its address) anywhere in range r? */
-static bool written_in(Cpu *C, const Var *v, Range r)
-{
-    const char *t = C->E->nz->text;
-    static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
-                                         "&=", "|=", "^=", "<<=", ">>="};
-    for (size_t i = 0; i < v->nrefs; i++) {
-        Range ref = v->refs[i];
-        if (!contains(r, ref.begin))
-            continue;
-        uint32_t a = skip_blanks(t, ref.end, (uint32_t)C->E->nz->len);
-        if (t[a] == '=' && t[a + 1] != '=')
-            return true;
-        for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
-            if (!strncmp(t + a, writes[w], strlen(writes[w])))
-                return true;
-        uint32_t b = ref.begin;
-        while (b > 0 && isspace((unsigned char)t[b - 1]))
-            b--;
-        if (b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2)))
-            return true;
-        if (b >= 1 && t[b - 1] == '&' && (b < 2 || t[b - 2] != '&') && unary(t, 0, b - 1))
-            return true;                        /* its address is taken (not a && v) */
-    }
-    return false;
-}
-
-/* Has [b, e) no side effect and no call (subscripts are allowed when
- * `reads`)? */
-static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
-{
-    for (uint32_t p = b; p < e; p++) {
-        char ch = t[p], nx = t[p + 1];
-        if ((ch == '[' && !reads) || ch == '{' || (ch == '-' && nx == '>' && !reads) ||
-            (ch == '+' && nx == '+') || (ch == '-' && nx == '-'))
-            return false;
-        if (ch == '=' && nx != '=' && (p == b || !strchr("<>!=", t[p - 1])))
-            return false;                       /* an assignment */
-        if (ch == '(' && p > b) {
-            uint32_t q = p;
-            while (q > b && isspace((unsigned char)t[q - 1]))
-                q--;
-            if (q > b && ident(t[q - 1]))
-                return false;                   /* a call */
-        }
-        if (ch == '&' && nx == '&')
-            p++;                                /* a && b */
-        else if ((ch == '*' || ch == '&') && unary(t, b, p) && !reads)
-            return false;                       /* a dereference, an address */
-    }
-    return true;
-}
-
-static const Local *local_at(const Guard *g, uint32_t off)
-{
-    for (size_t i = 0; i < g->nlocals; i++)
-        for (size_t r = 0; r < g->locals[i].v->nrefs; r++)
-            if (g->locals[i].v->refs[r].begin == off)
-                return &g->locals[i];
-    return NULL;
-}
-
-/* [b, e) as an expression the loop cannot change, with the locals of the
- * guard replaced by their values; NULL if it is not one. */
-static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
-{
-    const char *t = C->E->nz->text;
-    const Loop *l = g->l;
-    if (b >= e || !pure(t, b, e, false))
-        return NULL;
-    Buf out;
-    oklc_buf_init(&out, C->a);
-    uint32_t pos = b;
-    for (;;) {
-        uint32_t next = e;
-        const Var *v = NULL;
-        for (size_t i = 0; i < C->k->nparams + C->k->nlocals; i++) {
-            const Var *w = i < C->k->nparams ? C->k->params[i] : C->k->locals[i - C->k->nparams];
-            for (size_t r = 0; r < w->nrefs; r++)
-                if (w->refs[r].begin >= pos && w->refs[r].begin < next)
-                    next = w->refs[r].begin, v = w;
-        }
-        oklc_buf_putn(&out, t + pos, next - pos);
-        if (!v)
-            break;
-        const Local *lc = local_at(g, next);
-        if (lc && lc->value) {
-            oklc_buf_puts(&out, lc->value);     /* a value the loop cannot change */
-        } else if (exclusive_of(v) || contains(l->stmt, v->name_off) ||
-                   written_in(C, v, l->stmt)) {
-            return NULL;                        /* per thread, or changed by the loop */
-        } else {
-            oklc_buf_puts(&out, v->name);
-        }
-        pos = next + (uint32_t)strlen(v->name);
-    }
-    return out.data ? out.data : "";
-}
-
-/* An integer literal's value. */
-static bool literal(const char *s, long long *v)
-{
-    char *end;
-    if (!isdigit((unsigned char)*s))
-        return false;
-    *v = strtoll(s, &end, 10);
-    return !*end;
-}
-
-/* x + 1, folded when x is a number. */
-static const char *plus_one(Cpu *C, const char *x)
-{
-    long long v;
-    return literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
-                          : oklc_arena_printf(C->a, "%s + 1", x);
-}
-
-/* *b = min(*b, v) for an upper bound, max(*b, v) for a lower one. */
-static void tighten(Cpu *C, const char **b, const char *v, bool upper)
-{
-    long long x, y;
-    if (*b && literal(*b, &x) && literal(v, &y))
-        *b = (upper ? y < x : y > x) ? v : *b;
-    else
-        *b = !*b ? v
-             : oklc_arena_printf(C->a, upper ? "(%s < %s ? %s : %s)" : "(%s > %s ? %s : %s)",
-                                 op(C, *b), op(C, v), op(C, *b), op(C, v));
-}
-
-/* A side of a comparison that is the iterator plus an offset: "t", or a
- * local declared as base + t. */
-static bool on_iterator(Cpu *C, const Guard *g, Range side, const char **offset)
-{
-    const char *t = C->E->nz->text;
-    *offset = NULL;
-    if (text_is(t, side, g->l->iter))
-        return true;
-    const Local *lc = local_at(g, side.begin);
-    if (!lc || !lc->affine || !text_is(t, side, lc->v->name))
-        return false;
-    *offset = lc->offset;
-    return true;
-}
-
-/* One term of the guard: "t < X", "X >= n", "t == X" as bounds, or a
- * condition without the iterator. */
-static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
-{
-    const char *t = C->E->nz->text;
-    int depth = 0;
-    uint32_t at = 0, len = 0, n = 0;
-    for (uint32_t p = b; p < e; p++) {
-        if (t[p] == '(')
-            depth++;
-        else if (t[p] == ')')
-            depth--;
-        else if (!depth && (t[p] == '<' || t[p] == '>')) {
-            if (t[p + 1] == t[p])
-                return false;                   /* a shift */
-            at = p, len = t[p + 1] == '=' ? 2 : 1, n++;
-            p += len - 1;
-        } else if (!depth && t[p] == '=' && t[p + 1] == '=') {
-            at = p, len = 2, n++;
-            p++;
-        } else if (!depth && t[p] == '!' && t[p + 1] == '=') {
-            at = p, len = 2, n++;
-            p++;
-        }
-    }
-    Range all = trimmed(t, b, e);
-    const char *whole = invariant(C, g, all.begin, all.end);
-    if (whole) {                                /* no iterator: the loop runs or not */
-        g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, op(C, whole))
-                          : op(C, whole);
-        return true;
-    }
-    if (n != 1 || t[at] == '!')
-        return false;
-    Range left = trimmed(t, b, at), right = trimmed(t, at + len, e);
-    const char *offset;
-    bool iter_left = on_iterator(C, g, left, &offset);
-    if (!iter_left && !on_iterator(C, g, right, &offset))
-        return false;
-    Range xr = iter_left ? right : left;
-    const char *x = invariant(C, g, xr.begin, xr.end);
-    if (!x)
-        return false;
-    x = op(C, x);
-    if (offset)                                 /* base + t CMP X: t CMP X - base */
-        x = !strcmp(x, "0") ? oklc_arena_printf(C->a, "-%s", op(C, offset))
-                            : oklc_arena_printf(C->a, "(%s - %s)", x, op(C, offset));
-    const char *x1 = plus_one(C, x);
-    if (t[at] == '=') {                         /* t == X: [X, X + 1) */
-        tighten(C, &g->lo, x, false);
-        tighten(C, &g->hi, x1, true);
-        return true;
-    }
-    bool less = t[at] == '<', eq = len == 2;
-    if (less == iter_left)                      /* t < X, X > t */
-        tighten(C, &g->hi, eq ? x1 : x, true);
-    else
-        tighten(C, &g->lo, eq ? x : x1, false);
-    return true;
-}
-
-/* A local declared before the if: its value, and whether it is the
- * iterator plus something the loop cannot change. */
-static Local local_of(Cpu *C, Guard *g, const Var *v)
-{
-    const char *t = C->E->nz->text;
-    Local lc = {v, NULL, false, NULL};
-    if (v->init_form != '=' || written_in(C, v, g->l->stmt))
-        return lc;
-    Range init = trimmed(t, v->init.begin, v->init.end);
-    if (text_is(t, init, g->l->iter)) {
-        lc.affine = true;
-        return lc;
-    }
-    int depth = 0;
-    for (uint32_t p = init.begin; p < init.end; p++) {
-        depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
-        if (depth || t[p] != '+' || unary(t, init.begin, p))
-            continue;
-        Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
-        Range other = text_is(t, a, g->l->iter) ? b : text_is(t, b, g->l->iter) ? a : (Range){0, 0};
-        const char *off = other.end ? invariant(C, g, other.begin, other.end) : NULL;
-        if (off) {
-            lc.affine = true;
-            lc.offset = off;
-            return lc;
-        }
-    }
-    const char *value = invariant(C, g, init.begin, init.end);
-    lc.value = value ? oklc_arena_printf(C->a, "(%s)", value) : NULL;
-    return lc;
-}
-
-/* The loop's body: declarations without side effects, then an if without
- * else. Collects the declarations. */
-static const Stmt *guard_of(Cpu *C, Guard *g)
-{
-    const Loop *l = g->l;
-    if (!l->node || !l->node->nkids)
-        return NULL;
-    const Stmt *body = l->node->kids[l->node->nkids - 1];
-    const Stmt *const *kids = &body;
-    size_t n = 1;
-    if (body->kind == ST_COMPOUND)
-        kids = (const Stmt *const *)body->kids, n = body->nkids;
-    if (!n || kids[n - 1]->kind != ST_IF || kids[n - 1]->nkids != 1)
-        return NULL;
-    size_t nvars = 0;
-    for (size_t i = 0; i + 1 < n; i++)
-        nvars += kids[i]->ndecls;
-    g->locals = oklc_arena_alloc(C->a, (nvars + 1) * sizeof *g->locals);
-    for (size_t i = 0; i + 1 < n; i++) {
-        const Stmt *d = kids[i];
-        if (d->kind != ST_DECL || !d->ndecls)
-            return NULL;
-        for (size_t k = 0; k < d->ndecls; k++) {
-            const Var *v = d->decls[k];
-            if (v->init_form && !pure(C->E->nz->text, v->init.begin, v->init.end, true))
-                return NULL;
-            Local lc = local_of(C, g, v);    /* sees the locals before it only */
-            g->locals[g->nlocals++] = lc;
-        }
-    }
-    return kids[n - 1];
-}
-
-static void guard_bounds(Cpu *C, const Loop *l)
-{
-    if (l->kind != LOOP_INNER || l->nkids || l->tile_part || l->down || !l->analyzed ||
-        strcmp(l->stride, "1") || (l->cmp != CMP_LT && l->cmp != CMP_LE) ||
-        in_split(C, l->stmt.begin))
-        return;
-    Guard g = {l, NULL, 0, NULL, NULL, NULL};
-    const Stmt *st = guard_of(C, &g);
-    if (!st)
-        return;
-    const char *t = C->E->nz->text;
-    bool all = true;
-    int depth = 0;
-    uint32_t from = st->head.begin;
-    for (uint32_t p = st->head.begin; p <= st->head.end; p++) {
-        bool end = p == st->head.end;
-        if (!end && t[p] == '(')
-            depth++;
-        else if (!end && t[p] == ')')
-            depth--;
-        if (end || (!depth && t[p] == '&' && t[p + 1] == '&')) {
-            all &= bound_term(C, &g, from, p);
-            from = p + 2;
-            p++;
-        } else if (!depth && t[p] == '|' && t[p + 1] == '|') {
-            return;                              /* a disjunction: no bound */
-        }
-    }
-    if (!g.lo && !g.hi && (!g.when || !all))
-        return;
-    const char *start = op(C, l->start), *end = op(C, l->bound);
-    if (l->cmp == CMP_LE)
-        end = plus_one(C, end);
-    if (g.lo)
-        tighten(C, &start, g.lo, false);
-    if (g.hi)
-        tighten(C, &end, g.hi, true);
-    if (g.when)      /* false: no iteration */
-        end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g.when, op(C, end), op(C, start));
-    long long v;
-    const char *head = literal(end, &v)
-        ? oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", iter_type(C, l), l->iter, start,
-                            l->iter, end, render(C, l->step))
-        : oklc_arena_printf(C->a, "(%s _occa_end_%s = %s, %s = %s; %s < _occa_end_%s; %s)",
-                            iter_type(C, l), l->iter, end, l->iter, start, l->iter, l->iter,
-                            render(C, l->step));
-    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, head);
-    if (all)     /* the bounds say it all: "if (...)" goes */
-        oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
 }
 
 /* ---- unrolling ----------------------------------------------------------------------------- */
@@ -1579,7 +767,7 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     find_blocks(&C);
     /* uses first, then what is built from their text */
     for (size_t i = 0; i < k->nlocals; i++)
-        if (exclusive_of(k->locals[i]))
+        if (oklc_cpu_exclusive(k->locals[i]))
             exclusive_var(&C, k->locals[i]);
     if (k->root)
         returns(&C, k->root);
@@ -1593,18 +781,20 @@ static void kernel(Emit *E, Kernel *k, bool omp)
         for (size_t j = 0; j < b->tops.len && C.ok; j++) {
             const Loop *t = b->tops.data[j];
             if (t->node && t->node->has_barrier)
-                split(&C, b, t);
+                oklc_cpu_split(&C, b, t);
         }
     }
     for (size_t i = 0; i < C.blocks.len; i++)
         declare_extents(&C, C.blocks.data[i]);
     unroll_attrs(&C);
-    for (size_t i = 0; i < k->nloops; i++)
-        guard_bounds(&C, k->loops[i]);
+    for (size_t i = 0; i < k->nloops; i++) {
+        oklc_cpu_guard_bounds(&C, k->loops[i]);
+        oklc_cpu_grid_stride(&C, k->loops[i]);
+    }
     /* the nest of each top-level @outer loop: reordered, then parallel */
     for (size_t i = 0; i < k->nouters; i++) {
         const Loop *order[6];
-        size_t n = reorder_nest(&C, k->outers[i], order);
+        size_t n = oklc_cpu_reorder_nest(&C, k->outers[i], order);
         if (omp)
             parallel_loops(&C, k->outers[i], order, n);
     }

@@ -495,6 +495,31 @@ static void test_inner_split(void **state)
     oklc_kernel_free(k);
 }
 
+static void test_grid_stride(void **state)
+{
+    (void)state;
+    enum { N = 2500 };
+    int in[N], out[N], owner[N], want[N], wown[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = i % 97;
+        out[i] = owner[i] = -1;
+        want[i] = 3 * in[i] + 1;
+        wown[i] = (i % 1024) % 64;
+    }
+    oklc_kernel *k = build("blocks.okl", "gridStride");
+    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
+    oklc_memory *mw = to_device(owner, sizeof owner);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mi), oklc_arg_mem(mo), oklc_arg_mem(mw));
+    to_host(mo, out, sizeof out);
+    to_host(mw, owner, sizeof owner);
+    same_ints(want, out, N);
+    same_ints(wown, owner, N);
+    oklc_memory_free(mi);
+    oklc_memory_free(mo);
+    oklc_memory_free(mw);
+    oklc_kernel_free(k);
+}
+
 /* ---- data.okl ------------------------------------------------------------------------ */
 
 static void test_histogram(void **state)
@@ -742,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
+        cmocka_unit_test(test_grid_stride),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),

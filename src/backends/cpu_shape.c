@@ -1,0 +1,597 @@
+/*
+ * cpu_shape.c - loops shaped so a CPU runs them as fast as code written
+ * for it: OKL code is written for GPUs, whose threads want other shapes.
+ *
+ *   guards     `if (t < alive)` in an @inner loop becomes its bounds
+ *   grid-stride loops   `for (n = base + t; n < end; n += T)` in an @inner
+ *              loop over t runs as one loop over the elements, in order
+ *   loop order a GPU-style tiled nest (by, bx, ty, tx) runs by axis
+ *              (by, ty, bx, tx), walking memory in order
+ *
+ * Each applies only where it cannot change the result: the conditions are
+ * with each function.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+/* `for (t = 0; t < 256; ++t) if (t < alive) S` walks 256 iterations to do
+ * `alive` of them, and the branch keeps the compiler from vectorising S:
+ * the guard's terms become the loop's bounds,
+ * `for (t = 0; t < (256 < alive ? 256 : alive); ++t) S`. The usual forms
+ * of OKL guards qualify: the iterator, or a local `const int n = base + t`
+ * declared before the if, compared with an expression the loop cannot
+ * change (no call, subscript, dereference or side effect; variables from
+ * outside the loop that it never writes, or locals declared from those);
+ * a term that does not involve the iterator at all makes the loop empty
+ * when false. The statements before the if may only declare (they would
+ * otherwise be skipped for the iterations the bounds remove). */
+
+typedef struct Local {
+    const Var  *v;
+    const char *value;         /* its initializer, in parentheses */
+    bool        affine;        /* value = iterator + offset */
+    const char *offset;        /* NULL: the iterator itself */
+} Local;
+
+typedef struct Guard {
+    const Loop *l;
+    Local      *locals;        /* the declarations before the if */
+    size_t      nlocals;
+    const char *lo, *hi;       /* max of the lower bounds, min of the upper (exclusive) */
+    const char *when;          /* terms without the iterator, joined by && */
+} Guard;
+
+static bool ident(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
+{
+    while (p < end && isspace((unsigned char)t[p]))
+        p++;
+    return p;
+}
+
+static Range trimmed(const char *t, uint32_t b, uint32_t e)
+{
+    b = skip_blanks(t, b, e);
+    while (e > b && isspace((unsigned char)t[e - 1]))
+        e--;
+    return (Range){b, e};
+}
+
+static bool text_is(const char *t, Range r, const char *s)
+{
+    return strlen(s) == r.end - r.begin && !strncmp(t + r.begin, s, r.end - r.begin);
+}
+
+/* Is the operator at t[p] unary: nothing that ends an operand before it? */
+static bool unary(const char *t, uint32_t from, uint32_t p)
+{
+    while (p > from && isspace((unsigned char)t[p - 1]))
+        p--;
+    return p == from || strchr("(+-*/%<>&|^!~,=?:[{;", t[p - 1]);
+}
+
+/* Does the loop write v (or take its address) anywhere in range r? */
+static bool written_in(Cpu *C, const Var *v, Range r)
+{
+    const char *t = C->E->nz->text;
+    static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
+                                         "&=", "|=", "^=", "<<=", ">>="};
+    for (size_t i = 0; i < v->nrefs; i++) {
+        Range ref = v->refs[i];
+        if (!oklc_in_range(r, ref.begin))
+            continue;
+        uint32_t a = skip_blanks(t, ref.end, (uint32_t)C->E->nz->len);
+        if (t[a] == '=' && t[a + 1] != '=')
+            return true;
+        for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
+            if (!strncmp(t + a, writes[w], strlen(writes[w])))
+                return true;
+        uint32_t b = ref.begin;
+        while (b > 0 && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2)))
+            return true;
+        if (b >= 1 && t[b - 1] == '&' && (b < 2 || t[b - 2] != '&') && unary(t, 0, b - 1))
+            return true;                        /* its address is taken (not a && v) */
+    }
+    return false;
+}
+
+/* Has [b, e) no side effect and no call (subscripts are allowed when
+ * `reads`)? */
+static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
+{
+    for (uint32_t p = b; p < e; p++) {
+        char ch = t[p], nx = t[p + 1];
+        if ((ch == '[' && !reads) || ch == '{' || (ch == '-' && nx == '>' && !reads) ||
+            (ch == '+' && nx == '+') || (ch == '-' && nx == '-'))
+            return false;
+        if (ch == '=' && nx != '=' && (p == b || !strchr("<>!=", t[p - 1])))
+            return false;                       /* an assignment */
+        if (ch == '(' && p > b) {
+            uint32_t q = p;
+            while (q > b && isspace((unsigned char)t[q - 1]))
+                q--;
+            if (q > b && ident(t[q - 1]))
+                return false;                   /* a call */
+        }
+        if (ch == '&' && nx == '&')
+            p++;                                /* a && b */
+        else if ((ch == '*' || ch == '&') && unary(t, b, p) && !reads)
+            return false;                       /* a dereference, an address */
+    }
+    return true;
+}
+
+static const Local *local_at(const Guard *g, uint32_t off)
+{
+    for (size_t i = 0; i < g->nlocals; i++)
+        for (size_t r = 0; r < g->locals[i].v->nrefs; r++)
+            if (g->locals[i].v->refs[r].begin == off)
+                return &g->locals[i];
+    return NULL;
+}
+
+/* [b, e) as an expression the loop cannot change, with the locals of the
+ * guard replaced by their values; NULL if it is not one. */
+static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
+{
+    const char *t = C->E->nz->text;
+    const Loop *l = g->l;
+    if (b >= e || !pure(t, b, e, false))
+        return NULL;
+    Buf out;
+    oklc_buf_init(&out, C->a);
+    uint32_t pos = b;
+    for (;;) {
+        uint32_t next = e;
+        const Var *v = NULL;
+        for (size_t i = 0; i < C->k->nparams + C->k->nlocals; i++) {
+            const Var *w = i < C->k->nparams ? C->k->params[i] : C->k->locals[i - C->k->nparams];
+            for (size_t r = 0; r < w->nrefs; r++)
+                if (w->refs[r].begin >= pos && w->refs[r].begin < next)
+                    next = w->refs[r].begin, v = w;
+        }
+        oklc_buf_putn(&out, t + pos, next - pos);
+        if (!v)
+            break;
+        const Local *lc = local_at(g, next);
+        if (lc && lc->value) {
+            oklc_buf_puts(&out, lc->value);     /* a value the loop cannot change */
+        } else if (oklc_cpu_exclusive(v) || oklc_in_range(l->stmt, v->name_off) ||
+                   written_in(C, v, l->stmt)) {
+            return NULL;                        /* per thread, or changed by the loop */
+        } else {
+            oklc_buf_puts(&out, v->name);
+        }
+        pos = next + (uint32_t)strlen(v->name);
+    }
+    return out.data ? out.data : "";
+}
+
+/* An integer literal's value. */
+static bool literal(const char *s, long long *v)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    *v = strtoll(s, &end, 10);
+    return !*end;
+}
+
+/* x + 1, folded when x is a number. */
+static const char *plus_one(Cpu *C, const char *x)
+{
+    long long v;
+    return literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
+                          : oklc_arena_printf(C->a, "%s + 1", x);
+}
+
+/* *b = min(*b, v) for an upper bound, max(*b, v) for a lower one. */
+static void tighten(Cpu *C, const char **b, const char *v, bool upper)
+{
+    long long x, y;
+    if (*b && literal(*b, &x) && literal(v, &y))
+        *b = (upper ? y < x : y > x) ? v : *b;
+    else
+        *b = !*b ? v
+             : oklc_arena_printf(C->a, upper ? "(%s < %s ? %s : %s)" : "(%s > %s ? %s : %s)",
+                                 oklc_emit_operand(C->E, *b), oklc_emit_operand(C->E, v), oklc_emit_operand(C->E, *b), oklc_emit_operand(C->E, v));
+}
+
+/* A side of a comparison that is the iterator plus an offset: "t", or a
+ * local declared as base + t. */
+static bool on_iterator(Cpu *C, const Guard *g, Range side, const char **offset)
+{
+    const char *t = C->E->nz->text;
+    *offset = NULL;
+    if (text_is(t, side, g->l->iter))
+        return true;
+    const Local *lc = local_at(g, side.begin);
+    if (!lc || !lc->affine || !text_is(t, side, lc->v->name))
+        return false;
+    *offset = lc->offset;
+    return true;
+}
+
+/* One term of the guard: "t < X", "X >= n", "t == X" as bounds, or a
+ * condition without the iterator. */
+static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
+{
+    const char *t = C->E->nz->text;
+    int depth = 0;
+    uint32_t at = 0, len = 0, n = 0;
+    for (uint32_t p = b; p < e; p++) {
+        if (t[p] == '(')
+            depth++;
+        else if (t[p] == ')')
+            depth--;
+        else if (!depth && (t[p] == '<' || t[p] == '>')) {
+            if (t[p + 1] == t[p])
+                return false;                   /* a shift */
+            at = p, len = t[p + 1] == '=' ? 2 : 1, n++;
+            p += len - 1;
+        } else if (!depth && t[p] == '=' && t[p + 1] == '=') {
+            at = p, len = 2, n++;
+            p++;
+        } else if (!depth && t[p] == '!' && t[p + 1] == '=') {
+            at = p, len = 2, n++;
+            p++;
+        }
+    }
+    Range all = trimmed(t, b, e);
+    const char *whole = invariant(C, g, all.begin, all.end);
+    if (whole) {                                /* no iterator: the loop runs or not */
+        g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, oklc_emit_operand(C->E, whole))
+                          : oklc_emit_operand(C->E, whole);
+        return true;
+    }
+    if (n != 1 || t[at] == '!')
+        return false;
+    Range left = trimmed(t, b, at), right = trimmed(t, at + len, e);
+    const char *offset;
+    bool iter_left = on_iterator(C, g, left, &offset);
+    if (!iter_left && !on_iterator(C, g, right, &offset))
+        return false;
+    Range xr = iter_left ? right : left;
+    const char *x = invariant(C, g, xr.begin, xr.end);
+    if (!x)
+        return false;
+    x = oklc_emit_operand(C->E, x);
+    if (offset)                                 /* base + t CMP X: t CMP X - base */
+        x = !strcmp(x, "0") ? oklc_arena_printf(C->a, "-%s", oklc_emit_operand(C->E, offset))
+                            : oklc_arena_printf(C->a, "(%s - %s)", x, oklc_emit_operand(C->E, offset));
+    const char *x1 = plus_one(C, x);
+    if (t[at] == '=') {                         /* t == X: [X, X + 1) */
+        tighten(C, &g->lo, x, false);
+        tighten(C, &g->hi, x1, true);
+        return true;
+    }
+    bool less = t[at] == '<', eq = len == 2;
+    if (less == iter_left)                      /* t < X, X > t */
+        tighten(C, &g->hi, eq ? x1 : x, true);
+    else
+        tighten(C, &g->lo, eq ? x : x1, false);
+    return true;
+}
+
+/* A local declared before the if: its value, and whether it is the
+ * iterator plus something the loop cannot change. */
+static Local local_of(Cpu *C, Guard *g, const Var *v)
+{
+    const char *t = C->E->nz->text;
+    Local lc = {v, NULL, false, NULL};
+    if (v->init_form != '=' || written_in(C, v, g->l->stmt))
+        return lc;
+    Range init = trimmed(t, v->init.begin, v->init.end);
+    if (text_is(t, init, g->l->iter)) {
+        lc.affine = true;
+        return lc;
+    }
+    int depth = 0;
+    for (uint32_t p = init.begin; p < init.end; p++) {
+        depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
+        if (depth || t[p] != '+' || unary(t, init.begin, p))
+            continue;
+        Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
+        Range other = text_is(t, a, g->l->iter) ? b : text_is(t, b, g->l->iter) ? a : (Range){0, 0};
+        const char *off = other.end ? invariant(C, g, other.begin, other.end) : NULL;
+        if (off) {
+            lc.affine = true;
+            lc.offset = off;
+            return lc;
+        }
+    }
+    const char *value = invariant(C, g, init.begin, init.end);
+    lc.value = value ? oklc_arena_printf(C->a, "(%s)", value) : NULL;
+    return lc;
+}
+
+/* The loop's body: declarations without side effects, then an if without
+ * else. Collects the declarations. */
+static const Stmt *guard_of(Cpu *C, Guard *g)
+{
+    const Loop *l = g->l;
+    if (!l->node || !l->node->nkids)
+        return NULL;
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    const Stmt *const *kids = &body;
+    size_t n = 1;
+    if (body->kind == ST_COMPOUND)
+        kids = (const Stmt *const *)body->kids, n = body->nkids;
+    if (!n || kids[n - 1]->kind != ST_IF || kids[n - 1]->nkids != 1)
+        return NULL;
+    size_t nvars = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        nvars += kids[i]->ndecls;
+    g->locals = oklc_arena_alloc(C->a, (nvars + 1) * sizeof *g->locals);
+    for (size_t i = 0; i + 1 < n; i++) {
+        const Stmt *d = kids[i];
+        if (d->kind != ST_DECL || !d->ndecls)
+            return NULL;
+        for (size_t k = 0; k < d->ndecls; k++) {
+            const Var *v = d->decls[k];
+            if (v->init_form && !pure(C->E->nz->text, v->init.begin, v->init.end, true))
+                return NULL;
+            Local lc = local_of(C, g, v);    /* sees the locals before it only */
+            g->locals[g->nlocals++] = lc;
+        }
+    }
+    return kids[n - 1];
+}
+
+void oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
+{
+    if (l->kind != LOOP_INNER || l->nkids || (l->tile_part && !oklc_cpu_flat_tile(l)) || l->down ||
+        !l->analyzed ||
+        strcmp(l->stride, "1") || (l->cmp != CMP_LT && l->cmp != CMP_LE) ||
+        oklc_cpu_in_split(C, l->stmt.begin))
+        return;
+    Guard g = {l, NULL, 0, NULL, NULL, NULL};
+    const Stmt *st = guard_of(C, &g);
+    if (!st)
+        return;
+    const char *t = C->E->nz->text;
+    bool all = true;
+    int depth = 0;
+    uint32_t from = st->head.begin;
+    for (uint32_t p = st->head.begin; p <= st->head.end; p++) {
+        bool end = p == st->head.end;
+        if (!end && t[p] == '(')
+            depth++;
+        else if (!end && t[p] == ')')
+            depth--;
+        if (end || (!depth && t[p] == '&' && t[p + 1] == '&')) {
+            all &= bound_term(C, &g, from, p);
+            from = p + 2;
+            p++;
+        } else if (!depth && t[p] == '|' && t[p + 1] == '|') {
+            return;                              /* a disjunction: no bound */
+        }
+    }
+    if (!g.lo && !g.hi && (!g.when || !all))
+        return;
+    const char *start = oklc_emit_operand(C->E, l->start), *end = oklc_emit_operand(C->E, l->bound);
+    if (l->cmp == CMP_LE)
+        end = plus_one(C, end);
+    if (g.lo)
+        tighten(C, &start, g.lo, false);
+    if (g.hi)
+        tighten(C, &end, g.hi, true);
+    if (g.when)      /* false: no iteration */
+        end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g.when, oklc_emit_operand(C->E, end), oklc_emit_operand(C->E, start));
+    long long v;
+    const char *head = literal(end, &v)
+        ? oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", oklc_cpu_iter_type(C, l), l->iter, start,
+                            l->iter, end, oklc_cpu_render(C, l->step))
+        : oklc_arena_printf(C->a, "(%s _occa_end_%s = %s, %s = %s; %s < _occa_end_%s; %s)",
+                            oklc_cpu_iter_type(C, l), l->iter, end, l->iter, start, l->iter, l->iter,
+                            oklc_cpu_render(C, l->step));
+    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, head);
+    if (all)     /* the bounds say it all: "if (...)" goes */
+        oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
+}
+
+/* ---- grid-stride loops --------------------------------------------------------------------- */
+
+/* `for (t = 0; t < T; ++t; @inner) for (n = base + t; n < end; n += T) S`
+ * spreads [base, end) over the threads, each taking every T-th element (so
+ * that a GPU's threads read neighbours). When S does not use t, the
+ * threads are independent and each visits its elements in order, so a CPU
+ * may run the elements in memory order: `for (n = base; n < end; ++n) S`.
+ * The statements before the inner loop may only declare, without t. */
+static bool uses_var_of(Cpu *C, Range r, const Loop *l)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        bool it = v->name_off == l->iter_off;
+        for (size_t j = 0; j < v->nrefs && (it || oklc_cpu_exclusive(v)); j++)
+            if (oklc_in_range(r, v->refs[j].begin))
+                return true;                    /* the iterator, or a per-thread value */
+    }
+    return false;
+}
+
+static bool has_jump(const Stmt *st)
+{
+    if (st->kind == ST_RETURN || st->kind == ST_GOTO || st->kind == ST_BREAK ||
+        st->kind == ST_CONTINUE || st->barrier)
+        return true;
+    for (size_t i = 0; i < st->nkids; i++)
+        if (has_jump(st->kids[i]))
+            return true;
+    return false;
+}
+
+void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
+{
+    const char *t = C->E->nz->text;
+    if (l->kind != LOOP_INNER || l->nkids || l->tile_part || l->down || !l->analyzed ||
+        strcmp(l->stride, "1") || strcmp(l->start, "0") || oklc_cpu_in_split(C, l->stmt.begin) ||
+        !l->node || !l->node->nkids)
+        return;
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (body->kind != ST_COMPOUND || !body->nkids)
+        return;
+    const Stmt *f = body->kids[body->nkids - 1];
+    if (f->kind != ST_FOR || f->loop || !f->nkids || has_jump(f))
+        return;
+    for (size_t i = 0; i + 1 < body->nkids; i++) {
+        const Stmt *d = body->kids[i];
+        if (d->kind != ST_DECL || uses_var_of(C, d->range, l))
+            return;
+        for (size_t k = 0; k < d->ndecls; k++)
+            if (d->decls[k]->init_form &&
+                !pure(t, d->decls[k]->init.begin, d->decls[k]->init.end, true))
+                return;
+    }
+    /* the header: T n = base + t (or t + base); n < end; n += T */
+    Range h = f->head;
+    uint32_t s1 = h.begin, s2;
+    while (s1 < h.end && t[s1] != ';')
+        s1++;
+    for (s2 = s1 + 1; s2 < h.end && t[s2] != ';'; s2++)
+        ;
+    if (s2 >= h.end)
+        return;
+    uint32_t eq = h.begin;
+    while (eq < s1 && t[eq] != '=')
+        eq++;
+    if (eq >= s1)
+        return;
+    Range init = trimmed(t, eq + 1, s1), step = trimmed(t, s2 + 1, h.end);
+    Range name = trimmed(t, h.begin, eq);
+    uint32_t nb = name.end;
+    while (nb > name.begin && ident(t[nb - 1]))
+        nb--;
+    const char *n = oklc_arena_strndup(C->a, t + nb, name.end - nb);
+    const char *base = NULL;
+    int depth = 0;
+    for (uint32_t p = init.begin; p < init.end && !base; p++) {
+        depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
+        if (depth || t[p] != '+' || unary(t, init.begin, p))
+            continue;
+        Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
+        Range other = text_is(t, a, l->iter) ? b : text_is(t, b, l->iter) ? a : (Range){0, 0};
+        if (other.end && !uses_var_of(C, other, l))
+            base = oklc_arena_strndup(C->a, t + other.begin, other.end - other.begin);
+    }
+    const char *inc = oklc_arena_printf(C->a, "%s += ", n);
+    if (!base || strncmp(t + step.begin, inc, strlen(inc)))
+        return;
+    Range by = trimmed(t, step.begin + (uint32_t)strlen(inc), step.end);
+    long long a, b;
+    const char *trips = oklc_arena_strndup(C->a, t + by.begin, by.end - by.begin);
+    if (strcmp(trips, l->trips) && !(literal(trips, &a) && l->trips_known && a == l->ntrips) &&
+        !(literal(l->bound, &b) && literal(trips, &a) && a == b))
+        return;
+    Range cond = {s1 + 1, s2};
+    if (uses_var_of(C, cond, l) || uses_var_of(C, f->kids[f->nkids - 1]->range, l))
+        return;
+    /* one loop over the elements, in order */
+    Buf out;
+    oklc_buf_init(&out, C->a);
+    oklc_buf_puts(&out, "{");
+    oklc_buf_puts(&out, oklc_cpu_render(C, (Range){body->range.begin + 1, f->range.begin}));
+    oklc_buf_printf(&out, "for (%s = %s; %s; ++%s) ",
+                    oklc_cpu_render(C, trimmed(t, h.begin, eq)), base,
+                    oklc_cpu_render(C, trimmed(t, cond.begin, cond.end)), n);
+    oklc_buf_puts(&out, oklc_cpu_render(C, f->kids[f->nkids - 1]->range));
+    oklc_buf_puts(&out, oklc_cpu_render(C, (Range){f->range.end, body->range.end}));
+    oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, out.data);
+}
+
+/* ---- loop order ------------------------------------------------------------------------------ */
+
+/* A perfect nest (each loop's body is the next loop; no @shared,
+ * @exclusive or barrier in it) whose iterations are all independent runs
+ * on a CPU in any order. GPU code tiles its index space:
+ * `by, bx (@outer), ty, tx (@inner)`; walked in that order, a CPU jumps
+ * between rows every few elements. Ordered by axis instead, slowest
+ * first (by, ty, bx, tx), it walks memory the way the data lies. The
+ * innermost loop stays innermost, and every loop's bounds may only use the
+ * loops before it. */
+static int by_axis_order(const void *pa, const void *pb)
+{
+    const Loop *a = *(const Loop *const *)pa, *b = *(const Loop *const *)pb;
+    if (a->axis != b->axis)
+        return a->axis > b->axis ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind == LOOP_OUTER ? -1 : 1;
+    return a->level < b->level ? -1 : a->level > b->level;
+}
+
+static size_t perfect_nest(const Loop *top, const Loop **chain, size_t max)
+{
+    size_t n = 0;
+    for (const Loop *l = top;; l = l->kids[0]) {
+        if (n == max || l->tile_part || !l->analyzed || !l->node || !l->node->nkids)
+            return 0;
+        chain[n++] = l;
+        const Stmt *body = l->node->kids[l->node->nkids - 1];
+        if (!l->nkids)
+            return body->has_barrier ? 0 : n;
+        if (body->kind == ST_COMPOUND && body->nkids == 1)
+            body = body->kids[0];
+        if (l->nkids != 1 || body != l->kids[0]->node)
+            return 0;
+    }
+}
+
+/* Returns the new order's length (0: the nest stays as it is). */
+size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
+{
+    enum { MAX = 6 };
+    const Loop *chain[MAX];
+    size_t n = perfect_nest(top, chain, MAX);
+    if (n < 3)
+        return 0;
+    memcpy(order, chain, n * sizeof *order);
+    qsort(order, n, sizeof *order, by_axis_order);
+    if (order[n - 1] != chain[n - 1] || !memcmp(order, chain, n * sizeof *order))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (oklc_cpu_header_uses(C, order[i], order[j]))
+                return 0;                    /* a bound needs a loop that would come later */
+    const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    for (size_t i = 0; i < n; i++) {
+        const Loop *l = order[i];
+        const char *head = l == chain[n - 1]
+            ? oklc_cpu_render(C, l->header)             /* it may have new bounds */
+            : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l), l->iter,
+                                l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
+                                oklc_cpu_render(C, l->step));
+        oklc_buf_printf(&b, "%s%*sfor %s%s", i ? "\n" : "", i ? (int)(strlen(ind) + 2 * i) : 0,
+                        i ? "" : "", head, i + 1 < n ? " {" : " ");
+    }
+    const Stmt *body = chain[n - 1]->node->kids[chain[n - 1]->node->nkids - 1];
+    oklc_buf_puts(&b, oklc_cpu_render(C, body->range));
+    for (size_t i = n - 1; i-- > 0;)
+        oklc_buf_printf(&b, "\n%s%*s}", ind, (int)(2 * i), "");
+    oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, b.data);
+    return n;
+}
+
+/* Does loop l's header use the iterator of loop `of`? */
+bool oklc_cpu_header_uses(Cpu *C, const Loop *l, const Loop *of)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        if (v->name_off != of->iter_off)
+            continue;
+        for (size_t r = 0; r < v->nrefs; r++)
+            if (oklc_in_range(l->header, v->refs[r].begin))
+                return true;
+    }
+    return false;
+}

@@ -1,0 +1,333 @@
+/*
+ * cpu_split.c - an @inner loop with a @barrier inside, on a CPU: the loop
+ * is split at the barrier, so that every iteration (thread) runs the part
+ * before it before any runs the part after.
+ *
+ * The loop's body becomes a plan: regions of code without a barrier, each
+ * run inside all the @inner levels around it, and the loops and ifs around
+ * barriers, moved out of the @inner loops (the checks guarantee their
+ * conditions are the same for every thread). Locals used in more than one
+ * region get one slot per thread, like @exclusive. The loop is then
+ * rebuilt from the rendered regions.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "backend.h"
+
+typedef enum PlanKind { PLAN_REGION, PLAN_FOR, PLAN_WHILE, PLAN_DO, PLAN_IF } PlanKind;
+
+/* How a split @inner loop runs: regions of code without a barrier, each
+ * in all its @inner loops, and the loops and conditions around barriers,
+ * moved out of the @inner loops. */
+typedef struct Plan Plan;
+typedef VEC(Plan *) PlanList;
+struct Plan {
+    PlanKind     kind;
+    Range        text;        /* a region's code */
+    const Loop **levels;      /* the @inner levels around it, outermost first */
+    size_t       nlevels;
+    const Stmt  *st;          /* a moved statement */
+    PlanList     body, orelse;
+};
+
+typedef struct Split {
+    Block       *b;
+    const Loop  *top;
+    const Stmt  *stmt;        /* the for statement of the top @inner loop */
+    uint32_t     barrier_line;
+    VEC(Range)   regions;
+} Split;
+
+static void plan_body(Cpu *C, Split *S, const Stmt *body, const Loop **lv, size_t nlv,
+                      PlanList *out);
+
+static void add_region(Cpu *C, Split *S, uint32_t b, uint32_t e, const Loop **lv, size_t nlv,
+                       PlanList *out)
+{
+    Plan *p = oklc_arena_alloc(C->a, sizeof *p);
+    p->kind = PLAN_REGION;
+    p->text = (Range){b, e};
+    p->levels = lv;
+    p->nlevels = nlv;
+    vec_push(C->a, out, p);
+    vec_push(C->a, &S->regions, p->text);
+}
+
+/* The @inner levels a for statement adds (a @tile may add two). */
+static size_t inner_levels(Cpu *C, const Stmt *st, const Loop **lv, size_t nlv, const Loop ***out)
+{
+    const Loop *l = st->loop;
+    const Loop *add[2];
+    size_t n = 0;
+    if (l->tile_part == 2 && l->tile_other->kind == LOOP_INNER)
+        add[n++] = l->tile_other;
+    add[n++] = l;
+    const Loop **v = oklc_arena_alloc(C->a, (nlv + n) * sizeof *v);
+    for (size_t i = 0; i < nlv; i++)
+        v[i] = lv[i];
+    memcpy(v + nlv, add, n * sizeof *v);
+    *out = v;
+    return nlv + n;
+}
+
+static void plan_moved(Cpu *C, Split *S, const Stmt *st, const Loop **lv, size_t nlv,
+                       PlanList *out)
+{
+    Plan *p = oklc_arena_alloc(C->a, sizeof *p);
+    p->st = st;
+    switch (st->kind) {
+    case ST_FOR: p->kind = PLAN_FOR; break;
+    case ST_WHILE: p->kind = PLAN_WHILE; break;
+    case ST_DO: p->kind = PLAN_DO; break;
+    case ST_IF: p->kind = PLAN_IF; break;
+    default:
+        oklc_cpu_error(C, st->range.begin, "on CPUs a @barrier inside this statement cannot be split "
+              "from the @inner loop around it; move the barrier out of it");
+        return;
+    }
+    /* its head reads nothing an @inner iteration declares: the checks
+     * reject a barrier under a condition on such a variable */
+    if (st->nkids > 0)
+        plan_body(C, S, st->kids[0], lv, nlv, &p->body);
+    if (st->kind == ST_IF && st->nkids > 1)
+        plan_body(C, S, st->kids[1], lv, nlv, &p->orelse);
+    vec_push(C->a, out, p);
+}
+
+/* A statement list, cut at its barriers. */
+static void plan_body(Cpu *C, Split *S, const Stmt *body, const Loop **lv, size_t nlv,
+                      PlanList *out)
+{
+    const Stmt *const *kids = &body;
+    size_t nkids = 1;
+    Range in = body->range;
+    if (body->kind == ST_COMPOUND) {
+        kids = (const Stmt *const *)body->kids;
+        nkids = body->nkids;
+        in = (Range){body->range.begin + 1, body->range.end - 1};
+    }
+    uint32_t pos = in.begin;
+    for (size_t i = 0; i < nkids; i++) {
+        const Stmt *k = kids[i];
+        if (!k->has_barrier)
+            continue;
+        add_region(C, S, pos, k->range.begin, lv, nlv, out);
+        pos = k->range.end;
+        if (k->kind == ST_NULL && k->barrier) {
+            continue;
+        } else if (k->kind == ST_FOR && k->loop && k->loop->kind == LOOP_INNER) {
+            const Loop **deeper;
+            size_t n = inner_levels(C, k, lv, nlv, &deeper);
+            plan_body(C, S, k->kids[k->nkids - 1], deeper, n, out);
+        } else if (k->kind == ST_COMPOUND) {
+            plan_body(C, S, k, lv, nlv, out);
+        } else {
+            plan_moved(C, S, k, lv, nlv, out);
+            const char *t = C->E->nz->text;
+            uint32_t q = pos;
+            while (q < in.end && isspace((unsigned char)t[q]))
+                q++;
+            if (k->kind == ST_DO && q < in.end && t[q] == ';')
+                pos = q + 1;
+        }
+    }
+    add_region(C, S, pos, in.end, lv, nlv, out);
+}
+
+static int region_of(const Split *S, uint32_t off)
+{
+    for (size_t i = 0; i < S->regions.len; i++)
+        if (oklc_in_range(S->regions.data[i], off))
+            return (int)i;
+    return -1;
+}
+
+/* Jumps that would leave a region for a later one. */
+static void check_jumps(Cpu *C, Split *S, const Stmt *st)
+{
+    if (st->kind == ST_RETURN || st->kind == ST_GOTO) {
+        oklc_cpu_error(C, st->range.begin, "on CPUs the @barrier at line %u splits this @inner loop; "
+              "a '%s' inside it is not supported: use an if around the rest",
+              S->barrier_line, st->kind == ST_RETURN ? "return" : "goto");
+        return;
+    }
+    if (st->kind == ST_CONTINUE || st->kind == ST_BREAK) {
+        for (const Stmt *p = st->parent; p; p = p->parent) {
+            bool loop = p->kind == ST_FOR || p->kind == ST_WHILE || p->kind == ST_DO;
+            if (!loop && !(p->kind == ST_SWITCH && st->kind == ST_BREAK))
+                continue;
+            if (p->has_barrier)
+                oklc_cpu_error(C, st->range.begin, "on CPUs the @barrier at line %u splits the loop "
+                      "this '%s' leaves; it is not supported there: use an if around the rest",
+                      S->barrier_line, st->kind == ST_BREAK ? "break" : "continue");
+            break;
+        }
+        return;
+    }
+    for (size_t i = 0; i < st->nkids; i++)
+        check_jumps(C, S, st->kids[i]);
+}
+
+/* The locals of a split nest that live in more than one region get one
+ * slot per thread: their declaration moves to the front, the uses index
+ * it. Returns the declarations. */
+static const char *promote(Cpu *C, Split *S)
+{
+    Buf decls;
+    oklc_buf_init(&decls, C->a);
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        Var *v = C->k->locals[i];
+        int home = region_of(S, v->name_off);
+        if (home < 0 || oklc_cpu_exclusive(v))
+            continue;            /* outside the nest, or in a moved head */
+        bool crosses = false;
+        for (size_t r = 0; r < v->nrefs && !crosses; r++)
+            crosses = region_of(S, v->refs[r].begin) != home;
+        if (!crosses)
+            continue;
+        if (v->type.reference) {
+            oklc_cpu_error(C, v->name_off, "on CPUs the @barrier at line %u splits this @inner loop, "
+                  "and reference '%s' is used on both sides of it; use a pointer",
+                  S->barrier_line, v->name);
+            continue;
+        }
+        const Loop *by_axis[3];
+        oklc_cpu_threads_at(C, S->b, v->name_off, by_axis);
+        const char *s = oklc_cpu_slot(C, S->b, by_axis);
+        oklc_buf_printf(&decls, "%s%s;", decls.len ? " " : "",
+                        oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s[%s]", v->name,
+                                                           oklc_cpu_slot_count(C, S->b))));
+        for (size_t r = 0; r < v->nrefs; r++)
+            oklc_edit_after(&C->E->ed, v->refs[r].end, oklc_arena_printf(C->a, "[%s]", s));
+        /* the declaration becomes an assignment (or nothing) */
+        const Stmt *ds = v->decl_stmt;
+        if (ds && ds->ndecls == 1) {
+            oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
+                              v->init_form ? oklc_cpu_init_slot(C, v, s) : "");
+        } else if (ds) {
+            oklc_cpu_error(C, v->name_off, "on CPUs the @barrier at line %u splits this @inner loop, "
+                  "and '%s' is used on both sides of it: declare it in a declaration of its "
+                  "own", S->barrier_line, v->name);
+        }
+    }
+    return decls.data ? decls.data : "";
+}
+
+static bool blank(const char *s)
+{
+    while (*s) {
+        if (s[0] == '/' && s[1] == '/') {
+            while (*s && *s != '\n')
+                s++;
+        } else if (s[0] == '/' && s[1] == '*') {
+            const char *e = strstr(s + 2, "*/");
+            s = e ? e + 2 : s + strlen(s);
+        } else if (isspace((unsigned char)*s)) {
+            s++;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void emit_plan(Cpu *C, const PlanList *list, const char *ind, Buf *b);
+
+static void emit_region(Cpu *C, const Plan *p, const char *ind, Buf *b)
+{
+    const char *code = oklc_cpu_render(C, p->text);
+    if (blank(code)) {
+        size_t n = strlen(code);
+        while (n && isspace((unsigned char)code[n - 1]))
+            n--;
+        oklc_buf_putn(b, code, n);      /* comments stay */
+        return;
+    }
+    oklc_buf_printf(b, "\n%s", ind);
+    for (size_t i = 0; i < p->nlevels; i++) {
+        if (i)
+            oklc_buf_putc(b, ' ');
+        oklc_cpu_open_level(C, p->levels[i], b);
+    }
+    size_t n = strlen(code);
+    while (n && isspace((unsigned char)code[n - 1]))
+        n--;
+    oklc_buf_putn(b, code, n);
+    oklc_buf_printf(b, "\n%s", ind);
+    for (size_t i = 0; i < p->nlevels; i++)
+        oklc_buf_puts(b, i ? " }" : "}");
+}
+
+static void emit_moved(Cpu *C, const Plan *p, const char *ind, Buf *b)
+{
+    const char *head = oklc_cpu_render(C, p->st->head);
+    const char *inner = oklc_arena_printf(C->a, "%s  ", ind);
+    switch (p->kind) {
+    case PLAN_FOR: oklc_buf_printf(b, "\n%sfor (%s) {", ind, head); break;
+    case PLAN_WHILE: oklc_buf_printf(b, "\n%swhile (%s) {", ind, head); break;
+    case PLAN_DO: oklc_buf_printf(b, "\n%sdo {", ind); break;
+    default: oklc_buf_printf(b, "\n%sif (%s) {", ind, head); break;
+    }
+    emit_plan(C, &p->body, inner, b);
+    oklc_buf_printf(b, "\n%s}", ind);
+    if (p->kind == PLAN_DO)
+        oklc_buf_printf(b, " while (%s);", head);
+    if (p->kind == PLAN_IF && p->st->nkids > 1) {
+        oklc_buf_puts(b, " else {");
+        emit_plan(C, &p->orelse, inner, b);
+        oklc_buf_printf(b, "\n%s}", ind);
+    }
+}
+
+static void emit_plan(Cpu *C, const PlanList *list, const char *ind, Buf *b)
+{
+    for (size_t i = 0; i < list->len; i++) {
+        const Plan *p = list->data[i];
+        if (p->kind == PLAN_REGION)
+            emit_region(C, p, ind, b);
+        else
+            emit_moved(C, p, ind, b);
+    }
+}
+
+/* A top @inner loop with a barrier inside: rebuilt as its regions. */
+void oklc_cpu_split(Cpu *C, Block *blk, const Loop *top)
+{
+    Split S = {0};
+    S.b = blk;
+    S.top = top;
+    S.stmt = top->node;
+    for (size_t i = 0; i < C->k->nbarriers; i++)
+        if (oklc_in_range(S.stmt->range, C->k->barriers[i]->stmt.begin)) {
+            S.barrier_line = oklc_model_line(C->E->c, C->k->barriers[i]->stmt.begin);
+            break;
+        }
+    /* the statement may hold a loop over tiles (@outer) and its @inner loop */
+    const Loop *tiles = top->tile_part == 2 && top->tile_other->kind != LOOP_INNER
+                            ? top->tile_other : NULL;
+    const Loop **lv;
+    size_t nlv = inner_levels(C, S.stmt, NULL, 0, &lv);
+    PlanList plan = {0};
+    plan_body(C, &S, S.stmt->kids[S.stmt->nkids - 1], lv, nlv, &plan);
+    if (C->ok)
+        check_jumps(C, &S, S.stmt->kids[S.stmt->nkids - 1]);
+    if (!C->ok)
+        return;
+    oklc_cpu_need_slots(blk, top->stmt.begin);
+    const char *decls = promote(C, &S);
+    const char *ind = oklc_emit_indent(C->E, S.stmt->range.begin);
+    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    if (tiles)
+        oklc_buf_printf(&b, "%s { %s", oklc_cpu_tile_head(C, tiles), oklc_cpu_tile_end(C, top));
+    oklc_buf_printf(&b, "{ /* split at @barrier: each part runs for every @inner iteration */");
+    if (*decls)
+        oklc_buf_printf(&b, "\n%s%s", in, decls);
+    emit_plan(C, &plan, in, &b);
+    oklc_buf_printf(&b, "\n%s}", ind);
+    if (tiles)
+        oklc_buf_puts(&b, " }");
+    oklc_edit_replace(&C->E->ed, S.stmt->range.begin, S.stmt->range.end, b.data);
+}
