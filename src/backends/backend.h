@@ -121,6 +121,7 @@ OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
 /* cpu_shape.c: loops shaped for a CPU (guards as bounds, grid-stride
  * loops in memory order, GPU-style tiled nests by axis) */
 OKLC_INTERNAL void oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
+OKLC_INTERNAL void oklc_cpu_guarded_select(Cpu *C, const Loop *l);
 OKLC_INTERNAL void oklc_cpu_grid_stride(Cpu *C, const Loop *l);
 /* Returns the new order of the nest's loops (their number), or 0. */
 OKLC_INTERNAL size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order);

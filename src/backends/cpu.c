@@ -789,6 +789,7 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     unroll_attrs(&C);
     for (size_t i = 0; i < k->nloops; i++) {
         oklc_cpu_guard_bounds(&C, k->loops[i]);
+        oklc_cpu_guarded_select(&C, k->loops[i]);
         oklc_cpu_grid_stride(&C, k->loops[i]);
     }
     /* the nest of each top-level @outer loop: reordered, then parallel */

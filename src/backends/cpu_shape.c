@@ -314,8 +314,8 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
     return lc;
 }
 
-/* The loop's body: declarations without side effects, then an if without
- * else. Collects the declarations. */
+/* The loop's body: declarations without side effects, then one
+ * statement, which it returns. Collects the declarations. */
 static const Stmt *guard_of(Cpu *C, Guard *g)
 {
     const Loop *l = g->l;
@@ -326,7 +326,7 @@ static const Stmt *guard_of(Cpu *C, Guard *g)
     size_t n = 1;
     if (body->kind == ST_COMPOUND)
         kids = (const Stmt *const *)body->kids, n = body->nkids;
-    if (!n || kids[n - 1]->kind != ST_IF || kids[n - 1]->nkids != 1)
+    if (!n)
         return NULL;
     size_t nvars = 0;
     for (size_t i = 0; i + 1 < n; i++)
@@ -347,56 +347,199 @@ static const Stmt *guard_of(Cpu *C, Guard *g)
     return kids[n - 1];
 }
 
-void oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
+/* Can this loop have its bounds changed: an innermost @inner loop,
+ * counting up by one? */
+static bool boundable(Cpu *C, const Loop *l)
 {
-    if (l->kind != LOOP_INNER || l->nkids || (l->tile_part && !oklc_cpu_flat_tile(l)) || l->down ||
-        !l->analyzed ||
-        strcmp(l->stride, "1") || (l->cmp != CMP_LT && l->cmp != CMP_LE) ||
-        oklc_cpu_in_split(C, l->stmt.begin))
-        return;
-    Guard g = {l, NULL, 0, NULL, NULL, NULL};
-    const Stmt *st = guard_of(C, &g);
-    if (!st)
-        return;
+    return l->kind == LOOP_INNER && !l->nkids && (!l->tile_part || oklc_cpu_flat_tile(l)) &&
+           !l->down && l->analyzed && !strcmp(l->stride, "1") &&
+           (l->cmp == CMP_LT || l->cmp == CMP_LE) && !oklc_cpu_in_split(C, l->stmt.begin);
+}
+
+/* The terms of a condition (joined by &&) as bounds; false when a term is
+ * not one (or the condition is a disjunction). */
+static bool guard_terms(Cpu *C, Guard *g, Range cond)
+{
     const char *t = C->E->nz->text;
     bool all = true;
     int depth = 0;
-    uint32_t from = st->head.begin;
-    for (uint32_t p = st->head.begin; p <= st->head.end; p++) {
-        bool end = p == st->head.end;
+    uint32_t from = cond.begin;
+    for (uint32_t p = cond.begin; p <= cond.end; p++) {
+        bool end = p == cond.end;
         if (!end && t[p] == '(')
             depth++;
         else if (!end && t[p] == ')')
             depth--;
         if (end || (!depth && t[p] == '&' && t[p + 1] == '&')) {
-            all &= bound_term(C, &g, from, p);
+            all &= bound_term(C, g, from, p);
             from = p + 2;
             p++;
         } else if (!depth && t[p] == '|' && t[p + 1] == '|') {
-            return;                              /* a disjunction: no bound */
+            return false;
         }
     }
+    return all;
+}
+
+/* The loop's range with the guard's bounds: [*start, *end). */
+static void narrowed(Cpu *C, const Guard *g, const char **start, const char **end)
+{
+    const Loop *l = g->l;
+    *start = oklc_emit_operand(C->E, l->start);
+    *end = oklc_emit_operand(C->E, l->bound);
+    if (l->cmp == CMP_LE)
+        *end = plus_one(C, *end);
+    if (g->lo)
+        tighten(C, start, g->lo, false);
+    if (g->hi)
+        tighten(C, end, g->hi, true);
+    if (g->when)      /* false: no iteration */
+        *end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g->when, oklc_emit_operand(C->E, *end),
+                                 oklc_emit_operand(C->E, *start));
+}
+
+/* "(int t = START; t < END; ++t)", the end computed once. */
+static const char *loop_head(Cpu *C, const Loop *l, const char *start, const char *end)
+{
+    long long v;
+    const char *type = oklc_cpu_iter_type(C, l), *step = oklc_cpu_render(C, l->step);
+    if (literal(end, &v) || !strncmp(end, "_occa_", 6))
+        return oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", type, l->iter, start, l->iter,
+                                 end, step);
+    return oklc_arena_printf(C->a, "(%s _occa_end_%s = %s, %s = %s; %s < _occa_end_%s; %s)",
+                             type, l->iter, end, l->iter, start, l->iter, l->iter, step);
+}
+
+void oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
+{
+    if (!boundable(C, l))
+        return;
+    Guard g = {l, NULL, 0, NULL, NULL, NULL};
+    const Stmt *st = guard_of(C, &g);
+    if (!st || st->kind != ST_IF || st->nkids != 1)
+        return;
+    bool all = guard_terms(C, &g, st->head);
     if (!g.lo && !g.hi && (!g.when || !all))
         return;
-    const char *start = oklc_emit_operand(C->E, l->start), *end = oklc_emit_operand(C->E, l->bound);
-    if (l->cmp == CMP_LE)
-        end = plus_one(C, end);
-    if (g.lo)
-        tighten(C, &start, g.lo, false);
-    if (g.hi)
-        tighten(C, &end, g.hi, true);
-    if (g.when)      /* false: no iteration */
-        end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g.when, oklc_emit_operand(C->E, end), oklc_emit_operand(C->E, start));
-    long long v;
-    const char *head = literal(end, &v)
-        ? oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", oklc_cpu_iter_type(C, l), l->iter, start,
-                            l->iter, end, oklc_cpu_render(C, l->step))
-        : oklc_arena_printf(C->a, "(%s _occa_end_%s = %s, %s = %s; %s < _occa_end_%s; %s)",
-                            oklc_cpu_iter_type(C, l), l->iter, end, l->iter, start, l->iter, l->iter,
-                            oklc_cpu_render(C, l->step));
-    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, head);
+    const char *start, *end;
+    narrowed(C, &g, &start, &end);
+    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, loop_head(C, l, start, end));
     if (all)     /* the bounds say it all: "if (...)" goes */
         oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
+}
+
+static bool refers_in(const Var *v, Range r)
+{
+    for (size_t i = 0; i < v->nrefs; i++)
+        if (oklc_in_range(r, v->refs[i].begin))
+            return true;
+    return false;
+}
+
+/* The declarations before `last` that x = value needs (directly or
+ * through another one), rendered: a branch of a split select declares
+ * only what it uses. */
+static const char *used_decls(Cpu *C, const Stmt *body, const Stmt *last, Range lhs, Range value)
+{
+    if (body->kind != ST_COMPOUND)
+        return "";
+    size_t n = 0;
+    while (n < body->nkids && body->kids[n] != last)
+        n++;
+    bool *need = oklc_arena_alloc(C->a, (n + 1) * sizeof *need);
+    for (size_t i = n; i-- > 0;) {
+        const Stmt *d = body->kids[i];
+        for (size_t k = 0; k < d->ndecls && !need[i]; k++) {
+            need[i] = refers_in(d->decls[k], lhs) || refers_in(d->decls[k], value);
+            for (size_t j = i + 1; j < n && !need[i]; j++)
+                need[i] = need[j] && refers_in(d->decls[k], body->kids[j]->range);
+        }
+    }
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    uint32_t from = body->range.begin + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (need[i])
+            oklc_buf_puts(&b, oklc_cpu_render(C, (Range){from, body->kids[i]->range.end}));
+        from = body->kids[i]->range.end;
+    }
+    oklc_buf_puts(&b, oklc_cpu_render(C, (Range){from, last->range.begin}));
+    return b.data ? b.data : "";
+}
+
+/* `x = C ? A : B;` as the loop's last statement, C a guard on the
+ * iterator (`s[t] = i < n ? v[i] : 0;`, the load of a block's data): the
+ * loop is split into the range where C holds, which does x = A, and the
+ * rest, which does x = B: two branch-free loops (the load one vectorises)
+ * instead of one that selects in every iteration. */
+void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
+{
+    if (!boundable(C, l) || l->tile_part)
+        return;
+    Guard g = {l, NULL, 0, NULL, NULL, NULL};
+    const Stmt *st = guard_of(C, &g);
+    if (!st || st->kind != ST_EXPR)
+        return;
+    const char *t = C->E->nz->text;
+    uint32_t eq = 0, q = 0, colon = 0;
+    int depth = 0;
+    for (uint32_t p = st->range.begin; p < st->range.end && !colon; p++) {
+        char ch = t[p];
+        depth += strchr("([{", ch) ? 1 : strchr(")]}", ch) ? -1 : 0;
+        if (depth)
+            continue;
+        if (ch == '=' && !eq && t[p + 1] != '=' && !strchr("<>!=", t[p - 1]))
+            eq = p;
+        else if (ch == '?' && eq && !q)
+            q = p;
+        else if (ch == ':' && q && t[p + 1] != ':' && t[p - 1] != ':')
+            colon = p;
+        else if (ch == '?' || ch == ',')
+            return;                               /* nested at the top: not this form */
+    }
+    uint32_t last = st->range.end;
+    while (last > colon && (t[last - 1] == ';' || isspace((unsigned char)t[last - 1])))
+        last--;
+    if (!colon || !pure(t, st->range.begin, eq, true))
+        return;
+    Range cond = trimmed(t, eq + 1, q);
+    if (t[cond.begin] == '(' && t[cond.end - 1] == ')')
+        cond.begin++, cond.end--;
+    if (!guard_terms(C, &g, cond) || (!g.lo && !g.hi))
+        return;
+    const char *start, *end;
+    narrowed(C, &g, &start, &end);
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    const char *lhs = oklc_cpu_render(C, (Range){st->range.begin, eq + 1});
+    Range ra = trimmed(t, q + 1, colon), rb = trimmed(t, colon + 1, last);
+    const char *decls_a = used_decls(C, body, st, (Range){st->range.begin, eq}, ra);
+    const char *decls_b = used_decls(C, body, st, (Range){st->range.begin, eq}, rb);
+    const char *a = oklc_cpu_render(C, ra), *b = oklc_cpu_render(C, rb);
+    const char *full = oklc_emit_operand(C->E, l->bound);
+    if (l->cmp == CMP_LE)
+        full = plus_one(C, full);
+    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
+    const char *type = oklc_cpu_iter_type(C, l), *it = l->iter;
+    Buf out;
+    oklc_buf_init(&out, C->a);
+    oklc_buf_printf(&out, "{ /* %s holds for %s in [_occa_lo_%s, _occa_hi_%s) */\n",
+                    oklc_cpu_render(C, cond), it, it, it);
+    oklc_buf_printf(&out, "%s  const %s _occa_lo_%s = %s, _occa_hi_%s = %s;\n", ind, type, it,
+                    start, it, end);
+    for (int k = 0; k < 3; k++) {       /* below the range, in it, above it */
+        const char *from_s = k == 0 ? oklc_emit_operand(C->E, l->start)
+                           : k == 1 ? oklc_arena_printf(C->a, "_occa_lo_%s", it)
+                                    : oklc_arena_printf(C->a, "(_occa_hi_%s > _occa_lo_%s ? "
+                                                        "_occa_hi_%s : _occa_lo_%s)", it, it, it, it);
+        const char *to_s = k == 0 ? oklc_arena_printf(C->a, "_occa_lo_%s", it)
+                         : k == 1 ? oklc_arena_printf(C->a, "_occa_hi_%s", it) : full;
+        if (k == 0 && !g.lo)
+            continue;                             /* no iteration below the guard */
+        oklc_buf_printf(&out, "%s  for %s {%s%s %s;\n%s  }\n", ind, loop_head(C, l, from_s, to_s),
+                        k == 1 ? decls_a : decls_b, lhs, k == 1 ? a : b, ind);
+    }
+    oklc_buf_printf(&out, "%s}", ind);
+    oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, out.data);
 }
 
 /* ---- grid-stride loops --------------------------------------------------------------------- */

@@ -325,7 +325,7 @@ static void test_tiles2d(void **state)
 
 static void guards_with(int n, int flag)
 {
-    enum { NB = 7, T = 32, N = 6 * NB * T };
+    enum { NB = 7, T = 32, N = 7 * NB * T };
     int out[N] = {0}, want[N] = {0};
     for (int b = 0; b < NB; b++)
         for (int t = 0; t < T; t++) {
@@ -342,6 +342,7 @@ static void guards_with(int n, int flag)
                 want[4 * NB * T + i] = 5;
             if (2 * t + b < n)
                 want[5 * NB * T + i] = 6;
+            want[6 * NB * T + i] = (i >= 3 && i < n) ? 7 + t : -t;
         }
     oklc_kernel *k = build("guards.okl", "guards");
     oklc_memory *m = to_device(out, sizeof out);
