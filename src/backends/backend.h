@@ -92,6 +92,12 @@ struct Block {
     uint32_t    extents_at;     /* where they go: before the first use of a slot */
 };
 
+/* s, in parentheses unless it is one token */
+static inline const char *oklc_cpu_op(Cpu *C, const char *s)
+{
+    return oklc_emit_operand(C->E, s);
+}
+
 /* cpu.c: the translation, tiles, blocks and their slots, OpenMP */
 OKLC_INTERNAL bool oklc_cpu_translate(Emit *E);
 OKLC_INTERNAL void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);

@@ -80,9 +80,9 @@ const char *oklc_cpu_tile_head(Cpu *C, const Loop *l)
 {
     const char *tv = tiled(C, l);
     Cmp cmp = l->cmp == CMP_NE ? (l->down ? CMP_GT : CMP_LT) : l->cmp;
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", oklc_cpu_iter_type(C, l), tv,
-                             l->start, tv, oklc_cmp_spelling(cmp), l->bound, tv,
-                             l->down ? "-=" : "+=", oklc_emit_operand(C->E, l->stride));
+    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", oklc_cpu_iter_type(C, l),
+                             tv, l->start, tv, oklc_cmp_spelling(cmp), l->bound, tv,
+                             l->down ? "-=" : "+=", oklc_cpu_op(C, l->stride));
 }
 
 /* What ends the loop in a tile: the tile's end, or the bound when it
@@ -94,13 +94,14 @@ const char *oklc_cpu_tile_end(Cpu *C, const Loop *l)
     const char *tv = tiled(C, l);
     const Loop *t = l->tile_other;
     const char *lim = oklc_arena_printf(C->a, "%s %s %s", tv, l->down ? "-" : "+", t->stride);
-    const char *bound = oklc_emit_operand(C->E, l->bound);
+    const char *bound = oklc_cpu_op(C, l->bound);
     if (l->cmp == CMP_LE)
         bound = oklc_arena_printf(C->a, "%s + 1", bound);
     else if (l->cmp == CMP_GE)
         bound = oklc_arena_printf(C->a, "%s - 1", bound);
-    return oklc_arena_printf(C->a, "const %s _occa_end_%s = %s %s %s ? %s : %s;", oklc_cpu_iter_type(C, l),
-                             l->iter, lim, l->down ? ">" : "<", bound, lim, bound);
+    return oklc_arena_printf(C->a, "const %s _occa_end_%s = %s %s %s ? %s : %s;",
+                             oklc_cpu_iter_type(C, l), l->iter, lim, l->down ? ">" : "<", bound,
+                             lim, bound);
 }
 
 /* The loop in a tile. */
@@ -114,16 +115,17 @@ static const char *element_head(Cpu *C, const Loop *l)
     const char *step = !strcmp(l->stride, "1")
                            ? oklc_arena_printf(C->a, "%s%s", l->down ? "--" : "++", l->iter)
                            : oklc_arena_printf(C->a, "%s %s %s", l->iter, l->down ? "-=" : "+=",
-                                               oklc_emit_operand(C->E, l->stride));
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l), l->iter, tv,
-                             l->iter, l->down ? ">" : "<", end, step);
+                                               oklc_cpu_op(C, l->stride));
+    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l),
+                             l->iter, tv, l->iter, l->down ? ">" : "<", end, step);
 }
 
 /* A level's "for (...) {" (and the tile's end, after a loop over tiles). */
 void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b)
 {
     if (l->tile_part == 1)
-        oklc_buf_printf(b, "%s { %s", oklc_cpu_tile_head(C, l), oklc_cpu_tile_end(C, l->tile_other));
+        oklc_buf_printf(b, "%s { %s", oklc_cpu_tile_head(C, l),
+                        oklc_cpu_tile_end(C, l->tile_other));
     else if (l->tile_part == 2)
         oklc_buf_printf(b, "%s {", element_head(C, l));
     else
@@ -242,7 +244,8 @@ static void block_extents(Cpu *C, Block *b)
         if (!n[a].used)
             continue;
         if (!n[a].unknown) {
-            b->extent[a] = oklc_arena_printf(C->a, "%lld", (long long)(n[a].max > 0 ? n[a].max : 1));
+            b->extent[a] =
+                oklc_arena_printf(C->a, "%lld", (long long)(n[a].max > 0 ? n[a].max : 1));
             continue;
         }
         /* the largest of the counts, at least 1 */
@@ -279,12 +282,13 @@ static void check_extents(Cpu *C, Block *b)
                 continue;
             for (size_t r = 0; r < v->nrefs; r++)
                 if (oklc_in_range(l->header, v->refs[r].begin) && !declared_in(v, l->header)) {
-                    oklc_cpu_error(C, v->refs[r].begin,
-                          "on CPUs a block keeps one slot per @inner iteration from line %u "
-                          "on, so the number of iterations must be known there; this count "
-                          "uses '%s', declared later (line %u): declare it before",
-                          oklc_model_line(C->E->c, b->extents_at), v->name,
-                          oklc_model_line(C->E->c, v->name_off));
+                    oklc_cpu_error(
+                        C, v->refs[r].begin,
+                        "on CPUs a block keeps one slot per @inner iteration from line %u "
+                        "on, so the number of iterations must be known there; this count "
+                        "uses '%s', declared later (line %u): declare it before",
+                        oklc_model_line(C->E->c, b->extents_at), v->name,
+                        oklc_model_line(C->E->c, v->name_off));
                     return;
                 }
         }
@@ -312,8 +316,8 @@ void oklc_cpu_need_slots(Block *b, uint32_t at)
 static const char *position(Cpu *C, const Loop *l)
 {
     const char *it = l->tile_part == 1 ? tiled(C, l) : l->iter;
-    const char *from = l->tile_part == 2 ? tiled(C, l) : oklc_emit_operand(C->E, l->start);
-    const char *stride = oklc_emit_operand(C->E, l->stride);
+    const char *from = l->tile_part == 2 ? tiled(C, l) : oklc_cpu_op(C, l->start);
+    const char *stride = oklc_cpu_op(C, l->stride);
     const char *d = !strcmp(from, "0") && !l->down
                         ? it
                         : l->down ? oklc_arena_printf(C->a, "(%s - %s)", from, it)
@@ -345,7 +349,8 @@ const char *oklc_cpu_slot(Cpu *C, const Block *b, const Loop *by_axis[3])
             continue;
         if (by_axis[a]) {
             const char *p = position(C, by_axis[a]);
-            const char *term = scale ? oklc_arena_printf(C->a, "%s * %s", scale, oklc_emit_operand(C->E, p)) : p;
+            const char *term =
+                scale ? oklc_arena_printf(C->a, "%s * %s", scale, oklc_cpu_op(C, p)) : p;
             s = s ? oklc_arena_printf(C->a, "%s + %s", s, term) : term;
         }
         scale = scale ? oklc_arena_printf(C->a, "%s * %s", scale, b->extent[a]) : b->extent[a];
@@ -453,15 +458,19 @@ static void exclusive_var(Cpu *C, Var *v)
             if (by_axis[a] && (!inner || by_axis[a]->level > inner->level))
                 inner = by_axis[a];
         if (!inner) {
-            oklc_cpu_error(C, off, "@exclusive '%s' is used outside the @inner loops; each @inner "
-                  "iteration has its own '%s', so use it inside them", v->name, v->name);
+            oklc_cpu_error(C, off,
+                           "@exclusive '%s' is used outside the @inner loops; each @inner "
+                           "iteration has its own '%s', so use it inside them",
+                           v->name, v->name);
             return;
         }
         if (inner->nkids) {
-            oklc_cpu_error(C, off, "on CPUs @exclusive '%s' can only be used in the innermost @inner "
-                  "loops: here the @inner loop at line %u runs once for all the threads of "
-                  "the loops inside it",
-                  v->name, oklc_model_line(C->E->c, inner->stmt.begin));
+            oklc_cpu_error(
+                C, off,
+                "on CPUs @exclusive '%s' can only be used in the innermost @inner "
+                "loops: here the @inner loop at line %u runs once for all the threads of "
+                "the loops inside it",
+                v->name, oklc_model_line(C->E->c, inner->stmt.begin));
             return;
         }
         const char *s = oklc_arena_printf(C->a, "[%s]", oklc_cpu_slot(C, b, by_axis));
@@ -473,17 +482,20 @@ static void exclusive_var(Cpu *C, Var *v)
                     count);
     if (v->init_form) {
         if (v->type.array) {
-            oklc_cpu_error(C, v->init.begin, "on CPUs an @exclusive array cannot have an initializer; "
-                  "assign its elements in an @inner loop");
+            oklc_cpu_error(C, v->init.begin,
+                           "on CPUs an @exclusive array cannot have an initializer; "
+                           "assign its elements in an @inner loop");
             return;
         }
         /* every thread starts with the value */
         oklc_edit_replace(&C->E->ed, v->declarator_end, v->range.end, "");
         uint32_t stmt_end = v->decl_stmt ? v->decl_stmt->range.end : v->range.end;
         oklc_edit_after(&C->E->ed, stmt_end,
-                        oklc_arena_printf(C->a, " for (long _occa_s = 0; _occa_s < %s; "
+                        oklc_arena_printf(C->a,
+                                          " for (long _occa_s = 0; _occa_s < %s; "
                                           "++_occa_s) %s",
-                                          oklc_cpu_slot_count(C, b), oklc_cpu_init_slot(C, v, "_occa_s")));
+                                          oklc_cpu_slot_count(C, b),
+                                          oklc_cpu_init_slot(C, v, "_occa_s")));
     }
 }
 
@@ -531,7 +543,8 @@ static const Loop *innermost_at(Cpu *C, uint32_t off)
     const Loop *best = NULL;
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
-        if (oklc_in_range(l->stmt, off) && l->kind != LOOP_REGULAR && (!best || l->level > best->level))
+        if (oklc_in_range(l->stmt, off) && l->kind != LOOP_REGULAR &&
+            (!best || l->level > best->level))
             best = l;
     }
     return best;
@@ -583,9 +596,10 @@ static void returns(Cpu *C, const Stmt *st)
     }
     const Stmt *body = l->node && l->node->nkids ? l->node->kids[l->node->nkids - 1] : NULL;
     if (!body || body->kind != ST_COMPOUND) {
-        oklc_cpu_error(C, st->range.begin, "on CPUs this 'return' ends the iteration of the loop at "
-              "line %u with a jump to the end of its body; put that body in braces",
-              oklc_model_line(C->E->c, l->stmt.begin));
+        oklc_cpu_error(C, st->range.begin,
+                       "on CPUs this 'return' ends the iteration of the loop at "
+                       "line %u with a jump to the end of its body; put that body in braces",
+                       oklc_model_line(C->E->c, l->stmt.begin));
         return;
     }
     oklc_edit_replace(&C->E->ed, st->range.begin, keyword,
@@ -648,8 +662,9 @@ static void canonical_init(Cpu *C, const Loop *l)
         p++;
     if ((l->tile_part && !oklc_cpu_flat_tile(l)) || p >= l->init.end || t[p] == '=')
         return;
-    oklc_edit_replace(&C->E->ed, l->init.begin, l->init.end,
-                      oklc_arena_printf(C->a, "%s %s = %s", oklc_cpu_iter_type(C, l), l->iter, l->start));
+    oklc_edit_replace(
+        &C->E->ed, l->init.begin, l->init.end,
+        oklc_arena_printf(C->a, "%s %s = %s", oklc_cpu_iter_type(C, l), l->iter, l->start));
 }
 
 static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder)

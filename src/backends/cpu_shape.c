@@ -202,8 +202,9 @@ static void tighten(Cpu *C, const char **b, const char *v, bool upper)
         *b = (upper ? y < x : y > x) ? v : *b;
     else
         *b = !*b ? v
-             : oklc_arena_printf(C->a, upper ? "(%s < %s ? %s : %s)" : "(%s > %s ? %s : %s)",
-                                 oklc_emit_operand(C->E, *b), oklc_emit_operand(C->E, v), oklc_emit_operand(C->E, *b), oklc_emit_operand(C->E, v));
+                 : oklc_arena_printf(C->a, upper ? "(%s < %s ? %s : %s)" : "(%s > %s ? %s : %s)",
+                                     oklc_cpu_op(C, *b), oklc_cpu_op(C, v), oklc_cpu_op(C, *b),
+                                     oklc_cpu_op(C, v));
 }
 
 /* A side of a comparison that is the iterator plus an offset: "t", or a
@@ -249,8 +250,8 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
     Range all = trimmed(t, b, e);
     const char *whole = invariant(C, g, all.begin, all.end);
     if (whole) {                                /* no iterator: the loop runs or not */
-        g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, oklc_emit_operand(C->E, whole))
-                          : oklc_emit_operand(C->E, whole);
+        g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, oklc_cpu_op(C, whole))
+                          : oklc_cpu_op(C, whole);
         return true;
     }
     if (n != 1 || t[at] == '!')
@@ -264,10 +265,10 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
     const char *x = invariant(C, g, xr.begin, xr.end);
     if (!x)
         return false;
-    x = oklc_emit_operand(C->E, x);
+    x = oklc_cpu_op(C, x);
     if (offset)                                 /* base + t CMP X: t CMP X - base */
-        x = !strcmp(x, "0") ? oklc_arena_printf(C->a, "-%s", oklc_emit_operand(C->E, offset))
-                            : oklc_arena_printf(C->a, "(%s - %s)", x, oklc_emit_operand(C->E, offset));
+        x = !strcmp(x, "0") ? oklc_arena_printf(C->a, "-%s", oklc_cpu_op(C, offset))
+                            : oklc_arena_printf(C->a, "(%s - %s)", x, oklc_cpu_op(C, offset));
     const char *x1 = plus_one(C, x);
     if (t[at] == '=') {                         /* t == X: [X, X + 1) */
         tighten(C, &g->lo, x, false);
@@ -385,8 +386,8 @@ static bool guard_terms(Cpu *C, Guard *g, Range cond)
 static void narrowed(Cpu *C, const Guard *g, const char **start, const char **end)
 {
     const Loop *l = g->l;
-    *start = oklc_emit_operand(C->E, l->start);
-    *end = oklc_emit_operand(C->E, l->bound);
+    *start = oklc_cpu_op(C, l->start);
+    *end = oklc_cpu_op(C, l->bound);
     if (l->cmp == CMP_LE)
         *end = plus_one(C, *end);
     if (g->lo)
@@ -394,8 +395,8 @@ static void narrowed(Cpu *C, const Guard *g, const char **start, const char **en
     if (g->hi)
         tighten(C, end, g->hi, true);
     if (g->when)      /* false: no iteration */
-        *end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g->when, oklc_emit_operand(C->E, *end),
-                                 oklc_emit_operand(C->E, *start));
+        *end = oklc_arena_printf(C->a, "(%s ? %s : %s)", g->when, oklc_cpu_op(C, *end),
+                                 oklc_cpu_op(C, *start));
 }
 
 /* "(int t = START; t < END; ++t)", the end computed once. */
@@ -515,7 +516,7 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     const char *decls_a = used_decls(C, body, st, (Range){st->range.begin, eq}, ra);
     const char *decls_b = used_decls(C, body, st, (Range){st->range.begin, eq}, rb);
     const char *a = oklc_cpu_render(C, ra), *b = oklc_cpu_render(C, rb);
-    const char *full = oklc_emit_operand(C->E, l->bound);
+    const char *full = oklc_cpu_op(C, l->bound);
     if (l->cmp == CMP_LE)
         full = plus_one(C, full);
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
@@ -527,10 +528,12 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     oklc_buf_printf(&out, "%s  const %s _occa_lo_%s = %s, _occa_hi_%s = %s;\n", ind, type, it,
                     start, it, end);
     for (int k = 0; k < 3; k++) {       /* below the range, in it, above it */
-        const char *from_s = k == 0 ? oklc_emit_operand(C->E, l->start)
-                           : k == 1 ? oklc_arena_printf(C->a, "_occa_lo_%s", it)
-                                    : oklc_arena_printf(C->a, "(_occa_hi_%s > _occa_lo_%s ? "
-                                                        "_occa_hi_%s : _occa_lo_%s)", it, it, it, it);
+        const char *from_s = k == 0   ? oklc_cpu_op(C, l->start)
+                             : k == 1 ? oklc_arena_printf(C->a, "_occa_lo_%s", it)
+                                      : oklc_arena_printf(C->a,
+                                                          "(_occa_hi_%s > _occa_lo_%s ? "
+                                                          "_occa_hi_%s : _occa_lo_%s)",
+                                                          it, it, it, it);
         const char *to_s = k == 0 ? oklc_arena_printf(C->a, "_occa_lo_%s", it)
                          : k == 1 ? oklc_arena_printf(C->a, "_occa_hi_%s", it) : full;
         if (k == 0 && !g.lo)
@@ -709,11 +712,12 @@ size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
     oklc_buf_init(&b, C->a);
     for (size_t i = 0; i < n; i++) {
         const Loop *l = order[i];
-        const char *head = l == chain[n - 1]
-            ? oklc_cpu_render(C, l->header)             /* it may have new bounds */
-            : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l), l->iter,
-                                l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
-                                oklc_cpu_render(C, l->step));
+        const char *head =
+            l == chain[n - 1]
+                ? oklc_cpu_render(C, l->header) /* it may have new bounds */
+                : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l),
+                                    l->iter, l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
+                                    oklc_cpu_render(C, l->step));
         oklc_buf_printf(&b, "%s%*sfor %s%s", i ? "\n" : "", i ? (int)(strlen(ind) + 2 * i) : 0,
                         i ? "" : "", head, i + 1 < n ? " {" : " ");
     }

@@ -82,8 +82,9 @@ static void plan_moved(Cpu *C, Split *S, const Stmt *st, const Loop **lv, size_t
     case ST_DO: p->kind = PLAN_DO; break;
     case ST_IF: p->kind = PLAN_IF; break;
     default:
-        oklc_cpu_error(C, st->range.begin, "on CPUs a @barrier inside this statement cannot be split "
-              "from the @inner loop around it; move the barrier out of it");
+        oklc_cpu_error(C, st->range.begin,
+                       "on CPUs a @barrier inside this statement cannot be split "
+                       "from the @inner loop around it; move the barrier out of it");
         return;
     }
     /* its head reads nothing an @inner iteration declares: the checks
@@ -147,9 +148,10 @@ static int region_of(const Split *S, uint32_t off)
 static void check_jumps(Cpu *C, Split *S, const Stmt *st)
 {
     if (st->kind == ST_RETURN || st->kind == ST_GOTO) {
-        oklc_cpu_error(C, st->range.begin, "on CPUs the @barrier at line %u splits this @inner loop; "
-              "a '%s' inside it is not supported: use an if around the rest",
-              S->barrier_line, st->kind == ST_RETURN ? "return" : "goto");
+        oklc_cpu_error(C, st->range.begin,
+                       "on CPUs the @barrier at line %u splits this @inner loop; "
+                       "a '%s' inside it is not supported: use an if around the rest",
+                       S->barrier_line, st->kind == ST_RETURN ? "return" : "goto");
         return;
     }
     if (st->kind == ST_CONTINUE || st->kind == ST_BREAK) {
@@ -158,9 +160,11 @@ static void check_jumps(Cpu *C, Split *S, const Stmt *st)
             if (!loop && !(p->kind == ST_SWITCH && st->kind == ST_BREAK))
                 continue;
             if (p->has_barrier)
-                oklc_cpu_error(C, st->range.begin, "on CPUs the @barrier at line %u splits the loop "
-                      "this '%s' leaves; it is not supported there: use an if around the rest",
-                      S->barrier_line, st->kind == ST_BREAK ? "break" : "continue");
+                oklc_cpu_error(
+                    C, st->range.begin,
+                    "on CPUs the @barrier at line %u splits the loop "
+                    "this '%s' leaves; it is not supported there: use an if around the rest",
+                    S->barrier_line, st->kind == ST_BREAK ? "break" : "continue");
             break;
         }
         return;
@@ -187,9 +191,10 @@ static const char *promote(Cpu *C, Split *S)
         if (!crosses)
             continue;
         if (v->type.reference) {
-            oklc_cpu_error(C, v->name_off, "on CPUs the @barrier at line %u splits this @inner loop, "
-                  "and reference '%s' is used on both sides of it; use a pointer",
-                  S->barrier_line, v->name);
+            oklc_cpu_error(C, v->name_off,
+                           "on CPUs the @barrier at line %u splits this @inner loop, "
+                           "and reference '%s' is used on both sides of it; use a pointer",
+                           S->barrier_line, v->name);
             continue;
         }
         const Loop *by_axis[3];
@@ -206,9 +211,12 @@ static const char *promote(Cpu *C, Split *S)
             oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
                               v->init_form ? oklc_cpu_init_slot(C, v, s) : "");
         } else if (ds) {
-            oklc_cpu_error(C, v->name_off, "on CPUs the @barrier at line %u splits this @inner loop, "
-                  "and '%s' is used on both sides of it: declare it in a declaration of its "
-                  "own", S->barrier_line, v->name);
+            oklc_cpu_error(
+                C, v->name_off,
+                "on CPUs the @barrier at line %u splits this @inner loop, "
+                "and '%s' is used on both sides of it: declare it in a declaration of its "
+                "own",
+                S->barrier_line, v->name);
         }
     }
     return decls.data ? decls.data : "";
