@@ -55,6 +55,12 @@ OKLC_INTERNAL bool oklc_emit_kernel_list(Emit *E);
 OKLC_INTERNAL void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end);
 /* The [[...]] that holds an attribute. */
 OKLC_INTERNAL const SpecRange *oklc_emit_spec_of(const Emit *E, const Attr *a);
+/* Calls fn for every directive line `#name args` of the normalized text. */
+OKLC_INTERNAL void oklc_emit_directives(Emit *E, const char *name,
+                                        void (*fn)(Emit *E, Range line, const char *args,
+                                                   void *data),
+                                        void *data);
+OKLC_INTERNAL bool oklc_ident_char(char ch);
 /* The indentation of the line that holds `off`. */
 OKLC_INTERNAL const char *oklc_emit_indent(Emit *E, uint32_t off);
 /* s, in parentheses unless it is one token. */

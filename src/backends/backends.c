@@ -4,7 +4,6 @@
  * @dim accesses become flat indexing, and each kernel (or template
  * instance) gets an entry point.
  */
-#define _GNU_SOURCE    /* memmem */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,11 @@ const Backend *oklc_backend_get(oklc_backend id)
 }
 
 /* ---- text helpers ------------------------------------------------------------ */
+
+bool oklc_ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
 
 const char *oklc_emit_indent(Emit *E, uint32_t off)
 {
@@ -129,11 +133,12 @@ static void restrict_var(Emit *E, const Var *v)
                          oklc_arena_printf(&E->c->arena, "%s ", E->be->restrict_kw));
 }
 
-/* #include <okl_intrinsic.h> (OKL's own header): what it declares is in
- * every backend's preamble. */
-static void drop_okl_includes(Emit *E)
+void oklc_emit_directives(Emit *E, const char *name,
+                          void (*fn)(Emit *E, Range line, const char *args, void *data),
+                          void *data)
 {
     const char *t = E->nz->text;
+    size_t n = strlen(name);
     for (const char *line = t; *line;) {
         const char *eol = strchr(line, '\n');
         if (!eol)
@@ -142,22 +147,33 @@ static void drop_okl_includes(Emit *E)
         while (p < eol && (*p == ' ' || *p == '\t'))
             p++;
         if (*p == '#') {
-            p++;
+            const char *hash = p++;
             while (p < eol && (*p == ' ' || *p == '\t'))
                 p++;
-            if (!strncmp(p, "include", 7) && memmem(p, (size_t)(eol - p), "<okl_intrinsic.h>", 17))
-                oklc_edit_replace(&E->ed, (uint32_t)(line - t), (uint32_t)(eol - t),
-                                  "/* <okl_intrinsic.h>: in the preamble above */");
+            if ((size_t)(eol - p) >= n && !strncmp(p, name, n) && !oklc_ident_char(p[n])) {
+                const char *args = oklc_arena_strndup(&E->c->arena, p + n, (size_t)(eol - p - n));
+                fn(E, (Range){(uint32_t)(hash - t), (uint32_t)(eol - t)}, args, data);
+            }
         }
         line = *eol ? eol + 1 : eol;
     }
+}
+
+/* #include <okl_intrinsic.h> (OKL's own header): what it declares is in
+ * every backend's preamble. */
+static void drop_okl_include(Emit *E, Range line, const char *args, void *data)
+{
+    (void)data;
+    if (strstr(args, "<okl_intrinsic.h>"))
+        oklc_edit_replace(&E->ed, line.begin, line.end,
+                          "/* <okl_intrinsic.h>: in the preamble above */");
 }
 
 void oklc_emit_attributes(Emit *E)
 {
     Model *m = E->m;
     delete_specs(E);
-    drop_okl_includes(E);
+    oklc_emit_directives(E, "include", drop_okl_include, NULL);
     for (size_t i = 0; i < m->nkernels; i++) {
         const Kernel *k = m->kernels[i];
         for (size_t p = 0; p < k->nparams; p++)

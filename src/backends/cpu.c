@@ -617,17 +617,7 @@ static bool collapsible(Cpu *C, const Loop *outer, const Loop *inner)
     const Stmt *body = outer->node->kids[outer->node->nkids - 1];
     if (body->kind == ST_COMPOUND && body->nkids == 1)
         body = body->kids[0];
-    if (body != inner->node)
-        return false;
-    for (size_t i = 0; i < C->k->nlocals; i++) {
-        const Var *v = C->k->locals[i];
-        if (v->name_off != outer->iter_off)
-            continue;
-        for (size_t r = 0; r < v->nrefs; r++)
-            if (oklc_in_range(inner->header, v->refs[r].begin))
-                return false;
-    }
-    return true;
+    return body == inner->node && !oklc_cpu_header_uses(C, inner, outer);
 }
 
 /* A pragma line before a statement (before its attributes, if it
@@ -742,36 +732,17 @@ static void unroll_attrs(Cpu *C)
 
 /* `#pragma unroll n` lines (CUDA's, which GCC ignores), anywhere in the
  * file. */
-static void unroll_pragmas(Cpu *C)
+static void unroll_pragma(Emit *E, Range line, const char *args, void *data)
 {
-    const char *t = C->E->nz->text;
-    for (const char *line = t; *line;) {
-        const char *eol = strchr(line, '\n');
-        if (!eol)
-            eol = line + strlen(line);
-        const char *p = line;
-        while (p < eol && (*p == ' ' || *p == '\t'))
-            p++;
-        const char *hash = p;
-        if (*p == '#') {
-            p++;
-            while (*p == ' ' || *p == '\t')
-                p++;
-        }
-        if (p > hash && !strncmp(p, "pragma", 6) && (p[6] == ' ' || p[6] == '\t')) {
-            p += 6;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (!strncmp(p, "unroll", 6) && !isalnum((unsigned char)p[6]) && p[6] != '_') {
-                const char *a = p + 6;
-                while (a < eol && (*a == ' ' || *a == '\t'))
-                    a++;
-                oklc_edit_replace(&C->E->ed, (uint32_t)(hash - t), (uint32_t)(eol - t),
-                                  gcc_unroll(C, oklc_arena_strndup(C->a, a, (size_t)(eol - a))));
-            }
-        }
-        line = *eol ? eol + 1 : eol;
-    }
+    Cpu *C = data;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    if (strncmp(args, "unroll", 6) || oklc_ident_char(args[6]))
+        return;
+    args += 6;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    oklc_edit_replace(&E->ed, line.begin, line.end, gcc_unroll(C, args));
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
@@ -846,7 +817,7 @@ bool oklc_cpu_translate(Emit *E)
         return false;
     oklc_emit_attributes(E);
     Cpu file = {E, NULL, &E->c->arena, true, {0}, {0}, {0}};
-    unroll_pragmas(&file);
+    oklc_emit_directives(E, "pragma", unroll_pragma, &file);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);
     if (E->c->nerrors > errors)

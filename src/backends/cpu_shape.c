@@ -44,11 +44,6 @@ typedef struct Guard {
     const char *when;          /* terms without the iterator, joined by && */
 } Guard;
 
-static bool ident(char ch)
-{
-    return isalnum((unsigned char)ch) || ch == '_';
-}
-
 static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
 {
     while (p < end && isspace((unsigned char)t[p]))
@@ -119,7 +114,7 @@ static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
             uint32_t q = p;
             while (q > b && isspace((unsigned char)t[q - 1]))
                 q--;
-            if (q > b && ident(t[q - 1]))
+            if (q > b && oklc_ident_char(t[q - 1]))
                 return false;                   /* a call */
         }
         if (ch == '&' && nx == '&')
@@ -615,7 +610,7 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     Range init = trimmed(t, eq + 1, s1), step = trimmed(t, s2 + 1, h.end);
     Range name = trimmed(t, h.begin, eq);
     uint32_t nb = name.end;
-    while (nb > name.begin && ident(t[nb - 1]))
+    while (nb > name.begin && oklc_ident_char(t[nb - 1]))
         nb--;
     const char *n = oklc_arena_strndup(C->a, t + nb, name.end - nb);
     const char *base = NULL;

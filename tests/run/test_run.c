@@ -67,6 +67,30 @@ static void run(oklc_kernel *k, int nargs, const oklc_arg *args)
         fail_msg("running: %s", oklc_last_error());
 }
 
+/* Builds kernel `name` of `file`, runs it with `args` and then one buffer
+ * (host's contents copied to the device and back). */
+static void run_on(const char *file, const char *name, void *host, size_t bytes, int nargs,
+                   const oklc_arg *args)
+{
+    oklc_kernel *k = build(file, name);
+    oklc_memory *m = to_device(host, bytes);
+    oklc_arg all[16];
+    assert_true(nargs < 16);
+    memcpy(all, args, (size_t)nargs * sizeof *args);
+    all[nargs] = oklc_arg_mem(m);
+    run(k, nargs + 1, all);
+    to_host(m, host, bytes);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+#define RUN_ON(file, name, host, ...)                                              \
+    do {                                                                           \
+        oklc_arg args_[] = {__VA_ARGS__};                                          \
+        int n_ = (int)(sizeof args_ / sizeof args_[0]);                            \
+        run_on(file, name, host, sizeof host, n_, args_);                          \
+    } while (0)
+
 #define RUN(k, ...)                                                                \
     do {                                                                           \
         oklc_arg args_[] = {__VA_ARGS__};                                          \
@@ -105,13 +129,8 @@ static void test_tile_check(void **state)
         x[i] = want[i] = 0.5f * i;
     for (int i = 0; i < 1000; i++)
         want[i] = 2 * want[i] + i;
-    oklc_kernel *k = build("loops.okl", "tileCheck");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(1000), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("loops.okl", "tileCheck", x, oklc_arg_int(1000));
     same_floats(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_tile_no_check(void **state)
@@ -121,13 +140,8 @@ static void test_tile_no_check(void **state)
     float x[N], want[N];
     for (int i = 0; i < N; i++)
         x[i] = i, want[i] = i + 1.0f;
-    oklc_kernel *k = build("loops.okl", "tileNoCheck");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("loops.okl", "tileNoCheck", x, oklc_arg_int(N));
     same_floats(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_tile_strided(void **state)
@@ -139,13 +153,8 @@ static void test_tile_strided(void **state)
     memset(want, 0, sizeof want);
     for (int i = 1; i <= N - 1; i += 2)
         want[i] = i;
-    oklc_kernel *k = build("loops.okl", "tileStrided");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("loops.okl", "tileStrided", x, oklc_arg_int(N));
     same_ints(want, x, N + 4);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_tile_down(void **state)
@@ -157,13 +166,8 @@ static void test_tile_down(void **state)
         x[i] = want[i] = 1000;
     for (int i = N - 1; i >= 0; i -= 3)
         want[i] += i;
-    oklc_kernel *k = build("loops.okl", "tileDown");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("loops.okl", "tileDown", x, oklc_arg_int(N));
     same_ints(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_down_strided(void **state)
@@ -177,13 +181,8 @@ static void test_down_strided(void **state)
         for (int i = 6; i >= 0; --i)
             if (o - i >= 0)
                 want[o - i] = o * 10 + i;
-    oklc_kernel *k = build("loops.okl", "downStrided");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("loops.okl", "downStrided", x, oklc_arg_int(N));
     same_ints(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_several_outer(void **state)
@@ -216,13 +215,8 @@ static void test_grid3(void **state)
         for (int y = 0; y < NY; y++)
             for (int x = 0; x < NX; x++)
                 want[(z * NY + y) * NX + x] = x + 100 * y + 10000 * z;
-    oklc_kernel *k = build("loops.okl", "grid3");
-    oklc_memory *m = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(NX), oklc_arg_int(NY), oklc_arg_int(NZ), oklc_arg_mem(m));
-    to_host(m, out, sizeof out);
+    RUN_ON("loops.okl", "grid3", out, oklc_arg_int(NX), oklc_arg_int(NY), oklc_arg_int(NZ));
     same_ints(want, out, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_grid3_inner(void **state)
@@ -235,13 +229,8 @@ static void test_grid3_inner(void **state)
             for (int j = 0; j < 4; j++)
                 for (int i = 0; i < 5; i++)
                     want[((e * 3 + k) * 4 + j) * 5 + i] = e * 1000 + k * 100 + j * 10 + i;
-    oklc_kernel *k = build("loops.okl", "grid3Inner");
-    oklc_memory *m = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(E), oklc_arg_mem(m));
-    to_host(m, out, sizeof out);
+    RUN_ON("loops.okl", "grid3Inner", out, oklc_arg_int(E));
     same_ints(want, out, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_tile_inner(void **state)
@@ -252,13 +241,8 @@ static void test_tile_inner(void **state)
     for (int y = 0; y < NY; y++)
         for (int x = 0; x < NX; x++)
             want[y * NX + x] = x - y;
-    oklc_kernel *k = build("loops.okl", "tileInner");
-    oklc_memory *d = to_device(m, sizeof m);
-    RUN(k, oklc_arg_int(NX), oklc_arg_int(NY), oklc_arg_mem(d));
-    to_host(d, m, sizeof m);
+    RUN_ON("loops.okl", "tileInner", m, oklc_arg_int(NX), oklc_arg_int(NY));
     same_floats(want, m, N);
-    oklc_memory_free(d);
-    oklc_kernel_free(k);
 }
 
 static void test_empty_outer(void **state)
@@ -290,13 +274,8 @@ static void test_returns(void **state)
         for (int i = 0; i < 8; i += 2)
             want[b * 8 + i] = 2;        /* k = 0 and 1, then the thread returns */
     }
-    oklc_kernel *k = build("loops.okl", "returns");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(NB), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("loops.okl", "returns", x, oklc_arg_int(NB));
     same_ints(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_tiles2d(void **state)
@@ -344,13 +323,8 @@ static void guards_with(int n, int flag)
                 want[5 * NB * T + i] = 6;
             want[6 * NB * T + i] = (i >= 3 && i < n) ? 7 + t : -t;
         }
-    oklc_kernel *k = build("guards.okl", "guards");
-    oklc_memory *m = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(NB), oklc_arg_int(n), oklc_arg_int(flag), oklc_arg_mem(m));
-    to_host(m, out, sizeof out);
+    RUN_ON("guards.okl", "guards", out, oklc_arg_int(NB), oklc_arg_int(n), oklc_arg_int(flag));
     same_ints(want, out, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_guards(void **state)
@@ -392,13 +366,8 @@ static void test_no_barrier(void **state)
     for (int b = 0; b < NB; b++)
         for (int t = 0; t < 32; t++)
             want[b * 32 + t] = t * b + 1;
-    oklc_kernel *k = build("blocks.okl", "noBarrier");
-    oklc_memory *m = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(NB), oklc_arg_mem(m));
-    to_host(m, out, sizeof out);
+    RUN_ON("blocks.okl", "noBarrier", out, oklc_arg_int(NB));
     same_ints(want, out, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_exclusive_keep(void **state)
@@ -487,13 +456,8 @@ static void test_inner_split(void **state)
         for (int j = 0; j < 4; j++)
             for (int i = 0; i < 8; i++)
                 want[(b * 4 + j) * 8 + i] = ((3 - j) * 8 + (7 - i) + b) + j * 8;
-    oklc_kernel *k = build("blocks.okl", "innerSplit");
-    oklc_memory *m = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(NB), oklc_arg_mem(m));
-    to_host(m, out, sizeof out);
+    RUN_ON("blocks.okl", "innerSplit", out, oklc_arg_int(NB));
     same_ints(want, out, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_grid_stride(void **state)
@@ -647,13 +611,8 @@ static void test_struct(void **state)
         x[i] = -1;
         want[i] = p.scale * (i >> p.shift) + p.offset + p.weights[i % 3];
     }
-    oklc_kernel *k = build("data.okl", "withStruct");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(N), oklc_arg_struct(&p, sizeof p), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("data.okl", "withStruct", x, oklc_arg_int(N), oklc_arg_struct(&p, sizeof p));
     same_doubles(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_vectors(void **state)
@@ -696,13 +655,8 @@ static void test_helpers(void **state)
         x[i] = 0.5f * i;
         want[i] = 2 * (x[i] * x[i]) + 1.0f / 3 + 2.0f + (i > 3 ? i : 3);
     }
-    oklc_kernel *k = build("data.okl", "helpers");
-    oklc_memory *m = to_device(x, sizeof x);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
-    to_host(m, x, sizeof x);
+    RUN_ON("data.okl", "helpers", x, oklc_arg_int(N));
     same_floats(want, x, N);
-    oklc_memory_free(m);
-    oklc_kernel_free(k);
 }
 
 static void test_triad_large(void **state)
