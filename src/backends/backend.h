@@ -51,6 +51,12 @@ OKLC_INTERNAL void oklc_emit_dims(Emit *E, const Kernel *k);
 /* The kernels and template instances the output provides, with their
  * entry symbols; reports instances that name no template kernel. */
 OKLC_INTERNAL bool oklc_emit_kernel_list(Emit *E);
+/* `return` in an @outer or @inner loop ends that iteration (of a block or
+ * a thread), not the kernel; where the loops stay loops (CPUs) it becomes
+ * `continue` when that loop is the nearest, else (and for `continue` too
+ * where the loops are gone) a jump to the end of the iteration. Reports
+ * what cannot be translated. */
+OKLC_INTERNAL void oklc_emit_jumps(Emit *E, const Kernel *k, bool loops_stay);
 /* Deletes a statement, and its line when nothing else is on it. */
 OKLC_INTERNAL void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end);
 /* The [[...]] that holds an attribute. */
@@ -84,8 +90,6 @@ typedef struct Cpu {
     Arena  *a;
     bool    ok;
     VEC(Block *) blocks;
-    VEC(const Loop *) labelled;     /* loops with a label at the end of their body */
-    VEC(const char *) labels;
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:

@@ -241,6 +241,91 @@ void oklc_emit_dims(Emit *E, const Kernel *k)
         dim_access(E, v[i]);
 }
 
+/* ---- jumps out of iterations ----------------------------------------------------------- */
+
+typedef struct Jumps {
+    Emit *E;
+    const Kernel *k;
+    bool loops_stay;
+    VEC(const Loop *) labelled;     /* loops with a label at the end of their body */
+    VEC(const char *) labels;
+} Jumps;
+
+static const Loop *innermost_at(const Kernel *k, uint32_t off)
+{
+    const Loop *best = NULL;
+    for (size_t i = 0; i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        if (oklc_in_range(l->stmt, off) && l->kind != LOOP_REGULAR &&
+            (!best || l->level > best->level))
+            best = l;
+    }
+    return best;
+}
+
+/* The label at the end of the loop's body (one per loop), in a block of
+ * its own after the body's statements: a jump there crosses no
+ * initialization in the label's scope. */
+static const char *label_at_end(Jumps *J, const Loop *l)
+{
+    for (size_t i = 0; i < J->labelled.len; i++)
+        if (J->labelled.data[i] == l)
+            return J->labels.data[i];
+    Arena *a = &J->E->c->arena;
+    const char *name = oklc_arena_printf(a, "_occa_next_%s", l->iter);
+    for (int n = 2;; n++) {
+        bool taken = false;
+        for (size_t i = 0; i < J->labels.len; i++)
+            taken |= !strcmp(J->labels.data[i], name);
+        if (!taken)
+            break;
+        name = oklc_arena_printf(a, "_occa_next_%s_%d", l->iter, n);
+    }
+    vec_push(a, &J->labelled, l);
+    vec_push(a, &J->labels, name);
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (body->kind == ST_COMPOUND) {
+        oklc_edit_after(&J->E->ed, body->range.begin + 1, "{");
+        oklc_edit_before(&J->E->ed, body->range.end - 1,
+                         oklc_arena_printf(a, "} %s:;\n%s", name,
+                                           oklc_emit_indent(J->E, body->range.end - 1)));
+    } else {
+        oklc_edit_before(&J->E->ed, body->range.begin, "{ ");
+        oklc_edit_after(&J->E->ed, body->range.end, oklc_arena_printf(a, " %s:; }", name));
+    }
+    return name;
+}
+
+static void jump(Jumps *J, const Stmt *st)
+{
+    for (size_t i = 0; i < st->nkids; i++)
+        jump(J, st->kids[i]);
+    if (st->kind != ST_RETURN && (st->kind != ST_CONTINUE || J->loops_stay))
+        return;
+    const Loop *l = innermost_at(J->k, st->range.begin);
+    if (!l || !l->node || !l->node->nkids)
+        return;
+    const Stmt *p = st->parent;        /* the loop (or switch) the jump is in */
+    while (p && p->kind != ST_FOR && p->kind != ST_WHILE && p->kind != ST_DO &&
+           (p->kind != ST_SWITCH || st->kind == ST_CONTINUE))
+        p = p->parent;
+    bool direct = p && p->kind == ST_FOR && p->loop == l;
+    if (st->kind == ST_CONTINUE && !direct)
+        return;                          /* it continues a loop of its own */
+    uint32_t keyword = st->range.begin + (st->kind == ST_RETURN ? 6 : 8);
+    const char *to = direct && J->loops_stay
+                         ? "continue"
+                         : oklc_arena_printf(&J->E->c->arena, "goto %s", label_at_end(J, l));
+    oklc_edit_replace(&J->E->ed, st->range.begin, keyword, to);
+}
+
+void oklc_emit_jumps(Emit *E, const Kernel *k, bool loops_stay)
+{
+    Jumps J = {E, k, loops_stay, {0}, {0}};
+    if (k->root)
+        jump(&J, k->root);
+}
+
 /* ---- kernels and instances ------------------------------------------------------------- */
 
 static const Kernel *find_kernel(const Model *m, const char *name, size_t len)

@@ -523,6 +523,7 @@ bool oklc_cpu_in_split(Cpu *C, uint32_t off)
     return false;
 }
 
+
 /* Between @inner loops a barrier is already satisfied: each loop ends
  * before the next starts. */
 static void drop_barriers(Cpu *C)
@@ -536,74 +537,6 @@ static void drop_barriers(Cpu *C)
         if (st && st->parent && st->parent->kind == ST_COMPOUND && spec)
             oklc_emit_delete_stmt(C->E, spec->off, br->stmt.end);
     }
-}
-
-static const Loop *innermost_at(Cpu *C, uint32_t off)
-{
-    const Loop *best = NULL;
-    for (size_t i = 0; i < C->k->nloops; i++) {
-        const Loop *l = C->k->loops[i];
-        if (oklc_in_range(l->stmt, off) && l->kind != LOOP_REGULAR &&
-            (!best || l->level > best->level))
-            best = l;
-    }
-    return best;
-}
-
-/* The label at the end of the loop's body (one per loop). */
-static const char *label_at_end(Cpu *C, const Loop *l, const Stmt *body)
-{
-    for (size_t i = 0; i < C->labelled.len; i++)
-        if (C->labelled.data[i] == l)
-            return C->labels.data[i];
-    const char *name = oklc_arena_printf(C->a, "_occa_next_%s", l->iter);
-    for (int n = 2;; n++) {
-        bool taken = false;
-        for (size_t i = 0; i < C->labels.len; i++)
-            taken |= !strcmp(C->labels.data[i], name);
-        if (!taken)
-            break;
-        name = oklc_arena_printf(C->a, "_occa_next_%s_%d", l->iter, n);
-    }
-    vec_push(C->a, &C->labelled, l);
-    vec_push(C->a, &C->labels, name);
-    oklc_edit_before(&C->E->ed, body->range.end - 1,
-                     oklc_arena_printf(C->a, "%s:;\n%s", name,
-                                       oklc_emit_indent(C->E, body->range.end - 1)));
-    return name;
-}
-
-/* `return` in an @outer or @inner loop ends that iteration (a thread or
- * a block returns), not the kernel: a continue, or a jump to the end of
- * the iteration from inside a nested loop or switch. */
-static void returns(Cpu *C, const Stmt *st)
-{
-    for (size_t i = 0; i < st->nkids; i++)
-        returns(C, st->kids[i]);
-    if (st->kind != ST_RETURN)
-        return;
-    const Loop *l = innermost_at(C, st->range.begin);
-    if (!l || oklc_cpu_in_split(C, st->range.begin))
-        return;
-    const Stmt *p = st->parent;
-    while (p && p->kind != ST_FOR && p->kind != ST_WHILE && p->kind != ST_DO &&
-           p->kind != ST_SWITCH)
-        p = p->parent;
-    uint32_t keyword = st->range.begin + 6;      /* "return" */
-    if (p && p->kind == ST_FOR && p->loop == l) {
-        oklc_edit_replace(&C->E->ed, st->range.begin, keyword, "continue");
-        return;
-    }
-    const Stmt *body = l->node && l->node->nkids ? l->node->kids[l->node->nkids - 1] : NULL;
-    if (!body || body->kind != ST_COMPOUND) {
-        oklc_cpu_error(C, st->range.begin,
-                       "on CPUs this 'return' ends the iteration of the loop at "
-                       "line %u with a jump to the end of its body; put that body in braces",
-                       oklc_model_line(C->E->c, l->stmt.begin));
-        return;
-    }
-    oklc_edit_replace(&C->E->ed, st->range.begin, keyword,
-                      oklc_arena_printf(C->a, "goto %s", label_at_end(C, l, body)));
 }
 
 /* ---- OpenMP ----------------------------------------------------------------------------- */
@@ -749,14 +682,13 @@ static void unroll_pragma(Emit *E, Range line, const char *args, void *data)
 
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
-    Cpu C = {E, k, &E->c->arena, true, {0}, {0}, {0}};
+    Cpu C = {E, k, &E->c->arena, true, {0}};
     find_blocks(&C);
     /* uses first, then what is built from their text */
     for (size_t i = 0; i < k->nlocals; i++)
         if (oklc_cpu_exclusive(k->locals[i]))
             exclusive_var(&C, k->locals[i]);
-    if (k->root)
-        returns(&C, k->root);
+    oklc_emit_jumps(E, k, true);
     if (omp)
         atomics(&C);
     oklc_emit_dims(E, k);
@@ -816,7 +748,7 @@ bool oklc_cpu_translate(Emit *E)
     if (!oklc_emit_kernel_list(E))
         return false;
     oklc_emit_attributes(E);
-    Cpu file = {E, NULL, &E->c->arena, true, {0}, {0}, {0}};
+    Cpu file = {E, NULL, &E->c->arena, true, {0}};
     oklc_emit_directives(E, "pragma", unroll_pragma, &file);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);

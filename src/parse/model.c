@@ -1650,6 +1650,29 @@ static void atomic_targets(Kernel *k)
 
 static void params(Walk *W, CXCursor fn, Kernel *k);
 
+/* The offset after "template <...>" at `off` (the parameters' angle
+ * brackets counted; ">>" closes two). */
+static uint32_t after_template_head(Walk *W, uint32_t off)
+{
+    size_t k = tok_at(W, off);
+    if (k >= W->ntoks - 1 || !oklc_tok_eq(W->toks[k], "template"))
+        return off;
+    int depth = 0;
+    for (k++; k < W->ntoks - 1; k++) {
+        const Token *t = W->toks[k];
+        if (oklc_tok_is_punct(t, P_LPAREN) || oklc_tok_is_punct(t, P_LBRACKET)) {
+            k = closing(W, k);
+        } else if (oklc_tok_is_punct(t, P_LT)) {
+            depth++;
+        } else if (oklc_tok_is_punct(t, P_GT) || oklc_tok_is_punct(t, P_SHR)) {
+            depth -= oklc_tok_is_punct(t, P_SHR) ? 2 : 1;
+            if (depth <= 0)
+                return k + 1 < W->ntoks ? W->toks[k + 1]->loc.off : off;
+        }
+    }
+    return off;
+}
+
 static void function(Walk *W, CXCursor cur, CXCursorKind kind)
 {
     Range ext = oklc_cx_range(cur);
@@ -1692,6 +1715,9 @@ static void function(Walk *W, CXCursor cur, CXCursorKind kind)
         Function *f = oklc_arena_alloc(&W->c->arena, sizeof *f);
         f->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
         f->decl = ext;
+        f->specs_at = kind == CXCursor_FunctionTemplate ? after_template_head(W, ext.begin)
+                                                        : ext.begin;
+        f->has_body = clang_isCursorDefinition(cur);
         vec_push(&W->c->arena, &W->functions, f);
         Kernel *saved = W->kernel;
         W->kernel = NULL;

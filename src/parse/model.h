@@ -219,6 +219,7 @@ struct Kernel {
 typedef struct Function {
     const char *name;
     Range       decl;
+    uint32_t    specs_at;     /* where specifiers go: after "template <...>" */
     bool        has_body;
 } Function;
 

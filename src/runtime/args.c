@@ -24,6 +24,13 @@ void oklc_rt_params_free(Param *p, int n)
     oklc_free(p);
 }
 
+void oklc_rt_strings_free(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        oklc_free(s[i]);
+    oklc_free(s);
+}
+
 char *oklc_rt_metadata_backend(const char *metadata)
 {
     cJSON *root = cJSON_Parse(metadata);
@@ -175,6 +182,47 @@ oklc_status oklc_rt_find_kernel(const char *metadata, const char *where, const c
     if (!root)
         return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' is not valid JSON", where);
     oklc_status st = read_kernel(root, where, name, symbol, params, nparams);
+    cJSON_Delete(root);
+    return st;
+}
+
+static oklc_status read_functions(const cJSON *root, const char *where, const char *name,
+                                  char ***functions, int *n)
+{
+    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+    const cJSON *k = find(kernels, name);
+    if (!k)
+        return not_found(kernels, where, name);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(k, "functions"), *f;
+    int count = cJSON_GetArraySize(list), i = 0;
+    char **names = oklc_malloc((size_t)(count ? count : 1) * sizeof *names);
+    if (!names)
+        return oklc_rt_oom();
+    cJSON_ArrayForEach(f, list) {
+        const char *s = cJSON_GetStringValue(f);
+        if (!s) {
+            oklc_rt_strings_free(names, i);
+            return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' has a device function of "
+                                "kernel '%s' that is not a string", where, name);
+        }
+        if (!(names[i] = oklc_rt_strdup(s))) {
+            oklc_rt_strings_free(names, i);
+            return oklc_rt_oom();
+        }
+        i++;
+    }
+    *functions = names;
+    *n = count;
+    return OKLC_OK;
+}
+
+oklc_status oklc_rt_find_functions(const char *metadata, const char *where, const char *name,
+                                   char ***functions, int *n)
+{
+    cJSON *root = cJSON_Parse(metadata);
+    if (!root)
+        return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' is not valid JSON", where);
+    oklc_status st = read_functions(root, where, name, functions, n);
     cJSON_Delete(root);
     return st;
 }

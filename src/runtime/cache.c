@@ -129,6 +129,11 @@ void oklc_rt_cache_key(const Build *b, char key[33])
         add(&h, &b->props->cmds[i].kind, sizeof b->props->cmds[i].kind);
         add_str(&h, b->props->cmds[i].text);
     }
+    add_str(&h, b->launcher);
+    add_str(&h, b->device_id);    /* GPU binaries are the device's and its compiler's */
+    for (size_t i = 0; i < b->nopts; i++)
+        add_str(&h, b->opts[i]);
+    add_str(&h, "cmd");
     for (size_t i = 0; i < b->ncmd; i++)
         add_str(&h, b->cmd[i]);
     if (b->ncmd)

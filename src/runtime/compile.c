@@ -29,6 +29,11 @@ long oklc_rt_compile_count(void)
     return atomic_load(&compiles);
 }
 
+void oklc_rt_count_compile(void)
+{
+    atomic_fetch_add(&compiles, 1);
+}
+
 static bool executable(const char *path)
 {
     struct stat st;
@@ -223,8 +228,8 @@ oklc_status oklc_rt_run_compiler(const char *const argv[], const char *dir, cons
         log = oklc_rt_format("%s\n%s", line, output);
     if (!st && !log)
         st = oklc_rt_oom();
-    if (!st)
-        st = oklc_rt_write_file(log_path, log, strlen(log));
+    if (!st)    /* appended: a GPU entry's log has the device build before */
+        st = oklc_rt_append_file(log_path, log, strlen(log));
     if (!st && code != 0)
         st = failed(what, line, code, output, dir);
     oklc_free(line);

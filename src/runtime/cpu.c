@@ -160,21 +160,29 @@ static void *symbol(void *lib, const char *name, void (**fn)(void))
 /* An OpenMP build stays mapped after dlclose (RTLD_NODELETE), and with it
  * the OpenMP runtime it brought: the runtime's idle worker threads live on
  * in its code, and unmapping it under them crashes. */
-static oklc_status load(oklc_kernel *k, const char *binary, const char *name)
+static oklc_status load(oklc_kernel *k, const char *dir, const char *metadata,
+                        const char *name)
 {
+    (void)metadata;
     bool openmp = k->dev->ops == &oklc_openmp_ops;
+    char *binary = oklc_rt_path(dir, k->dev->ops->binary_name);
+    if (!binary)
+        return oklc_rt_oom();
     dlerror();
     k->lib = dlopen(binary, RTLD_NOW | RTLD_LOCAL | (openmp ? RTLD_NODELETE : 0));
-    if (!k->lib)
-        return oklc_rt_fail(OKLC_ERR_LOAD, "cannot load '%s': %s", binary, dlerror());
+    oklc_status st = OKLC_OK;
     void (*fn)(void);
-    if (!symbol(k->lib, name, &fn))
-        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "no kernel '%s' in '%s' (dlsym: %s)", k->name,
-                            binary, dlerror());
-    memcpy(&k->entry, &fn, sizeof fn);
-    if (openmp && symbol(k->lib, "_occa_set_num_threads", &fn))
+    if (!k->lib)
+        st = oklc_rt_fail(OKLC_ERR_LOAD, "cannot load '%s': %s", binary, dlerror());
+    else if (!symbol(k->lib, name, &fn))
+        st = oklc_rt_fail(OKLC_ERR_ARGUMENT, "no kernel '%s' in '%s' (dlsym: %s)", k->name,
+                          binary, dlerror());
+    else
+        memcpy(&k->entry, &fn, sizeof fn);
+    if (!st && openmp && symbol(k->lib, "_occa_set_num_threads", &fn))
         memcpy(&k->set_threads, &fn, sizeof fn);
-    return OKLC_OK;
+    oklc_free(binary);
+    return st;
 }
 
 static void unload(oklc_kernel *k)
@@ -185,11 +193,13 @@ static void unload(oklc_kernel *k)
 
 /* The number of threads is set before every run: omp_set_num_threads acts
  * on the calling thread, and the caller may run kernels from several. */
-static oklc_status run(oklc_kernel *k, void *const *args)
+static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
 {
+    (void)nargs;
+    (void)args;
     if (k->set_threads && k->dev->threads)
         k->set_threads(k->dev->threads);
-    k->entry(args);
+    k->entry(ptrs);
     return OKLC_OK;
 }
 
@@ -199,7 +209,7 @@ static oklc_status run(oklc_kernel *k, void *const *args)
     .finish = finish, .command = command, .compile = compile, .load = load,            \
     .unload = unload, .run = run
 
-const DeviceOps oklc_serial_ops = {
-    .name = "serial", .backend = OKLC_BACKEND_SERIAL, .open = open_serial, CPU_OPS};
-const DeviceOps oklc_openmp_ops = {
-    .name = "openmp", .backend = OKLC_BACKEND_OPENMP, .open = open_openmp, CPU_OPS};
+const DeviceOps oklc_serial_ops = {.name = "serial", .title = "Serial",
+                                   .backend = OKLC_BACKEND_SERIAL, .open = open_serial, CPU_OPS};
+const DeviceOps oklc_openmp_ops = {.name = "openmp", .title = "OpenMP",
+                                   .backend = OKLC_BACKEND_OPENMP, .open = open_openmp, CPU_OPS};

@@ -4,8 +4,8 @@
  *
  * A spec is blank-separated words: a bare word is the mode, `key=value`
  * sets mode, threads, platform or device ("mode=openmp threads=4"). Each
- * kind is one DeviceOps in its own file (cpu.c: serial, openmp); the kinds
- * listed without operations are known names whose device is not built yet.
+ * kind is one DeviceOps in its own file (cpu.c: serial, openmp; opencl.c,
+ * cuda.c, hip.c), which reads what applies to it from the Spec.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,16 +15,8 @@
 
 #include "rt.h"
 
-static const struct {
-    const char      *name;
-    const DeviceOps *ops;     /* NULL: comes in a later version */
-    const char      *title;
-} kinds[] = {
-    {"serial", &oklc_serial_ops, "Serial"},
-    {"openmp", &oklc_openmp_ops, "OpenMP"},
-    {"cuda", NULL, "CUDA"},
-    {"hip", NULL, "HIP"},
-    {"opencl", NULL, "OpenCL"},
+static const DeviceOps *const kinds[] = {
+    &oklc_serial_ops, &oklc_openmp_ops, &oklc_cuda_ops, &oklc_hip_ops, &oklc_opencl_ops,
 };
 
 enum { MAX_THREADS = 1 << 16 };
@@ -92,20 +84,17 @@ static oklc_status parse(Spec *s, char *copy, const char **mode)
 static oklc_status open_kind(const Spec *s, const char *mode, oklc_device **out)
 {
     for (size_t i = 0; i < OKLC_COUNTOF(kinds); i++) {
-        if (strcasecmp(mode, kinds[i].name))
+        if (strcasecmp(mode, kinds[i]->name))
             continue;
-        if (!kinds[i].ops)
-            return oklc_rt_fail(OKLC_ERR_UNAVAILABLE,
-                                "device spec '%s': the %s device is not built into oklc yet; "
-                                "it comes in a later version (available now: serial, openmp)",
-                                s->text, kinds[i].title);
         oklc_device *d = oklc_malloc(sizeof *d);
         if (!d)
             return oklc_rt_oom();
         memset(d, 0, sizeof *d);
-        d->ops = kinds[i].ops;
+        d->ops = kinds[i];
         oklc_status st = d->ops->open(d, s);
-        if (st) {
+        if (st) {    /* open cleans up after itself but for these */
+            oklc_free(d->id);
+            oklc_free(d->label);
             oklc_free(d);
             return st;
         }
@@ -138,6 +127,8 @@ void oklc_device_close(oklc_device *d)
     if (!d)
         return;
     d->ops->close(d);
+    oklc_free(d->id);
+    oklc_free(d->label);
     oklc_free(d);
 }
 

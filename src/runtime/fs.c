@@ -45,9 +45,9 @@ oklc_status oklc_rt_read_file(const char *path, char **text, size_t *len)
     return OKLC_OK;
 }
 
-oklc_status oklc_rt_write_file(const char *path, const char *text, size_t len)
+static oklc_status write_file(const char *path, const char *text, size_t len, const char *mode)
 {
-    FILE *f = fopen(path, "wb");
+    FILE *f = fopen(path, mode);
     if (!f)
         return oklc_rt_fail(OKLC_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     bool ok = fwrite(text, 1, len, f) == len;
@@ -55,6 +55,16 @@ oklc_status oklc_rt_write_file(const char *path, const char *text, size_t len)
     if (!ok)
         return oklc_rt_fail(OKLC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     return OKLC_OK;
+}
+
+oklc_status oklc_rt_write_file(const char *path, const char *text, size_t len)
+{
+    return write_file(path, text, len, "wb");
+}
+
+oklc_status oklc_rt_append_file(const char *path, const char *text, size_t len)
+{
+    return write_file(path, text, len, "ab");
 }
 
 /* Each missing component in turn; one that appears meanwhile (another

@@ -22,18 +22,21 @@ static oklc_status compile_entry(const Build *b, const char *root, const char *k
                                  const char *entry)
 {
     const DeviceOps *ops = b->dev->ops;
-    char *tmp = NULL, *src = NULL, *meta = NULL;
+    char *tmp = NULL, *src = NULL, *meta = NULL, *launcher = NULL;
     oklc_rt_cache_sweep(root, STALE_SECONDS);
     oklc_status st = oklc_rt_cache_tmp(root, key, &tmp);
     if (!st) {
         src = oklc_rt_path(tmp, ops->source_name);
         meta = oklc_rt_path(tmp, "metadata.json");
-        st = src && meta ? OKLC_OK : oklc_rt_oom();
+        launcher = oklc_rt_path(tmp, "launcher.cpp");
+        st = src && meta && launcher ? OKLC_OK : oklc_rt_oom();
     }
     if (!st)
         st = oklc_rt_write_file(src, b->source, b->source_len);
     if (!st)
         st = oklc_rt_write_file(meta, b->metadata, strlen(b->metadata));
+    if (!st && b->launcher)
+        st = oklc_rt_write_file(launcher, b->launcher, strlen(b->launcher));
     if (!st)
         st = ops->compile(b->dev, b, tmp);
     if (!st)
@@ -43,6 +46,7 @@ static oklc_status compile_entry(const Build *b, const char *root, const char *k
     oklc_free(tmp);
     oklc_free(src);
     oklc_free(meta);
+    oklc_free(launcher);
     return st;
 }
 
@@ -158,16 +162,14 @@ static oklc_status check_backend(const oklc_device *d, const char *metadata, con
 
 static oklc_status load(oklc_kernel *k, const char *dir, const char *metadata)
 {
-    char *symbol = NULL, *bin = oklc_rt_path(dir, k->dev->ops->binary_name);
-    oklc_status st = bin ? OKLC_OK : oklc_rt_oom();
-    if (!st)
-        st = oklc_rt_find_kernel(metadata, dir, k->name, &symbol, &k->params, &k->nparams);
+    char *symbol = NULL;
+    oklc_status st = oklc_rt_find_kernel(metadata, dir, k->name, &symbol, &k->params,
+                                         &k->nparams);
     if (!st)
         st = check_backend(k->dev, metadata, dir);
     if (!st)
-        st = k->dev->ops->load(k, bin, symbol);
+        st = k->dev->ops->load(k, dir, metadata, symbol);
     oklc_free(symbol);
-    oklc_free(bin);
     return st;
 }
 
@@ -225,7 +227,7 @@ oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args)
     void **ptrs = heap ? oklc_malloc((size_t)nargs * sizeof *ptrs) : local_ptrs;
     oklc_status st = slots && ptrs ? oklc_rt_pack(k, nargs, args, slots, ptrs) : oklc_rt_oom();
     if (!st)
-        st = k->dev->ops->run(k, ptrs);
+        st = k->dev->ops->run(k, nargs, args, ptrs);
     if (heap) {
         oklc_free(slots);
         oklc_free(ptrs);

@@ -7,6 +7,12 @@
  *   props.c    struct oklc_props
  *   device.c   device specs, the table of device kinds, dispatch
  *   cpu.c      the serial and OpenMP devices (one DeviceOps each)
+ *   gpu.c      what the GPU-like devices share: launchers, the launch API,
+ *              device build options, native kernels' run dims
+ *   dl.c       vendor libraries opened with dlopen, their symbols
+ *   opencl.c   the OpenCL device (libOpenCL.so.1)
+ *   cuda.c     the CUDA device (libcuda.so.1) and NVRTC
+ *   hip.c      the HIP device (libamdhip64.so) and hiprtc
  *   memory.c   oklc_memory: checks, then the device's ops
  *   source.c   a kernel's input made into backend source, metadata, hashes
  *   compile.c  finding and running a compiler (posix_spawnp, output piped)
@@ -43,6 +49,8 @@ OKLC_INTERNAL bool oklc_rt_verbose(void);
 /* The whole file, NUL-terminated (oklc_free it). OKLC_ERR_IO with the reason. */
 OKLC_INTERNAL oklc_status oklc_rt_read_file(const char *path, char **text, size_t *len);
 OKLC_INTERNAL oklc_status oklc_rt_write_file(const char *path, const char *text, size_t len);
+/* Appends to the file, creating it when missing. */
+OKLC_INTERNAL oklc_status oklc_rt_append_file(const char *path, const char *text, size_t len);
 /* Creates `path` and its missing parents with `mode`. */
 OKLC_INTERNAL oklc_status oklc_rt_mkdirs(const char *path, mode_t mode);
 /* rm -rf, best effort: what remains is swept again later. */
@@ -84,14 +92,18 @@ typedef struct Spec {
 } Spec;
 
 typedef struct Build Build;
+typedef struct LaunchApi LaunchApi;
 
 /* One device kind (QBE's struct Target): a name, what the transpiler
- * targets, and the operations. cpu.c fills two; a GPU kind is one more file. */
+ * targets, and the operations. cpu.c fills two; each GPU-like kind is one
+ * more file (opencl.c, cuda.c, hip.c) whose command, compile, load, unload
+ * and run are gpu.c's, reaching the vendor through the GPU hooks below. */
 typedef struct DeviceOps {
     const char  *name;          /* mode name: "openmp" */
+    const char  *title;         /* for messages: "OpenMP" */
     oklc_backend backend;
     const char  *source_name;   /* the cache entry's files: "source.cpp" */
-    const char  *binary_name;   /* "kernel.so" */
+    const char  *binary_name;   /* "kernel.so"; GPU: the device binary */
     oklc_status (*open)(oklc_device *d, const Spec *s);
     void (*close)(oklc_device *d);
     oklc_status (*alloc)(oklc_device *d, size_t bytes, void **ptr);
@@ -105,19 +117,49 @@ typedef struct DeviceOps {
     /* Compiles dir/source_name into dir/binary_name; the output goes to
      * dir/build.log. */
     oklc_status (*compile)(const oklc_device *d, const Build *b, const char *dir);
-    oklc_status (*load)(oklc_kernel *k, const char *binary, const char *symbol);
+    /* Loads kernel k->name from the cache entry `dir`; `symbol` is its
+     * entry in the metadata (native: the name). */
+    oklc_status (*load)(oklc_kernel *k, const char *dir, const char *metadata,
+                        const char *symbol);
     void (*unload)(oklc_kernel *k);
-    oklc_status (*run)(oklc_kernel *k, void *const *args);
+    /* args as oklc_kernel_run got them, ptrs as oklc_rt_pack made them. */
+    oklc_status (*run)(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs);
+
+    /* ---- GPU-like devices only (NULL for CPU devices) ---- */
+    /* Fills b->device_id (the device and its compiler, for the key) and
+     * adds the device compiler's options to b->opts. */
+    oklc_status (*device_options)(const oklc_device *d, Build *b);
+    /* Compiles b->source into dir/binary_name; its log goes to `log`
+     * (oklc_free it), also on failure. */
+    oklc_status (*build_device)(const oklc_device *d, const Build *b, const char *dir,
+                                char **log);
+    /* Loads the device binary of `dir` and finds the n device functions;
+     * sets k->module and k->functions. */
+    oklc_status (*load_device)(oklc_kernel *k, const char *dir, char *const *names, int n);
+    void (*unload_device)(oklc_kernel *k);
+    /* Runs device function `index` on grid x block with the arguments
+     * (args[i] points to argument i, sizes[i] its bytes); returns the
+     * vendor's status, 0 on success, and in *call what failed (a static
+     * string); GPU_OWN_ERROR when *call says all (not the vendor's). */
+    int (*launch)(oklc_kernel *k, int index, const size_t grid[3], const size_t block[3],
+                  int nargs, void *const *args, const size_t *sizes, const char **call);
+    /* The vendor's name of a status: "CL_INVALID_WORK_GROUP_SIZE". */
+    const char *(*error_name)(int code);
 } DeviceOps;
 
 struct oklc_device {
     const DeviceOps *ops;
     int              threads;    /* OpenMP threads; 0: the OpenMP default */
+    void            *gpu;        /* GPU-like devices: the vendor's state */
+    char            *id;         /* GPU-like devices: what makes its binaries (for keys) */
+    char            *label;      /* GPU-like devices: its name, for messages */
 };
 
 struct oklc_memory {
     oklc_device *dev;
-    void        *ptr;     /* the device address; host memory on CPU devices */
+    /* the device address; host memory on CPU devices; a cl_mem (OpenCL),
+     * a CUdeviceptr (CUDA), a device pointer (HIP) */
+    void        *ptr;
     size_t       size;
 };
 
@@ -125,6 +167,84 @@ struct oklc_memory {
 
 OKLC_INTERNAL extern const DeviceOps oklc_serial_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_openmp_ops;
+
+/* ---- gpu.c ---------------------------------------------------------------------- */
+
+enum { GPU_OWN_ERROR = -2147483647 - 1 };    /* DeviceOps.launch: a failure of ours */
+
+/* The launch API of docs/launchers.md, as the launcher declares it. */
+struct LaunchApi {
+    int   version;    /* 1 */
+    void *device;
+    int (*run)(void *device, int index, const unsigned long grid[3],
+               const unsigned long block[3], void *const *args);
+};
+
+/* The DeviceOps entries every GPU-like kind shares. */
+OKLC_INTERNAL oklc_status oklc_gpu_command(const oklc_device *d, Build *b);
+OKLC_INTERNAL oklc_status oklc_gpu_compile(const oklc_device *d, const Build *b,
+                                           const char *dir);
+OKLC_INTERNAL oklc_status oklc_gpu_load(oklc_kernel *k, const char *dir, const char *metadata,
+                                        const char *symbol);
+OKLC_INTERNAL void oklc_gpu_unload(oklc_kernel *k);
+OKLC_INTERNAL oklc_status oklc_gpu_run(oklc_kernel *k, int nargs, const oklc_arg *args,
+                                       void *const *ptrs);
+/* A spec's device=N for CUDA and HIP (index only; default 0), and what
+ * does not apply to them. */
+OKLC_INTERNAL oklc_status oklc_gpu_device_index(const Spec *s, const char *mode, int *index);
+/* Adds to b->opts the device options the props give: native source's own
+ * folder (-I, for its "..." includes) and defines (-DNAME=VALUE), the
+ * include paths (-I/abs), then oklc_props_compiler_flags split at blanks.
+ * Native source's included files become #include lines before it. */
+OKLC_INTERNAL oklc_status oklc_gpu_props_options(Build *b);
+/* Appends a copy of `opt` to b->opts. */
+OKLC_INTERNAL oklc_status oklc_rt_opt_add(Build *b, const char *opt);
+/* How many device kernels this process has launched (tests). */
+OKLC_INTERNAL long oklc_rt_launch_count(void);
+/* "sm_90" -> the cubin of `source` (or PTX for "compute_90"); the log
+ * comes back in *log (oklc_free it), on failure in the message too.
+ * OKLC_ERR_UNAVAILABLE without NVRTC. `what` names the source. */
+OKLC_INTERNAL oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what,
+                                                const char *const *opts, size_t nopts,
+                                                char **binary, size_t *size, char **log);
+/* NVRTC's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
+OKLC_INTERNAL oklc_status oklc_rt_nvrtc_version(char version[32]);
+/* The same with hiprtc: a code object for the --offload-arch in opts. */
+OKLC_INTERNAL oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
+                                                 const char *const *opts, size_t nopts,
+                                                 char **binary, size_t *size, char **log);
+OKLC_INTERNAL oklc_status oklc_rt_hiprtc_version(char version[32]);
+
+/* ---- dl.c ----------------------------------------------------------------------- */
+
+/* A vendor library opened on first use, once per process, never closed
+ * (drivers keep threads in their code). A failure is tried again later. */
+typedef struct DlSym {
+    const char *name;
+    size_t      offset;      /* of the function pointer in the table */
+    bool        optional;    /* a missing one stays NULL */
+} DlSym;
+
+typedef struct DlLib {
+    const char *what;        /* for messages: "libOpenCL.so.1 (the OpenCL ICD loader)" */
+    void       *handle;
+    bool        loaded;
+} DlLib;
+
+/* Opens the first of `names` that loads (RTLD_NOW | RTLD_LOCAL) and fills
+ * `table` with its symbols. OKLC_ERR_UNAVAILABLE saying why. Thread-safe. */
+OKLC_INTERNAL oklc_status oklc_rt_dl_load(DlLib *lib, const char *const *names, size_t nnames,
+                                          const DlSym *syms, size_t nsyms, void *table);
+/* The symbol `name` of an open library as a function pointer (memcpy'd). */
+OKLC_INTERNAL bool oklc_rt_dl_symbol(void *handle, const char *name, void *fn);
+
+/* ---- opencl.c, cuda.c, hip.c ----------------------------------------------------- */
+
+OKLC_INTERNAL extern const DeviceOps oklc_opencl_ops;
+OKLC_INTERNAL extern const DeviceOps oklc_cuda_ops;
+OKLC_INTERNAL extern const DeviceOps oklc_hip_ops;
+/* Tests: the library names the next loads try (NULL: the defaults). */
+OKLC_INTERNAL void oklc_rt_opencl_library(const char *name);
 
 /* ---- source.c ------------------------------------------------------------------- */
 
@@ -142,6 +262,11 @@ struct Build {
     char              *preprocessed;  /* native: includes inlined, for the key */
     char             **cmd;        /* the compile command, NULL-terminated (oklc_free each) */
     size_t             ncmd;
+    /* GPU-like devices */
+    char              *launcher;   /* OKL: the host launcher's C++ (oklc_free) */
+    char             **opts;       /* the device compiler's options, NULL-terminated */
+    size_t             nopts;
+    char              *device_id;  /* the device and its compiler, for the key */
 };
 
 /* Makes b->source and b->metadata from `text` (NULL: read b->path):
@@ -169,6 +294,8 @@ OKLC_INTERNAL oklc_status oklc_rt_run_compiler(const char *const argv[], const c
 OKLC_INTERNAL char *oklc_rt_command_line(const char *const argv[]);
 /* How many compilers this process has run (tests count cache misses). */
 OKLC_INTERNAL long oklc_rt_compile_count(void);
+/* Counts a compile that runs in process (a GPU device's compiler). */
+OKLC_INTERNAL void oklc_rt_count_compile(void);
 
 /* ---- cache.c -------------------------------------------------------------------- */
 
@@ -206,6 +333,11 @@ OKLC_INTERNAL oklc_status oklc_rt_find_kernel(const char *metadata, const char *
                                               const char *name, char **symbol,
                                               Param **params, int *nparams);
 OKLC_INTERNAL void oklc_rt_params_free(Param *p, int n);
+/* The device functions of kernel `name` ("functions"), in launch order:
+ * *n of them (oklc_rt_strings_free them). */
+OKLC_INTERNAL oklc_status oklc_rt_find_functions(const char *metadata, const char *where,
+                                                 const char *name, char ***functions, int *n);
+OKLC_INTERNAL void oklc_rt_strings_free(char **s, int n);
 /* The backend named by the metadata ("serial"), or NULL. */
 OKLC_INTERNAL char *oklc_rt_metadata_backend(const char *metadata);
 
@@ -232,9 +364,18 @@ struct oklc_kernel {
     char        *name;
     Param       *params;
     int          nparams;      /* -1: native, arguments unchecked */
-    void        *lib;          /* the loaded binary (dlopen handle, module) */
+    void        *lib;          /* the loaded binary (dlopen handle); GPU: the launcher */
     void       (*entry)(void *const *args);
     void       (*set_threads)(int);   /* OpenMP builds: _occa_set_num_threads */
+    /* GPU-like devices */
+    int        (*launch)(const LaunchApi *api, void *const *args);   /* OKL: the launcher */
+    void        *module;       /* cl_program, CUmodule, hipModule_t */
+    void       **functions;    /* cl_kernel, CUfunction, hipFunction_t: one per device kernel */
+    char       **function_names;
+    int          nfunctions;
+    void        *lock;         /* OpenCL: a mutex (kernel arguments live in the cl_kernel) */
+    bool         dims_set;     /* native: oklc_kernel_set_run_dims was called */
+    size_t       outer[3], inner[3];
 };
 
 #endif

@@ -37,6 +37,11 @@ void oklc_rt_build_free(Build *b)
     oklc_free(b->metadata);
     oklc_free(b->input_hash);
     oklc_free(b->preprocessed);
+    oklc_free(b->launcher);
+    for (size_t i = 0; i < b->nopts; i++)
+        oklc_free(b->opts[i]);
+    oklc_free(b->opts);
+    oklc_free(b->device_id);
 }
 
 /* A context for the device's backend with the properties, in their order. */
@@ -88,18 +93,22 @@ static oklc_status transpile(Build *b, const char *text, size_t len)
     if (strchr(b->name, '<'))
         oklc_add_instance(c, b->name);
     oklc_status st = OKLC_OK;
-    const char *out = NULL, *meta = NULL, *hash = NULL;
+    const char *out = NULL, *meta = NULL, *hash = NULL, *launcher = NULL;
+    bool gpu = b->dev->ops->launch != NULL;    /* GPU-like: a launcher too */
     if (!oklc_transpile_buffer(c, b->path, text, len, 0))
         st = transpile_failed(b, c);
-    else if (!(out = oklc_output(c, &b->source_len)) || !(meta = oklc_metadata(c, NULL)))
+    else if (!(out = oklc_output(c, &b->source_len)) || !(meta = oklc_metadata(c, NULL)) ||
+             (gpu && !(launcher = oklc_launcher(c, NULL))))
         st = oklc_rt_fail(OKLC_ERR_TRANSPILE, "the transpiler gave no %s for '%s'",
-                          out ? "metadata" : "output", b->path);
+                          !out ? "output" : !meta ? "metadata" : "launcher", b->path);
     if (!st) {
         hash = oklc_input_hash(c);
         b->source = copy(out);
         b->metadata = copy(meta);
         b->input_hash = copy(hash);
-        if (!b->source || !b->metadata || (hash && !b->input_hash))
+        b->launcher = copy(launcher);
+        if (!b->source || !b->metadata || (hash && !b->input_hash) ||
+            (launcher && !b->launcher))
             st = oklc_rt_oom();
     }
     oklc_ctx_free(c);

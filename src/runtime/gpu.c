@@ -1,0 +1,450 @@
+/*
+ * gpu.c - what the GPU-like devices (OpenCL, CUDA, HIP) share: the build
+ * of a cache entry (the device binary, and for OKL the host launcher),
+ * loading it, and running a kernel through its launcher.
+ *
+ * An OKL kernel becomes device kernels and a host launcher
+ * (docs/launchers.md). The launcher is C++ compiled with the system's
+ * compiler into launcher.so, as serial code is (-std=c++17 -shared -fPIC
+ * -O2); its entry `int _occa_launch_K(const _occa_launch_api *, void *const
+ * *args)` computes each device kernel's grid and block from the scalar
+ * arguments and calls back `run`, which the vendor's file implements (set
+ * the arguments, enqueue). The device source is compiled in process by the
+ * vendor's compiler (clBuildProgram, NVRTC, hiprtc) into the entry's binary.
+ *
+ * Native device source has no launcher and no metadata: the kernel is the
+ * one device function named, run on the dims of oklc_kernel_set_run_dims,
+ * its arguments passed as given.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+static atomic_long launches;
+
+long oklc_rt_launch_count(void)
+{
+    return atomic_load(&launches);
+}
+
+oklc_status oklc_rt_opt_add(Build *b, const char *opt)
+{
+    char **bigger = oklc_realloc(b->opts, (b->nopts + 2) * sizeof *bigger);
+    if (!bigger)
+        return oklc_rt_oom();
+    b->opts = bigger;
+    b->opts[b->nopts] = oklc_rt_strdup(opt);
+    b->opts[b->nopts + 1] = NULL;
+    if (!b->opts[b->nopts])
+        return oklc_rt_oom();
+    b->nopts++;
+    return OKLC_OK;
+}
+
+/* ---- device specs ------------------------------------------------------------------- */
+
+oklc_status oklc_gpu_device_index(const Spec *s, const char *mode, int *index)
+{
+    const char *extra = s->threads ? "threads" : s->platform ? "platform" : NULL;
+    if (extra)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT,
+                            "device spec '%s': '%s' does not apply to the %s device", s->text,
+                            extra, mode);
+    *index = 0;
+    if (!s->device)
+        return OKLC_OK;
+    char *end;
+    long n = strtol(s->device, &end, 10);
+    if (s->device[0] < '0' || s->device[0] > '9' || *end || n > INT_MAX)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "device spec '%s': device=%s is not a device "
+                            "index (0, 1, ...)", s->text, s->device);
+    *index = (int)n;
+    return OKLC_OK;
+}
+
+/* ---- building -------------------------------------------------------------------- */
+
+static oklc_status add_joined(Build *b, const char *option, const char *value)
+{
+    char *opt = oklc_rt_format("%s%s", option, value);
+    oklc_status st = opt ? oklc_rt_opt_add(b, opt) : oklc_rt_oom();
+    oklc_free(opt);
+    return st;
+}
+
+/* `path` in a C string literal. */
+static char *quoted(const char *path)
+{
+    char *q = oklc_malloc(2 * strlen(path) + 3), *p = q;
+    if (!q)
+        return NULL;
+    *p++ = '"';
+    for (const char *s = path; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
+    }
+    *p++ = '"';
+    *p = '\0';
+    return q;
+}
+
+/* Native source's included files, as #include lines before it (no device
+ * compiler has a portable -include); #line keeps its own line numbers. */
+static oklc_status include_files(Build *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->props->ncmds; i++)
+        n += b->props->cmds[i].kind == PROP_INCLUDE_FILE;
+    if (!n)
+        return OKLC_OK;
+    char *text = oklc_rt_strdup("");
+    oklc_status st = text ? OKLC_OK : oklc_rt_oom();
+    for (size_t i = 0; !st && i < b->props->ncmds; i++) {
+        const PropCmd *c = &b->props->cmds[i];
+        if (c->kind != PROP_INCLUDE_FILE)
+            continue;
+        char *abs = oklc_rt_absolute(c->text), *q = abs ? quoted(abs) : NULL;
+        char *more = q ? oklc_rt_format("%s#include %s\n", text, q) : NULL;
+        oklc_free(abs);
+        oklc_free(q);
+        oklc_free(text);
+        text = more;
+        st = text ? OKLC_OK : oklc_rt_oom();
+    }
+    char *path = st ? NULL : quoted(b->path);
+    char *source = path ? oklc_rt_format("%s#line 1 %s\n%s", text, path, b->source) : NULL;
+    if (!st && !source)
+        st = oklc_rt_oom();
+    if (!st) {
+        oklc_free(b->source);
+        b->source = source;
+        b->source_len = strlen(source);
+    }
+    oklc_free(path);
+    oklc_free(text);
+    return st;
+}
+
+oklc_status oklc_gpu_props_options(Build *b)
+{
+    bool native = !b->props->okl;
+    oklc_status st = OKLC_OK;
+    if (native && b->source_dir)
+        st = add_joined(b, "-I", b->source_dir);
+    for (size_t i = 0; !st && i < b->props->ncmds; i++) {
+        const PropCmd *c = &b->props->cmds[i];
+        if (c->kind == PROP_DEFINE && native)
+            st = add_joined(b, "-D", c->text);
+        else if (c->kind == PROP_INCLUDE_PATH) {
+            char *abs = oklc_rt_absolute(c->text);
+            st = abs ? add_joined(b, "-I", abs) : oklc_rt_oom();
+            oklc_free(abs);
+        }
+    }
+    if (!st && native)
+        st = include_files(b);
+    if (st || !b->props->flags)
+        return st;
+    char *copy = oklc_rt_strdup(b->props->flags), *save;
+    if (!copy)
+        return oklc_rt_oom();
+    for (char *w = strtok_r(copy, " \t\n\r\v\f", &save); w && !st;
+         w = strtok_r(NULL, " \t\n\r\v\f", &save))
+        st = oklc_rt_opt_add(b, w);
+    oklc_free(copy);
+    return st;
+}
+
+/* The launcher's compile command (OKL), then the device's options: its
+ * own (the architecture), the props' after them so that they can
+ * override. OKLC_CXXFLAGS is for CPU kernels; launchers get fixed flags. */
+oklc_status oklc_gpu_command(const oklc_device *d, Build *b)
+{
+    static const char *const fixed[] = {"-std=c++17", "-shared", "-fPIC", "-O2"};
+    oklc_status st = OKLC_OK;
+    if (b->launcher) {
+        st = oklc_rt_compiler(b);
+        for (size_t i = 0; !st && i < OKLC_COUNTOF(fixed); i++)
+            st = oklc_rt_cmd_add(b, fixed[i]);
+    }
+    if (!st)
+        st = d->ops->device_options(d, b);
+    return st ? st : oklc_gpu_props_options(b);
+}
+
+static oklc_status append_log(const char *dir, const char *title, const char *log)
+{
+    char *path = oklc_rt_path(dir, "build.log");
+    char *text = oklc_rt_format("%s\n%s%s", title, log ? log : "",
+                                log && *log && log[strlen(log) - 1] != '\n' ? "\n" : "");
+    oklc_status st = path && text ? oklc_rt_append_file(path, text, strlen(text))
+                                  : oklc_rt_oom();
+    oklc_free(path);
+    oklc_free(text);
+    return st;
+}
+
+static oklc_status compile_launcher(const Build *b, const char *dir)
+{
+    char *src = oklc_rt_path(dir, "launcher.cpp"), *lib = oklc_rt_path(dir, "launcher.so");
+    const char **argv = oklc_malloc((b->ncmd + 4) * sizeof *argv);
+    oklc_status st = src && lib && argv ? OKLC_OK : oklc_rt_oom();
+    if (!st) {
+        memcpy(argv, b->cmd, b->ncmd * sizeof *argv);
+        argv[b->ncmd] = src;
+        argv[b->ncmd + 1] = "-o";
+        argv[b->ncmd + 2] = lib;
+        argv[b->ncmd + 3] = NULL;
+        st = oklc_rt_run_compiler(argv, dir, b->path);
+    }
+    oklc_free(argv);
+    oklc_free(src);
+    oklc_free(lib);
+    return st;
+}
+
+/* The device binary first (its errors are the kernel's), then the
+ * launcher. Both logs go to build.log. */
+oklc_status oklc_gpu_compile(const oklc_device *d, const Build *b, const char *dir)
+{
+    char *log = NULL, *title = NULL;
+    if (oklc_rt_verbose())
+        fprintf(stderr, "oklc: building '%s' for the %s device '%s' in %s\n", b->path,
+                d->ops->name, d->label, dir);
+    oklc_rt_count_compile();
+    oklc_status st = d->ops->build_device(d, b, dir, &log);
+    oklc_status lst = OKLC_OK;
+    if (!(title = oklc_rt_format("%s build of %s for '%s':", d->ops->title,
+                                 d->ops->source_name, d->label)))
+        lst = oklc_rt_oom();
+    else
+        lst = append_log(dir, title, log);
+    oklc_free(title);
+    oklc_free(log);
+    if (st)
+        return st;
+    if (lst)
+        return lst;
+    return b->launcher ? compile_launcher(b, dir) : OKLC_OK;
+}
+
+/* ---- loading ---------------------------------------------------------------------- */
+
+static oklc_status load_launcher(oklc_kernel *k, const char *dir, const char *symbol)
+{
+    char *path = oklc_rt_path(dir, "launcher.so");
+    if (!path)
+        return oklc_rt_oom();
+    dlerror();
+    k->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    oklc_status st = OKLC_OK;
+    if (!k->lib)
+        st = oklc_rt_fail(OKLC_ERR_LOAD, "cannot load the launcher '%s': %s", path, dlerror());
+    else if (!oklc_rt_dl_symbol(k->lib, symbol, &k->launch))
+        st = oklc_rt_fail(OKLC_ERR_LOAD, "no launcher '%s' of kernel '%s' in '%s' (dlsym: %s)",
+                          symbol, k->name, path, dlerror());
+    oklc_free(path);
+    return st;
+}
+
+oklc_status oklc_gpu_load(oklc_kernel *k, const char *dir, const char *metadata,
+                          const char *symbol)
+{
+    oklc_status st;
+    if (k->nparams >= 0) {
+        st = oklc_rt_find_functions(metadata, dir, k->name, &k->function_names,
+                                    &k->nfunctions);
+        if (!st && !k->nfunctions)
+            st = oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' lists no device kernels "
+                              "(\"functions\") for kernel '%s'", dir, k->name);
+        if (!st)
+            st = load_launcher(k, dir, symbol);
+    } else {
+        k->function_names = oklc_malloc(sizeof *k->function_names);
+        if (k->function_names && (k->function_names[0] = oklc_rt_strdup(symbol)))
+            k->nfunctions = 1;
+        st = k->nfunctions ? OKLC_OK : oklc_rt_oom();
+    }
+    if (!st) {
+        k->functions = oklc_malloc((size_t)k->nfunctions * sizeof *k->functions);
+        if (k->functions)
+            memset(k->functions, 0, (size_t)k->nfunctions * sizeof *k->functions);
+        st = k->functions ? OKLC_OK : oklc_rt_oom();
+    }
+    if (!st)
+        st = k->dev->ops->load_device(k, dir, k->function_names, k->nfunctions);
+    return st;
+}
+
+void oklc_gpu_unload(oklc_kernel *k)
+{
+    k->dev->ops->unload_device(k);
+    oklc_free(k->functions);
+    oklc_rt_strings_free(k->function_names, k->nfunctions);
+    if (k->lib)
+        dlclose(k->lib);
+}
+
+/* ---- running ------------------------------------------------------------------------ */
+
+/* What the launcher's calls back into: the kernel, the arguments' sizes,
+ * and the first failure. */
+typedef struct Launch {
+    oklc_kernel  *k;
+    int           nargs;
+    const size_t *sizes;
+    bool          fail;       /* a device kernel failed: */
+    int           failed;     /* which (any int the launcher gave) */
+    int           code;
+    const char   *call;
+    size_t        grid[3], block[3];
+} Launch;
+
+
+static int run_function(void *device, int index, const unsigned long grid[3],
+                        const unsigned long block[3], void *const *args)
+{
+    Launch *l = device;
+    if (l->fail)    /* a launcher that goes on after a failure */
+        return l->code == GPU_OWN_ERROR ? -1 : l->code;
+    for (int i = 0; i < 3; i++) {
+        l->grid[i] = grid[i];
+        l->block[i] = block[i];
+    }
+    l->failed = index;
+    if (index < 0 || index >= l->k->nfunctions) {
+        l->fail = true;
+        l->code = GPU_OWN_ERROR;
+        l->call = "no such device kernel";
+        return -1;
+    }
+    const char *call = NULL;
+    int code = l->k->dev->ops->launch(l->k, index, l->grid, l->block, l->nargs, args, l->sizes,
+                                      &call);
+    if (code) {
+        l->fail = true;
+        l->code = code;
+        l->call = call;
+        return code == GPU_OWN_ERROR ? -1 : code;
+    }
+    atomic_fetch_add(&launches, 1);
+    return 0;
+}
+
+static oklc_status launch_failed(const Launch *l, int returned)
+{
+    const oklc_kernel *k = l->k;
+    const DeviceOps *ops = k->dev->ops;
+    char where[512] = "", how[256];
+    bool known = l->failed >= 0 && l->failed < k->nfunctions;
+    if (!l->fail)
+        return oklc_rt_fail(OKLC_ERR_DEVICE, "cannot run '%s' on the %s device '%s': its "
+                            "launcher returned %d", k->name, ops->name, k->dev->label,
+                            returned);
+    if (k->nparams >= 0)
+        snprintf(where, sizeof where, "device kernel %d%s%s%s of ", l->failed,
+                 known ? " ('" : "", known ? k->function_names[l->failed] : "",
+                 known ? "')" : "");
+    if (l->code == GPU_OWN_ERROR && !known)
+        snprintf(how, sizeof how, "%s (the kernel has %d)", l->call, k->nfunctions);
+    else if (l->code == GPU_OWN_ERROR)
+        snprintf(how, sizeof how, "%s", l->call);
+    else
+        snprintf(how, sizeof how, "%s: %s (%d)", l->call ? l->call : "launch",
+                 ops->error_name(l->code), l->code);
+    return oklc_rt_fail(OKLC_ERR_DEVICE, "cannot run %s'%s' on the %s device '%s' (grid "
+                        "%zux%zux%zu, block %zux%zux%zu): %s", where, k->name, ops->name,
+                        k->dev->label, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                        l->block[1], l->block[2], how);
+}
+
+/* Each argument's bytes: memory is the handle (cl_mem, CUdeviceptr,
+ * device pointer); checked kernels take the metadata's sizes, native ones
+ * the size of what was given. */
+static size_t arg_size(const oklc_kernel *k, int i, const oklc_arg *a)
+{
+    if (a->kind == OKLC_ARG_MEMORY)
+        return sizeof(void *);
+    if (k->nparams >= 0)
+        return k->params[i].size;
+    switch (a->kind) {
+    case OKLC_ARG_INT: return sizeof(int32_t);
+    case OKLC_ARG_LONG: return sizeof(int64_t);
+    case OKLC_ARG_FLOAT: return sizeof(float);
+    case OKLC_ARG_DOUBLE: return sizeof(double);
+    case OKLC_ARG_STRUCT: return a->u.bytes.size;
+    case OKLC_ARG_MEMORY: break;
+    }
+    return 0;
+}
+
+static oklc_status run_native(Launch *l, void *const *ptrs)
+{
+    oklc_kernel *k = l->k;
+    if (!k->dims_set)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' is a native %s kernel: it runs on the "
+                            "dims of oklc_kernel_set_run_dims, which was not called",
+                            k->name, k->dev->ops->name);
+    if (!k->outer[0] || !k->outer[1] || !k->outer[2])
+        return OKLC_OK;    /* no work-group: nothing runs, as in a launcher */
+    unsigned long grid[3], block[3];
+    for (int i = 0; i < 3; i++) {
+        grid[i] = k->outer[i];
+        block[i] = k->inner[i];
+    }
+    int code = run_function(l, 0, grid, block, ptrs);
+    return code ? launch_failed(l, code) : OKLC_OK;
+}
+
+oklc_status oklc_gpu_run(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
+{
+    size_t local[16], *sizes = nargs > 16 ? oklc_malloc((size_t)nargs * sizeof *sizes) : local;
+    if (!sizes)
+        return oklc_rt_oom();
+    for (int i = 0; i < nargs; i++)
+        sizes[i] = arg_size(k, i, &args[i]);
+    Launch l = {.k = k, .nargs = nargs, .sizes = sizes};
+    oklc_status st;
+    if (k->nparams < 0) {
+        st = run_native(&l, ptrs);
+    } else {
+        LaunchApi api = {.version = 1, .device = &l, .run = run_function};
+        int r = k->launch(&api, ptrs);
+        st = r || l.fail ? launch_failed(&l, r) : OKLC_OK;
+    }
+    if (sizes != local)
+        oklc_free(sizes);
+    return st;
+}
+
+oklc_status oklc_kernel_set_run_dims(oklc_kernel *k, const size_t outer[3],
+                                     const size_t inner[3])
+{
+    if (!k || !outer || !inner)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_set_run_dims: NULL %s",
+                            !k ? "kernel" : !outer ? "outer" : "inner");
+    if (!k->dev->ops->launch)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_set_run_dims: '%s' is a kernel of "
+                            "the %s device; run dims apply only to native kernels of GPU-like "
+                            "devices (cuda, hip, opencl)", k->name, k->dev->ops->name);
+    if (k->nparams >= 0)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_set_run_dims: '%s' is an OKL "
+                            "kernel: its launcher computes its dims; they apply only to "
+                            "native kernels", k->name);
+    for (int i = 0; i < 3; i++) {
+        if (!inner[i])
+            return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_set_run_dims: inner[%d] of "
+                                "'%s' is 0 (a work-group has at least 1 work-item on each "
+                                "axis)", i, k->name);
+    }
+    memcpy(k->outer, outer, sizeof k->outer);
+    memcpy(k->inner, inner, sizeof k->inner);
+    k->dims_set = true;
+    return OKLC_OK;
+}
