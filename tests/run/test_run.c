@@ -300,6 +300,18 @@ static void test_tiles2d(void **state)
     oklc_kernel_free(k);
 }
 
+static void test_return_no_braces(void **state)
+{
+    (void)state;
+    enum { NB = 3, N = NB * 4 };
+    int x[N] = {0}, want[N];
+    for (int b = 0; b < NB; b++)
+        for (int i = 0; i < 4; i++)
+            want[b * 4 + i] = i < 3 ? i : 3;   /* r = 0 .. i - 1, then the return */
+    RUN_ON("loops.okl", "returnNoBraces", x, oklc_arg_int(NB));
+    same_ints(want, x, N);
+}
+
 /* ---- guards.okl -------------------------------------------------------------------------- */
 
 static void guards_with(int n, int flag)
@@ -716,7 +728,8 @@ int main(void)
         cmocka_unit_test(test_down_strided),     cmocka_unit_test(test_several_outer),
         cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
-        cmocka_unit_test(test_returns),          cmocka_unit_test(test_tiles2d),
+        cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
+        cmocka_unit_test(test_tiles2d),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_reverse_blocks),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
