@@ -13,6 +13,9 @@ packages=(
   libcmocka-dev     # unit tests
   libxxhash-dev     # XXH3-128: the keys of the runtime's kernel cache
   clang             # tests: normalized kernels must pass clang++ -fsyntax-only
+  opencl-c-headers  # CL/cl.h: the OpenCL device's types (the loader is dlopen'ed, never linked)
+  ocl-icd-libopencl1  # libOpenCL.so.1, the OpenCL ICD loader the runtime dlopens
+  pocl-opencl-icd   # PoCL: OpenCL on the CPU, the device the OpenCL tests run on
 )
 names=()
 for p in "${packages[@]}"; do

@@ -102,12 +102,20 @@ grep -q '"entry":.*"_occa_entry_k"' "$tmp/k.json" || fail "transpile: no metadat
 expect 0 "$oklc" transpile -b serial -DN=16 -DOP=fmaxf "$tmp/k.okl"
 stdout_has "_occa_entry_k(void *const *args)"
 grep -q "pragma omp" "$tmp/stdout" && fail "serial output has OpenMP pragmas"
-expect 1 "$oklc" transpile -b cuda -DN=4 "$tmp/k.okl";  stderr_has "the cuda backend is not available yet"
+expect 1 "$oklc" transpile -b metal -DN=4 "$tmp/k.okl";  stderr_has "the metal backend is not available yet"
 expect 1 "$oklc" transpile -b serial --instance 'k<int>' -DN=4 "$tmp/k.okl"
 stderr_has "instance 'k<int>': the kernel is not a template"
 rm -f "$tmp/k2.cpp" "$tmp/k2.json"
 expect 1 "$oklc" transpile -b serial "$tmp/bad.okl" -o "$tmp/k2.cpp" --metadata "$tmp/k2.json"
 [ -e "$tmp/k2.cpp" ] || [ -e "$tmp/k2.json" ] && fail "transpile left a file after an error"
+# an output that is not a regular file (a pipe, /dev/null) is written into,
+# not replaced
+mkfifo "$tmp/pipe"
+cat "$tmp/pipe" >"$tmp/from-pipe" &
+expect 0 "$oklc" transpile -b serial -DN=4 -DOP=fmaxf "$tmp/k.okl" -o "$tmp/pipe"
+wait
+[ -p "$tmp/pipe" ] || fail "-o PIPE replaced the pipe"
+grep -q "_occa_entry_k" "$tmp/from-pipe" || fail "-o PIPE: nothing came through the pipe"
 mkdir -p "$tmp/ro"
 expect 1 "$oklc" transpile -b serial -DN=4 -DOP=fmaxf "$tmp/k.okl" -o "$tmp/k3.cpp" \
   --metadata "$tmp/ro/missing/k3.json"

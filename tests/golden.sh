@@ -12,7 +12,8 @@
 #                  INPUT.out (the kernels after the prelude, then the
 #                  metadata), and the whole output must compile ($CXX, g++ by
 #                  default: -std=c++17 -Wall -Werror -fsyntax-only)
-#   MODE transpile-error: oklc transpile -b serial: INPUT.okl -> INPUT.err
+#   MODE transpile-error: oklc transpile -b serial (or the -b of the
+#                  input's oklc-args): INPUT.okl -> INPUT.err
 # Extra options come from a line "// oklc-args: ..." in the input.
 # OKLC_UPDATE_GOLDEN=1 rewrites the expected file instead of comparing.
 set -u
@@ -40,7 +41,8 @@ case $mode in
   serial|openmp)
     cmd="transpile -b $mode --metadata $tmp/meta.json"; expected=$base.out ;;
   transpile-error)
-    cmd="transpile -b serial"; expected=$base.err ;;
+    cmd="transpile"; expected=$base.err
+    case " ${args[*]} " in *" -b "*) ;; *) cmd="transpile -b serial" ;; esac ;;
   *) echo "golden.sh: unknown mode $mode"; exit 2 ;;
 esac
 

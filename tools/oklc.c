@@ -36,6 +36,7 @@ static const char usage_text[] =
     "  -b, --backend NAME   the backend (transpile), whose macros are predefined: serial,\n"
     "                       openmp, cuda, hip, opencl, dpcpp, metal (case-insensitive)\n"
     "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
+    "  --launcher FILE      (transpile: cuda, hip, opencl) write the host launcher to FILE\n"
     "  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
     "                       (repeatable)\n"
     "  --keep-macros        normalize without expanding macros or includes, keeping\n"
@@ -59,7 +60,9 @@ typedef struct Options {
     const char *input;
     const char *output;
     const char *metadata;
+    const char *launcher;
     bool backend_given;
+    const char *backend;
     bool keep_macros;
     bool dump_model;
     bool json;
@@ -160,10 +163,15 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
                                    v);
             oklc_set_backend(c, b);
             o->backend_given = true;
+            o->backend = oklc_backend_name(b);
         } else if (is_option(a, "--metadata")) {
             if (!(v = option_value(argc, argv, &i, "--metadata")) || !*v)
                 return usage_error("option '%s' needs a file name", "--metadata");
             o->metadata = v;
+        } else if (is_option(a, "--launcher")) {
+            if (!(v = option_value(argc, argv, &i, "--launcher")) || !*v)
+                return usage_error("option '%s' needs a file name", "--launcher");
+            o->launcher = v;
         } else if (is_option(a, "--instance")) {
             if (!(v = option_value(argc, argv, &i, "--instance")) || !*v)
                 return usage_error("option '%s' needs a kernel: name<T, N>", "--instance");
@@ -203,6 +211,8 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         return usage_error("%s", "--dump-model only applies to check");
     if (o->metadata && strcmp(o->command, "transpile"))
         return usage_error("%s", "--metadata only applies to transpile");
+    if (o->launcher && strcmp(o->command, "transpile"))
+        return usage_error("%s", "--launcher only applies to transpile");
     if (!strcmp(o->command, "transpile") && !o->backend_given)
         return usage_error("%s", "transpile needs a backend: -b serial or -b openmp");
     return 0;
@@ -230,12 +240,26 @@ static char *read_stdin(size_t *len)
     return buf;
 }
 
+/* Writes straight into what is not a regular file: /dev/null, a pipe. */
+static bool write_special(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
+    return ok;
+}
+
 /* Writes next to the destination, then renames: readers never see a
  * half-written file, and a failure leaves the old one as it was. */
 static bool write_output(const char *path, const char *text, size_t len)
 {
     if (!path)
         return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return write_special(path, text, len);
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
     if (!tmp)
@@ -322,9 +346,19 @@ int main(int argc, char **argv)
             size_t mlen;
             const char *meta = oklc_metadata(c, &mlen);
             ok = write_output(o.metadata, meta, mlen);
-            if (!ok && o.output)
-                unlink(o.output);      /* all or nothing */
         }
+        if (ok && o.launcher) {
+            size_t llen;
+            const char *launcher = oklc_launcher(c, &llen);
+            if (!launcher)
+                fprintf(stderr, "oklc: error: the %s backend has no launcher: its kernels run "
+                                "on the host\n", o.backend);
+            ok = launcher && write_output(o.launcher, launcher, llen);
+        }
+        if (!ok && o.output)
+            unlink(o.output);          /* all or nothing */
+        if (!ok && o.metadata)
+            unlink(o.metadata);
     }
     oklc_ctx_free(c);
     return ok ? 0 : 1;

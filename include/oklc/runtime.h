@@ -21,17 +21,40 @@
  *     oklc_device_finish(dev);
  *     oklc_kernel_free(k); oklc_memory_free(a); oklc_device_close(dev);
  *
+ * Devices: serial and openmp run on the host; opencl, cuda and hip are
+ * GPU-like: their vendor's library is opened at run time (dlopen:
+ * libOpenCL.so.1; libcuda.so.1 and NVRTC; libamdhip64.so and hiprtc), none
+ * is linked, and where it is missing (or there is no device) opening the
+ * device gives OKLC_ERR_UNAVAILABLE with the reason. On a GPU-like device
+ * an OKL kernel becomes device kernels and a host launcher (C++ compiled
+ * with the system's compiler, like serial code) that computes each device
+ * kernel's grid from the arguments (docs/launchers.md).
+ *
  * Environment: OKLC_CACHE_DIR (the kernel cache; default
  * $XDG_CACHE_HOME/oklc, else ~/.cache/oklc), OKLC_CXX and OKLC_CXXFLAGS (the
- * C++ compiler and its flags for CPU devices), OKLC_VERBOSE=1 (print every
- * compile command and the path of every generated source).
+ * C++ compiler and its flags for CPU devices; OKLC_CXX also compiles GPU
+ * launchers), OKLC_VERBOSE=1 (print every compile command and the path of
+ * every generated source), CUDA_HOME / CUDA_PATH (where NVRTC is, else
+ * /usr/local/cuda, else the loader's path), OKLC_DLMOPEN=0 (see below).
+ *
+ * The OpenCL and HIP libraries bring an LLVM of their own, which must not
+ * meet the libclang oklc links: they are opened in a link-map namespace of
+ * their own (dlmopen), unless OKLC_DLMOPEN=0. Such a library sees the
+ * environment as it was when it was first loaded (its own copy): set the
+ * variables it reads (POCL_CACHE_DIR, ...) before opening the first device.
  *
  * The cache folder must belong to the user and not be writable by others
  * (it is created 0700). Each build is a folder named by a hash of all that
- * makes the binary (source.cpp, kernel.so, metadata.json, build.log),
- * built under a temporary name and renamed into place, so any number of
- * processes may build the same kernel at once; no lock files. After a
- * compiler error the temporary folder stays an hour, for the source.
+ * makes the binary (source.cpp, kernel.so, metadata.json, build.log; for
+ * GPU-like devices the device source source.cl, source.cu or source.hip,
+ * its binary program.bin, kernel.cubin or kernel.hsaco, and for OKL
+ * launcher.cpp and launcher.so; OpenCL adds options.txt), built under a
+ * temporary name and renamed into place, so any number of processes may
+ * build the same kernel at once; no lock files. After a compiler error the
+ * temporary folder stays an hour, for the source. A GPU binary is the
+ * device's: the key has the device's name, its driver's and compiler's
+ * versions (OpenCL: platform name and version, device name and version,
+ * driver version; CUDA: compute capability and NVRTC's version).
  */
 #ifndef OKLC_RUNTIME_H
 #define OKLC_RUNTIME_H
@@ -68,13 +91,24 @@ typedef struct oklc_props oklc_props;
 
 /* ---- devices ----------------------------------------------------------- */
 
-/* spec: "serial", "openmp", or "mode=openmp threads=4" (keys: mode,
- * threads; also platform=, device= for OpenCL and device= for CUDA/HIP).
- * Mode names are case-insensitive. */
+/* spec: blank-separated words, a bare word being the mode: "serial",
+ * "openmp", "mode=openmp threads=4", "opencl", "mode=opencl platform=0
+ * device=0", "cuda", "mode=hip device=1". Mode names are case-insensitive.
+ *   threads=N   OpenMP only: the number of threads.
+ *   platform=P  OpenCL only: an index, or a case-insensitive part of the
+ *               platform's name or vendor ("platform=pocl"). Default: the
+ *               first platform that has a device.
+ *   device=D    OpenCL: an index on the platform, or a part of the device's
+ *               name (without platform=, looked for on every platform);
+ *               default: the platform's first device. CUDA, HIP: an index
+ *               (default 0).
+ * A key that does not apply to the mode is OKLC_ERR_ARGUMENT; a platform or
+ * device that is not there too (the message lists what is);
+ * OKLC_ERR_UNAVAILABLE when the vendor's library or any device is missing. */
 oklc_status oklc_device_open(const char *spec, oklc_device **out);
 /* Its kernels and memory are to be freed first. */
 void oklc_device_close(oklc_device *d);
-/* "serial", "openmp", ... */
+/* "serial", "openmp", "opencl", "cuda", "hip" */
 const char *oklc_device_mode(const oklc_device *d);
 /* Waits until everything queued on the device is done. */
 oklc_status oklc_device_finish(oklc_device *d);
@@ -84,7 +118,9 @@ oklc_status oklc_device_finish(oklc_device *d);
 oklc_status oklc_memory_alloc(oklc_device *d, size_t bytes, oklc_memory **out);
 void oklc_memory_free(oklc_memory *m);
 size_t oklc_memory_size(const oklc_memory *m);
-/* Copies `bytes` between host memory and device memory at byte `offset`. */
+/* Copies `bytes` between host memory and device memory at byte `offset`.
+ * Blocking: the copy is done when the call returns, and happens after the
+ * kernels run before it (on GPU-like devices, one in-order queue). */
 oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t bytes,
                                        size_t offset);
 oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t bytes,
@@ -103,7 +139,12 @@ oklc_status oklc_props_include_file(oklc_props *p, const char *path);
 /* The compiler and its flags, for this kernel (else OKLC_CXX / OKLC_CXXFLAGS,
  * else "c++" and "-O3"). Flags are split at blanks; no shell is involved.
  * NULL restores the default. CPU devices add -std=c++17 -shared -fPIC (and
- * -fopenmp) before these flags, so that these can override them. */
+ * -fopenmp) before these flags, so that these can override them.
+ * GPU-like devices: the compiler builds the OKL host launcher (with
+ * -std=c++17 -shared -fPIC -O2; OKLC_CXXFLAGS does not apply), and the
+ * flags go to the device compiler (clBuildProgram's options, NVRTC's,
+ * hiprtc's), after the device's own (--gpu-architecture=sm_XY,
+ * --offload-arch=gfx...) and the props' -D and -I. */
 oklc_status oklc_props_compiler(oklc_props *p, const char *compiler);
 oklc_status oklc_props_compiler_flags(oklc_props *p, const char *flags);
 /* false: the file is native source for the device's backend, not OKL
@@ -112,7 +153,15 @@ oklc_status oklc_props_compiler_flags(oklc_props *p, const char *flags);
  * of the props and its own folder for "..." includes; the kernel `name` is
  * its symbol `extern "C" void name(void *const *args)`, args[i] pointing to
  * argument i's value (for memory, to a variable holding the address).
- * Native kernels have no metadata: their arguments are not checked. */
+ * For GPU-like devices it is OpenCL C, CUDA or HIP source, built with the
+ * props' defines (-D), include paths (-I) and its own folder (-I), its
+ * included files as #include lines before it; the kernel `name` is a
+ * __kernel function (OpenCL) or an extern "C" __global__ one (CUDA, HIP),
+ * run with oklc_kernel_set_run_dims.
+ * Native kernels have no metadata: their arguments are not checked; each
+ * is passed as given (memory as its cl_mem / CUdeviceptr / device pointer,
+ * OKLC_ARG_INT as 4 bytes, OKLC_ARG_LONG 8, OKLC_ARG_FLOAT 4,
+ * OKLC_ARG_DOUBLE 8, a struct as its bytes). */
 oklc_status oklc_props_okl(oklc_props *p, bool enabled);
 
 /* ---- kernels ------------------------------------------------------------------ */
@@ -215,8 +264,24 @@ static inline oklc_arg oklc_arg_struct(const void *data, size_t size)
  * parameter's size), OKLC_ARG_LONG those of 8; OKLC_ARG_FLOAT and
  * OKLC_ARG_DOUBLE float and double; OKLC_ARG_STRUCT a struct of the same
  * size. On the OpenMP device a kernel's library stays mapped after
- * oklc_kernel_free: the OpenMP runtime's idle threads live in it. */
+ * oklc_kernel_free: the OpenMP runtime's idle threads live in it.
+ * On GPU-like devices the run is queued (oklc_device_finish waits for it;
+ * a copy to the host comes after it); a device error is OKLC_ERR_DEVICE
+ * naming the device kernel and the vendor's error ("clEnqueueNDRangeKernel:
+ * CL_INVALID_WORK_GROUP_SIZE (-54)"). An OpenCL kernel's arguments live in
+ * its cl_kernel: runs of one oklc_kernel from several threads take turns. */
 oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args);
+
+/* The work a native kernel of a GPU-like device (cuda, hip, opencl) runs
+ * on (OCCA's setRunDims): outer[a] blocks (work-groups) on axis a, each of
+ * inner[a] threads (work-items); axis 0 is x. Such a kernel needs it before
+ * oklc_kernel_run, which launches the kernel once on a grid of outer
+ * blocks of inner threads (OpenCL: local size inner, global size
+ * outer * inner); the dims stay for later runs. An outer of 0 on some axis
+ * runs nothing; an inner of 0 is an error. OKL kernels compute their dims
+ * in their launcher, and CPU kernels have none: for those it is an error. */
+oklc_status oklc_kernel_set_run_dims(oklc_kernel *k, const size_t outer[3],
+                                     const size_t inner[3]);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,11 @@
  *   cpu_shape.c loops shaped for a CPU: guards as bounds, memory order
  *   serial.c    the serial table
  *   openmp.c    the OpenMP table
+ *   gpu.c       what CUDA, HIP and OpenCL share: device kernels, launchers
+ *   cuda.c      the CUDA table (and the atomics HIP shares)
+ *   hip.c       the HIP table
+ *   opencl.c    the OpenCL table, and what OpenCL C needs of the file
+ *   opencl_spaces.c  OpenCL's address spaces on every pointer
  *
  * A backend records edits against the normalized text (src/emit/); the
  * output is its preamble, the edited text, then its tail.
@@ -18,6 +23,7 @@
 #include "../emit/emit.h"
 
 typedef struct Backend Backend;
+typedef struct GpuTarget GpuTarget;
 
 /* One transpilation in progress. */
 typedef struct Emit {
@@ -28,6 +34,10 @@ typedef struct Emit {
     Edits             ed;
     VEC(KernelOut)    kernels;    /* what the metadata lists, in order */
     Buf               tail;       /* after the user's code: entry points */
+    const char       *path;       /* the input, for comments */
+    const char       *launcher;   /* GPU-like backends: the host launcher */
+    Buf               head;       /* before the backend's includes: #defines */
+    const void       *target;     /* what the target's prepare() found */
 } Emit;
 
 struct Backend {
@@ -37,6 +47,7 @@ struct Backend {
     const char  *includes;        /* first lines of the output */
     const char  *preamble;        /* before the user's code */
     bool         openmp;          /* CPU: @outer loops on OpenMP threads */
+    const GpuTarget *gpu;         /* GPU-like backends: what they write */
     bool (*translate)(Emit *E);   /* records the edits of the whole file */
 };
 
@@ -61,20 +72,38 @@ OKLC_INTERNAL void oklc_emit_jumps(Emit *E, const Kernel *k, bool loops_stay);
 OKLC_INTERNAL void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end);
 /* The [[...]] that holds an attribute. */
 OKLC_INTERNAL const SpecRange *oklc_emit_spec_of(const Emit *E, const Attr *a);
-/* Calls fn for every directive line `#name args` of the normalized text. */
-OKLC_INTERNAL void oklc_emit_directives(Emit *E, const char *name,
-                                        void (*fn)(Emit *E, Range line, const char *args,
-                                                   void *data),
-                                        void *data);
-OKLC_INTERNAL bool oklc_ident_char(char ch);
 /* The indentation of the line that holds `off`. */
 OKLC_INTERNAL const char *oklc_emit_indent(Emit *E, uint32_t off);
 /* s, in parentheses unless it is one token. */
 OKLC_INTERNAL const char *oklc_emit_operand(Emit *E, const char *s);
+/* A line (a #pragma) before a statement, and before the [[...]] that
+ * hold its attributes. */
+OKLC_INTERNAL void oklc_emit_pragma_before(Emit *E, Attr *const *attrs, size_t nattrs,
+                                           uint32_t stmt, const char *pragma);
+/* A @tile's element level l: the end of the current tile (a declaration of
+ * _occa_end_<i>, "" without the bound check), and the loop in it, from
+ * _occa_tiled_<i>. */
+OKLC_INTERNAL const char *oklc_emit_tile_end(Emit *E, const Loop *l);
+OKLC_INTERNAL const char *oklc_emit_tile_loop(Emit *E, const Loop *l);
+/* The new value of an @atomic's x from its old value `old` (of type
+ * `type`), for a compare-and-swap loop; NULL: no such update. */
+OKLC_INTERNAL const char *oklc_atomic_update(Arena *a, const Atomic *at, const char *old,
+                                             const char *type, const char *v);
+/* The iterator's declared type: "int" of "int i = 0". */
+OKLC_INTERNAL const char *oklc_emit_iter_type(Emit *E, const Loop *l);
 
 static inline bool oklc_in_range(Range r, uint32_t off)
 {
     return off >= r.begin && off < r.end;
+}
+
+/* Does r use variable v? */
+static inline bool oklc_refers_in(const Var *v, Range r)
+{
+    for (size_t i = 0; i < v->nrefs; i++)
+        if (oklc_in_range(r, v->refs[i].begin))
+            return true;
+    return false;
 }
 
 /* ---- cpu.c, cpu_split.c, cpu_shape.c: serial and OpenMP ---------------------------- */
@@ -112,10 +141,8 @@ static inline const char *oklc_cpu_op(Cpu *C, const char *s)
 OKLC_INTERNAL bool oklc_cpu_translate(Emit *E);
 OKLC_INTERNAL void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
 OKLC_INTERNAL const char *oklc_cpu_render(Cpu *C, Range r);
-OKLC_INTERNAL const char *oklc_cpu_iter_type(Cpu *C, const Loop *l);
-/* A @tile: the loop over tiles, the end of the current tile. */
+/* A @tile: the loop over tiles. */
 OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);
-OKLC_INTERNAL const char *oklc_cpu_tile_end(Cpu *C, const Loop *l);
 OKLC_INTERNAL void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b);
 OKLC_INTERNAL bool oklc_cpu_flat_tile(const Loop *l);
 OKLC_INTERNAL Attr *oklc_cpu_exclusive(const Var *v);
@@ -143,5 +170,53 @@ OKLC_INTERNAL void oklc_cpu_grid_stride(Cpu *C, const Loop *l);
 OKLC_INTERNAL size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order);
 /* Does loop l's header use the iterator of loop `of`? */
 OKLC_INTERNAL bool oklc_cpu_header_uses(Cpu *C, const Loop *l, const Loop *of);
+
+/* ---- gpu.c: CUDA, HIP, OpenCL ------------------------------------------------------ */
+
+/* One kernel being translated for a GPU-like target. */
+typedef struct Gpu {
+    Emit            *E;
+    Kernel          *k;
+    const GpuTarget *T;
+    Arena           *a;
+    bool             ok;
+} Gpu;
+
+/* What a GPU-like backend writes. */
+struct GpuTarget {
+    const char *kernel_specs;     /* before a device kernel: "extern \"C\" __global__" */
+    const char *device_specs;     /* before other functions: "__device__", or NULL */
+    const char *shared;           /* "__shared__", "__local" */
+    bool        shared_on_top;    /* OpenCL: __local only at the kernel's top level */
+    const char *block_index[3];   /* "blockIdx.x", "get_group_id(0)" */
+    const char *thread_index[3];  /* "threadIdx.x", "get_local_id(0)" */
+    const char *barrier;          /* "__syncthreads();" */
+    const char *warp_barrier;     /* "__syncwarp();" */
+    /* the line before a loop that asks to unroll it (count "": fully) */
+    const char *(*unroll)(Arena *a, const char *count);
+    const char *constant_var;     /* before a constant global: "__constant__" */
+    const char *global_var;       /* before another global, or NULL: none */
+    /* the launch-size hint of a block of constant size, or NULL */
+    const char *(*launch_hint)(Arena *a, const int64_t block[3]);
+    /* what an @atomic expression statement becomes (NULL after an error) */
+    const char *(*atomic)(Gpu *G, const Atomic *at);
+    /* what the target does to the whole file first (or NULL); false after
+     * an error */
+    bool (*prepare)(Emit *E);
+};
+
+OKLC_INTERNAL bool oklc_gpu_translate(Emit *E);
+OKLC_INTERNAL void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
+OKLC_INTERNAL const char *oklc_cuda_atomic(Gpu *G, const Atomic *at);
+OKLC_INTERNAL const char *oklc_cuda_launch_hint(Arena *a, const int64_t block[3]);
+OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);
+/* opencl_spaces.c: the address spaces of the file's pointers, written;
+ * the space an expression of kernel k points into (NULL: private). */
+OKLC_INTERNAL bool oklc_opencl_spaces(Emit *E);
+OKLC_INTERNAL const char *oklc_opencl_space(const Emit *E, const Kernel *k, Range expr);
+/* opencl.c: is it the name of one of OpenCL C's built-in functions? */
+OKLC_INTERNAL bool oklc_opencl_builtin(const char *name);
+extern const char oklc_cuda_prelude[];     /* cuda_prelude.cuh, embedded */
+extern const char oklc_opencl_prelude[];   /* opencl_prelude.cl, embedded */
 
 #endif

@@ -10,23 +10,24 @@
 
 #include "backend.h"
 
-extern const Backend oklc_serial_backend, oklc_openmp_backend;
+extern const Backend oklc_serial_backend, oklc_openmp_backend, oklc_cuda_backend,
+    oklc_hip_backend, oklc_opencl_backend;
 
 const Backend *oklc_backend_get(oklc_backend id)
 {
     switch (id) {
     case OKLC_BACKEND_SERIAL: return &oklc_serial_backend;
     case OKLC_BACKEND_OPENMP: return &oklc_openmp_backend;
+    case OKLC_BACKEND_CUDA: return &oklc_cuda_backend;
+    case OKLC_BACKEND_HIP: return &oklc_hip_backend;
+    case OKLC_BACKEND_OPENCL: return &oklc_opencl_backend;
     default: return NULL;
     }
 }
 
 /* ---- text helpers ------------------------------------------------------------ */
 
-bool oklc_ident_char(char ch)
-{
-    return isalnum((unsigned char)ch) || ch == '_';
-}
+
 
 const char *oklc_emit_indent(Emit *E, uint32_t off)
 {
@@ -97,34 +98,122 @@ void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end)
         oklc_edit_replace(&E->ed, begin, end, "");
 }
 
-/* ---- attributes ------------------------------------------------------------------ */
+/* A pragma line before a statement (before its attributes, if it
+ * starts its line). */
+void oklc_emit_pragma_before(Emit *E, Attr *const *attrs, size_t nattrs, uint32_t stmt,
+                             const char *pragma)
+{
+    uint32_t start = stmt;
+    for (size_t i = 0; i < nattrs; i++) {
+        const SpecRange *sp = oklc_emit_spec_of(E, attrs[i]);
+        if (sp && sp->off < start)
+            start = sp->off;
+    }
+    const char *t = E->nz->text;
+    uint32_t ls = start;
+    while (ls > 0 && (t[ls - 1] == ' ' || t[ls - 1] == '\t'))
+        ls--;
+    const char *ind = oklc_emit_indent(E, start);
+    if (ls == 0 || t[ls - 1] == '\n')
+        oklc_edit_before(&E->ed, start, oklc_arena_printf(&E->c->arena, "%s\n%s", pragma, ind));
+    else
+        oklc_edit_before(&E->ed, stmt, oklc_arena_printf(&E->c->arena, "\n%s%s\n%s", ind, pragma, ind));
+}
 
-/* A [[...]] leaves with the blanks before it ("float *m [[okl::dim(4)]],"),
- * or, when it starts a line or follows a bracket, those after it
- * ("[[okl::outer]] for", "([[okl::restrict]] float *p"). */
-static void delete_specs(Emit *E)
+/* The iterator's declared type: "int" of "int i = 0", with the edits in
+ * it; the type Clang deduced for "auto i = 0" (the iterator is then an
+ * index of another type). */
+const char *oklc_emit_iter_type(Emit *E, const Loop *l)
 {
     const char *t = E->nz->text;
-    uint32_t last = 0;          /* the end of the previous deletion */
-    for (size_t i = 0; i < E->nz->nspecs; i++) {
-        const SpecRange *s = &E->nz->specs[i];
-        if (s->keep) {
-            oklc_edit_replace(&E->ed, s->off, s->end, s->keep);
+    uint32_t b = l->init.begin, e = l->iter_off;
+    while (b < e && isspace((unsigned char)t[b]))
+        b++;
+    while (e > b && isspace((unsigned char)t[e - 1]))
+        e--;
+    for (uint32_t at = b; at + 4 <= e; at++) {
+        if (strncmp(t + at, "auto", 4) || oklc_ident_char(t[at + 4]) ||
+            (at > b && oklc_ident_char(t[at - 1])))
             continue;
-        }
-        uint32_t b = s->off, e = s->end;
-        while (b > last && (t[b - 1] == ' ' || t[b - 1] == '\t'))
-            b--;
-        bool indentation = b != last && (b == 0 || t[b - 1] == '\n');
-        if (b == s->off || indentation) {
-            b = s->off;
-            while (e < E->nz->len && t[e] == ' ')
-                e++;
-        }
-        oklc_edit_replace(&E->ed, b, e, "");
-        last = e;
+        for (size_t i = 0; l->kernel && i < l->kernel->nlocals; i++)
+            if (l->kernel->locals[i]->name_off == l->iter_off)
+                return l->kernel->locals[i]->type.spelling;
+    }
+    return oklc_edits_text(&E->ed, b, e);
+}
+
+/* ---- tiles -------------------------------------------------------------------------- */
+
+/* The first element of the current tile of loop l. */
+static const char *tiled(Emit *E, const Loop *l)
+{
+    return oklc_arena_printf(&E->c->arena, "_occa_tiled_%s", l->iter);
+}
+
+/* What ends the loop in a tile: the tile's end, or the bound when it
+ * comes first (computed once, so the loop's trip count is known). */
+const char *oklc_emit_tile_end(Emit *E, const Loop *l)
+{
+    if (!l->tile_check)
+        return "";
+    const char *tv = tiled(E, l);
+    const Loop *t = l->tile_other;
+    const char *lim = oklc_arena_printf(&E->c->arena, "%s %s %s", tv, l->down ? "-" : "+", t->stride);
+    const char *bound = oklc_emit_operand(E, l->bound);
+    if (l->cmp == CMP_LE)
+        bound = oklc_arena_printf(&E->c->arena, "%s + 1", bound);
+    else if (l->cmp == CMP_GE)
+        bound = oklc_arena_printf(&E->c->arena, "%s - 1", bound);
+    return oklc_arena_printf(&E->c->arena, "const %s _occa_end_%s = %s %s %s ? %s : %s;",
+                             oklc_emit_iter_type(E, l), l->iter, lim, l->down ? ">" : "<", bound,
+                             lim, bound);
+}
+
+/* The loop in a tile: from the tile's first element to its end. */
+const char *oklc_emit_tile_loop(Emit *E, const Loop *l)
+{
+    const char *tv = tiled(E, l);
+    const char *end = l->tile_check
+                          ? oklc_arena_printf(&E->c->arena, "_occa_end_%s", l->iter)
+                          : oklc_arena_printf(&E->c->arena, "%s %s %s", tv, l->down ? "-" : "+",
+                                              l->tile_other->stride);
+    const char *step = !strcmp(l->stride, "1")
+                           ? oklc_arena_printf(&E->c->arena, "%s%s", l->down ? "--" : "++", l->iter)
+                           : oklc_arena_printf(&E->c->arena, "%s %s %s", l->iter, l->down ? "-=" : "+=",
+                                               oklc_emit_operand(E, l->stride));
+    return oklc_arena_printf(&E->c->arena, "for (%s %s = %s; %s %s %s; %s)", oklc_emit_iter_type(E, l),
+                             l->iter, tv, l->iter, l->down ? ">" : "<", end, step);
+}
+
+/* ---- atomics --------------------------------------------------------------------------- */
+
+const char *oklc_atomic_update(Arena *a, const Atomic *at, const char *old, const char *type,
+                               const char *v)
+{
+    static const char *const ops[] = {
+        [AT_ADD] = "+", [AT_SUB] = "-", [AT_MUL] = "*", [AT_DIV] = "/", [AT_MOD] = "%",
+        [AT_AND] = "&", [AT_OR] = "|", [AT_XOR] = "^", [AT_SHL] = "<<", [AT_SHR] = ">>",
+        [AT_INC] = "+", [AT_DEC] = "-",
+    };
+    const char *val = oklc_arena_printf(a, "(%s)(%s)", type, v);
+    switch (at->op) {
+    case AT_ASSIGN:
+        return val;
+    case AT_MIN: case AT_MAX:
+        return oklc_arena_printf(a, "(%s %s %s ? %s : %s)", old, at->op == AT_MIN ? "<" : ">",
+                                 val, old, val);
+    case AT_MOD: case AT_AND: case AT_OR: case AT_XOR: case AT_SHL: case AT_SHR:
+        if (at->is_float)
+            return NULL;
+        /* fall through */
+    case AT_ADD: case AT_SUB: case AT_MUL: case AT_DIV: case AT_INC: case AT_DEC:
+        return oklc_arena_printf(a, "%s %s %s", old, ops[at->op], val);
+    default:
+        return NULL;
     }
 }
+
+/* ---- attributes ------------------------------------------------------------------ */
 
 static void restrict_var(Emit *E, const Var *v)
 {
@@ -133,47 +222,21 @@ static void restrict_var(Emit *E, const Var *v)
                          oklc_arena_printf(&E->c->arena, "%s ", E->be->restrict_kw));
 }
 
-void oklc_emit_directives(Emit *E, const char *name,
-                          void (*fn)(Emit *E, Range line, const char *args, void *data),
-                          void *data)
-{
-    const char *t = E->nz->text;
-    size_t n = strlen(name);
-    for (const char *line = t; *line;) {
-        const char *eol = strchr(line, '\n');
-        if (!eol)
-            eol = line + strlen(line);
-        const char *p = line;
-        while (p < eol && (*p == ' ' || *p == '\t'))
-            p++;
-        if (*p == '#') {
-            const char *hash = p++;
-            while (p < eol && (*p == ' ' || *p == '\t'))
-                p++;
-            if ((size_t)(eol - p) >= n && !strncmp(p, name, n) && !oklc_ident_char(p[n])) {
-                const char *args = oklc_arena_strndup(&E->c->arena, p + n, (size_t)(eol - p - n));
-                fn(E, (Range){(uint32_t)(hash - t), (uint32_t)(eol - t)}, args, data);
-            }
-        }
-        line = *eol ? eol + 1 : eol;
-    }
-}
-
 /* #include <okl_intrinsic.h> (OKL's own header): what it declares is in
  * every backend's preamble. */
-static void drop_okl_include(Emit *E, Range line, const char *args, void *data)
+static void drop_okl_include(Edits *ed, Range line, const char *args, void *data)
 {
     (void)data;
     if (strstr(args, "<okl_intrinsic.h>"))
-        oklc_edit_replace(&E->ed, line.begin, line.end,
+        oklc_edit_replace(ed, line.begin, line.end,
                           "/* <okl_intrinsic.h>: in the preamble above */");
 }
 
 void oklc_emit_attributes(Emit *E)
 {
     Model *m = E->m;
-    delete_specs(E);
-    oklc_emit_directives(E, "include", drop_okl_include, NULL);
+    oklc_edits_drop_specs(&E->ed, E->nz);
+    oklc_edits_directives(&E->ed, "include", drop_okl_include, NULL);
     for (size_t i = 0; i < m->nkernels; i++) {
         const Kernel *k = m->kernels[i];
         for (size_t p = 0; p < k->nparams; p++)
@@ -363,10 +426,11 @@ static size_t instance_args(Emit *E, const char *open, const char ***out)
     return args.len;
 }
 
-static void add_kernel(Emit *E, const Kernel *k, const char *name, const char *entry,
+static void add_kernel(Emit *E, const Kernel *k, const char *name, const char *suffix,
                        const char **targs, size_t ntargs)
 {
-    KernelOut ko = {k, name, entry, NULL, 0, targs, ntargs};
+    const char *entry = oklc_arena_printf(&E->c->arena, "_occa_entry_%s%s", k->name, suffix);
+    KernelOut ko = {k, name, entry, NULL, 0, targs, ntargs, suffix};
     vec_push(&E->c->arena, &E->kernels, ko);
 }
 
@@ -376,8 +440,7 @@ bool oklc_emit_kernel_list(Emit *E)
     for (size_t i = 0; i < E->m->nkernels; i++) {
         const Kernel *k = E->m->kernels[i];
         if (!k->is_template)
-            add_kernel(E, k, k->name, oklc_arena_printf(&c->arena, "_occa_entry_%s", k->name),
-                       NULL, 0);
+            add_kernel(E, k, k->name, "", NULL, 0);
     }
     bool ok = true;
     for (size_t i = 0; i < c->instances.len; i++) {
@@ -403,8 +466,7 @@ bool oklc_emit_kernel_list(Emit *E)
         for (size_t a = 0; a < ntargs; a++)
             oklc_buf_printf(&name, "%s%s", a ? ", " : "", targs[a]);
         oklc_buf_puts(&name, ">");
-        add_kernel(E, k, name.data, oklc_arena_printf(&c->arena, "_occa_entry_%s_%zu", k->name, i),
-                   targs, ntargs);
+        add_kernel(E, k, name.data, oklc_arena_printf(&c->arena, "_%zu", i), targs, ntargs);
     }
     return ok;
 }

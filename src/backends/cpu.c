@@ -58,18 +58,6 @@ const char *oklc_cpu_render(Cpu *C, Range r)
 
 /* ---- loops as CPU loops ---------------------------------------------------------- */
 
-/* The iterator's declared type: "int" of "int i = 0". */
-const char *oklc_cpu_iter_type(Cpu *C, const Loop *l)
-{
-    const char *t = C->E->nz->text;
-    uint32_t b = l->init.begin, e = l->iter_off;
-    while (b < e && isspace((unsigned char)t[b]))
-        b++;
-    while (e > b && isspace((unsigned char)t[e - 1]))
-        e--;
-    return oklc_arena_strndup(C->a, t + b, e - b);
-}
-
 static const char *tiled(Cpu *C, const Loop *l)
 {
     return oklc_arena_printf(C->a, "_occa_tiled_%s", l->iter);
@@ -80,44 +68,9 @@ const char *oklc_cpu_tile_head(Cpu *C, const Loop *l)
 {
     const char *tv = tiled(C, l);
     Cmp cmp = l->cmp == CMP_NE ? (l->down ? CMP_GT : CMP_LT) : l->cmp;
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", oklc_cpu_iter_type(C, l),
+    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", oklc_emit_iter_type(C->E, l),
                              tv, l->start, tv, oklc_cmp_spelling(cmp), l->bound, tv,
                              l->down ? "-=" : "+=", oklc_cpu_op(C, l->stride));
-}
-
-/* What ends the loop in a tile: the tile's end, or the bound when it
- * comes first (computed once, so the loop's trip count is known). */
-const char *oklc_cpu_tile_end(Cpu *C, const Loop *l)
-{
-    if (!l->tile_check)
-        return "";
-    const char *tv = tiled(C, l);
-    const Loop *t = l->tile_other;
-    const char *lim = oklc_arena_printf(C->a, "%s %s %s", tv, l->down ? "-" : "+", t->stride);
-    const char *bound = oklc_cpu_op(C, l->bound);
-    if (l->cmp == CMP_LE)
-        bound = oklc_arena_printf(C->a, "%s + 1", bound);
-    else if (l->cmp == CMP_GE)
-        bound = oklc_arena_printf(C->a, "%s - 1", bound);
-    return oklc_arena_printf(C->a, "const %s _occa_end_%s = %s %s %s ? %s : %s;",
-                             oklc_cpu_iter_type(C, l), l->iter, lim, l->down ? ">" : "<", bound,
-                             lim, bound);
-}
-
-/* The loop in a tile. */
-static const char *element_head(Cpu *C, const Loop *l)
-{
-    const char *tv = tiled(C, l);
-    const char *end = l->tile_check
-                          ? oklc_arena_printf(C->a, "_occa_end_%s", l->iter)
-                          : oklc_arena_printf(C->a, "%s %s %s", tv, l->down ? "-" : "+",
-                                              l->tile_other->stride);
-    const char *step = !strcmp(l->stride, "1")
-                           ? oklc_arena_printf(C->a, "%s%s", l->down ? "--" : "++", l->iter)
-                           : oklc_arena_printf(C->a, "%s %s %s", l->iter, l->down ? "-=" : "+=",
-                                               oklc_cpu_op(C, l->stride));
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l),
-                             l->iter, tv, l->iter, l->down ? ">" : "<", end, step);
 }
 
 /* A level's "for (...) {" (and the tile's end, after a loop over tiles). */
@@ -125,9 +78,9 @@ void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b)
 {
     if (l->tile_part == 1)
         oklc_buf_printf(b, "%s { %s", oklc_cpu_tile_head(C, l),
-                        oklc_cpu_tile_end(C, l->tile_other));
+                        oklc_emit_tile_end(C->E, l->tile_other));
     else if (l->tile_part == 2)
-        oklc_buf_printf(b, "%s {", element_head(C, l));
+        oklc_buf_printf(b, "%s {", oklc_emit_tile_loop(C->E, l));
     else
         oklc_buf_printf(b, "for %s {", oklc_cpu_render(C, l->header));
 }
@@ -154,14 +107,14 @@ static void tile_loops(Cpu *C)
         if (l->tile_part != 1 || !l->analyzed || oklc_cpu_flat_tile(l))
             continue;
         const Loop *e = l->tile_other;
-        const char *end = oklc_cpu_tile_end(C, e);
+        const char *end = oklc_emit_tile_end(C->E, e);
         const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
         Buf b;
         oklc_buf_init(&b, C->a);
         oklc_buf_printf(&b, "%s {\n%s  ", oklc_cpu_tile_head(C, l), ind);
         if (*end)
             oklc_buf_printf(&b, "%s\n%s  ", end, ind);
-        oklc_buf_puts(&b, element_head(C, e));
+        oklc_buf_puts(&b, oklc_emit_tile_loop(C->E, e));
         oklc_edit_replace(&C->E->ed, l->stmt.begin, l->header.end, b.data);
         oklc_edit_after(&C->E->ed, l->stmt.end, oklc_arena_printf(C->a, "\n%s}", ind));
     }
@@ -553,28 +506,6 @@ static bool collapsible(Cpu *C, const Loop *outer, const Loop *inner)
     return body == inner->node && !oklc_cpu_header_uses(C, inner, outer);
 }
 
-/* A pragma line before a statement (before its attributes, if it
- * starts its line). */
-static void pragma_before(Cpu *C, Attr *const *attrs, size_t nattrs, uint32_t stmt,
-                          const char *pragma)
-{
-    uint32_t start = stmt;
-    for (size_t i = 0; i < nattrs; i++) {
-        const SpecRange *sp = oklc_emit_spec_of(C->E, attrs[i]);
-        if (sp && sp->off < start)
-            start = sp->off;
-    }
-    const char *t = C->E->nz->text;
-    uint32_t ls = start;
-    while (ls > 0 && (t[ls - 1] == ' ' || t[ls - 1] == '\t'))
-        ls--;
-    const char *ind = oklc_emit_indent(C->E, start);
-    if (ls == 0 || t[ls - 1] == '\n')
-        oklc_edit_before(&C->E->ed, start, oklc_arena_printf(C->a, "%s\n%s", pragma, ind));
-    else
-        oklc_edit_before(&C->E->ed, stmt, oklc_arena_printf(C->a, "\n%s%s\n%s", ind, pragma, ind));
-}
-
 /* OpenMP's loop form wants `T i = start`: T i{start} and T i(start) are
  * rewritten. */
 static void canonical_init(Cpu *C, const Loop *l)
@@ -587,7 +518,7 @@ static void canonical_init(Cpu *C, const Loop *l)
         return;
     oklc_edit_replace(
         &C->E->ed, l->init.begin, l->init.end,
-        oklc_arena_printf(C->a, "%s %s = %s", oklc_cpu_iter_type(C, l), l->iter, l->start));
+        oklc_arena_printf(C->a, "%s %s = %s", oklc_emit_iter_type(C->E, l), l->iter, l->start));
 }
 
 static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder)
@@ -608,7 +539,7 @@ static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size
             }
         }
         const char *collapse = n > 1 ? oklc_arena_printf(C->a, " collapse(%d)", n) : "";
-        pragma_before(C, l->attrs, l->nattrs, l->stmt.begin,
+        oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin,
                       oklc_arena_printf(C->a, "#pragma omp parallel for%s", collapse));
     }
 }
@@ -632,14 +563,16 @@ static void atomics(Cpu *C)
             form = "critical";
         else if (at->op == AT_ASSIGN && block_private(at->target))
             form = at->rhs_lvalue ? "atomic read" : "critical";
+        else if (at->op == AT_ASSIGN && at->target && oklc_refers_in(at->target, at->rhs))
+            form = "critical";          /* x = f(x): read and written at once */
         else if (at->op == AT_ASSIGN)
             form = "atomic write";
-        else if (at->op == AT_OTHER || at->op == AT_MOD)
+        else if (at->op == AT_OTHER || at->op == AT_MOD || at->op == AT_MIN || at->op == AT_MAX)
             form = "critical";
         else
             form = "atomic update";
         Attr *a = at->attr;
-        pragma_before(C, &a, 1, at->stmt.begin, oklc_arena_printf(C->a, "#pragma omp %s", form));
+        oklc_emit_pragma_before(C->E, &a, 1, at->stmt.begin, oklc_arena_printf(C->a, "#pragma omp %s", form));
     }
 }
 
@@ -658,14 +591,14 @@ static void unroll_attrs(Cpu *C)
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
         if (l->unroll && l->tile_part != 2)
-            pragma_before(C, l->attrs, l->nattrs, l->stmt.begin,
+            oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin,
                           gcc_unroll(C, l->unroll->nargs ? l->unroll->args[0].text : NULL));
     }
 }
 
 /* `#pragma unroll n` lines (CUDA's, which GCC ignores), anywhere in the
  * file. */
-static void unroll_pragma(Emit *E, Range line, const char *args, void *data)
+static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 {
     Cpu *C = data;
     while (*args == ' ' || *args == '\t')
@@ -675,7 +608,7 @@ static void unroll_pragma(Emit *E, Range line, const char *args, void *data)
     args += 6;
     while (*args == ' ' || *args == '\t')
         args++;
-    oklc_edit_replace(&E->ed, line.begin, line.end, gcc_unroll(C, args));
+    oklc_edit_replace(ed, line.begin, line.end, gcc_unroll(C, args));
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
@@ -749,7 +682,7 @@ bool oklc_cpu_translate(Emit *E)
         return false;
     oklc_emit_attributes(E);
     Cpu file = {E, NULL, &E->c->arena, true, {0}};
-    oklc_emit_directives(E, "pragma", unroll_pragma, &file);
+    oklc_edits_directives(&E->ed, "pragma", unroll_pragma, &file);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);
     if (E->c->nerrors > errors)

@@ -398,7 +398,7 @@ static void narrowed(Cpu *C, const Guard *g, const char **start, const char **en
 static const char *loop_head(Cpu *C, const Loop *l, const char *start, const char *end)
 {
     long long v;
-    const char *type = oklc_cpu_iter_type(C, l), *step = oklc_cpu_render(C, l->step);
+    const char *type = oklc_emit_iter_type(C->E, l), *step = oklc_cpu_render(C, l->step);
     if (literal(end, &v) || !strncmp(end, "_occa_", 6))
         return oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", type, l->iter, start, l->iter,
                                  end, step);
@@ -424,14 +424,6 @@ void oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
         oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
 }
 
-static bool refers_in(const Var *v, Range r)
-{
-    for (size_t i = 0; i < v->nrefs; i++)
-        if (oklc_in_range(r, v->refs[i].begin))
-            return true;
-    return false;
-}
-
 /* The declarations before `last` that x = value needs (directly or
  * through another one), rendered: a branch of a split select declares
  * only what it uses. */
@@ -446,9 +438,9 @@ static const char *used_decls(Cpu *C, const Stmt *body, const Stmt *last, Range 
     for (size_t i = n; i-- > 0;) {
         const Stmt *d = body->kids[i];
         for (size_t k = 0; k < d->ndecls && !need[i]; k++) {
-            need[i] = refers_in(d->decls[k], lhs) || refers_in(d->decls[k], value);
+            need[i] = oklc_refers_in(d->decls[k], lhs) || oklc_refers_in(d->decls[k], value);
             for (size_t j = i + 1; j < n && !need[i]; j++)
-                need[i] = need[j] && refers_in(d->decls[k], body->kids[j]->range);
+                need[i] = need[j] && oklc_refers_in(d->decls[k], body->kids[j]->range);
         }
     }
     Buf b;
@@ -515,7 +507,7 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     if (l->cmp == CMP_LE)
         full = plus_one(C, full);
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
-    const char *type = oklc_cpu_iter_type(C, l), *it = l->iter;
+    const char *type = oklc_emit_iter_type(C->E, l), *it = l->iter;
     Buf out;
     oklc_buf_init(&out, C->a);
     oklc_buf_printf(&out, "{ /* %s holds for %s in [_occa_lo_%s, _occa_hi_%s) */\n",
@@ -710,7 +702,7 @@ size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
         const char *head =
             l == chain[n - 1]
                 ? oklc_cpu_render(C, l->header) /* it may have new bounds */
-                : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", oklc_cpu_iter_type(C, l),
+                : oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", oklc_emit_iter_type(C->E, l),
                                     l->iter, l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
                                     oklc_cpu_render(C, l->step));
         oklc_buf_printf(&b, "%s%*sfor %s%s", i ? "\n" : "", i ? (int)(strlen(ind) + 2 * i) : 0,

@@ -329,7 +329,7 @@ void oklc_cpu_split(Cpu *C, Block *blk, const Loop *top)
     Buf b;
     oklc_buf_init(&b, C->a);
     if (tiles)
-        oklc_buf_printf(&b, "%s { %s", oklc_cpu_tile_head(C, tiles), oklc_cpu_tile_end(C, top));
+        oklc_buf_printf(&b, "%s { %s", oklc_cpu_tile_head(C, tiles), oklc_emit_tile_end(C->E, top));
     oklc_buf_printf(&b, "{ /* split at @barrier: each part runs for every @inner iteration */");
     if (*decls)
         oklc_buf_printf(&b, "\n%s%s", in, decls);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ctype.h>
+
 #include "emit.h"
 
 void oklc_edits_init(Edits *e, Arena *a, const char *text, size_t len)
@@ -40,6 +42,20 @@ void oklc_edit_before(Edits *e, uint32_t at, const char *text)
 void oklc_edit_after(Edits *e, uint32_t at, const char *text)
 {
     add(e, EDIT_AFTER, at, at, text);
+}
+
+uint32_t oklc_edits_mark(const Edits *e)
+{
+    return (uint32_t)e->list.len;
+}
+
+void oklc_edits_rewind(Edits *e, uint32_t mark)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < e->list.len; i++)
+        if (e->list.data[i].seq < mark)
+            e->list.data[n++] = e->list.data[i];
+    e->list.len = n;
 }
 
 static int compare(const void *pa, const void *pb)
@@ -105,4 +121,62 @@ const char *oklc_edits_text(Edits *e, uint32_t begin, uint32_t end)
     oklc_buf_init(&b, e->arena);
     oklc_edits_render(e, begin, end, &b);
     return b.data ? b.data : "";
+}
+
+/* A [[...]] leaves with the blanks before it ("float *m [[okl::dim(4)]],"),
+ * or, when it starts a line or follows a bracket, those after it
+ * ("[[okl::outer]] for", "([[okl::restrict]] float *p"). */
+void oklc_edits_drop_specs(Edits *ed, const Normalized *nz)
+{
+    const char *t = nz->text;
+    uint32_t last = 0;          /* the end of the previous deletion */
+    for (size_t i = 0; i < nz->nspecs; i++) {
+        const SpecRange *s = &nz->specs[i];
+        if (s->keep) {
+            oklc_edit_replace(ed, s->off, s->end, s->keep);
+            continue;
+        }
+        uint32_t b = s->off, e = s->end;
+        while (b > last && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+            b--;
+        bool indentation = b != last && (b == 0 || t[b - 1] == '\n');
+        if (b == s->off || indentation) {
+            b = s->off;
+            while (e < nz->len && t[e] == ' ')
+                e++;
+        }
+        oklc_edit_replace(ed, b, e, "");
+        last = e;
+    }
+}
+
+bool oklc_ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+void oklc_edits_directives(Edits *ed, const char *name,
+                           void (*fn)(Edits *ed, Range line, const char *args, void *data),
+                           void *data)
+{
+    const char *t = ed->text;
+    size_t n = strlen(name);
+    for (const char *line = t; *line;) {
+        const char *eol = strchr(line, '\n');
+        if (!eol)
+            eol = line + strlen(line);
+        const char *p = line;
+        while (p < eol && (*p == ' ' || *p == '\t'))
+            p++;
+        if (*p == '#') {
+            const char *hash = p++;
+            while (p < eol && (*p == ' ' || *p == '\t'))
+                p++;
+            if ((size_t)(eol - p) >= n && !strncmp(p, name, n) && !oklc_ident_char(p[n])) {
+                const char *args = oklc_arena_strndup(ed->arena, p + n, (size_t)(eol - p - n));
+                fn(ed, (Range){(uint32_t)(hash - t), (uint32_t)(eol - t)}, args, data);
+            }
+        }
+        line = *eol ? eol + 1 : eol;
+    }
 }

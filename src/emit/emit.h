@@ -6,6 +6,7 @@
  *               edits of any range, so a backend can rebuild a construct
  *               from the rendered text of its parts
  *   metadata.c  the JSON metadata of a transpiled file (docs/metadata.md)
+ *   launcher.c  the host launcher of the GPU-like backends (docs/launchers.md)
  *
  * Untouched text, comments included, passes through byte for byte.
  */
@@ -41,9 +42,22 @@ OKLC_INTERNAL void oklc_edits_init(Edits *e, Arena *a, const char *text, size_t 
 OKLC_INTERNAL void oklc_edit_replace(Edits *e, uint32_t begin, uint32_t end, const char *text);
 OKLC_INTERNAL void oklc_edit_before(Edits *e, uint32_t at, const char *text);
 OKLC_INTERNAL void oklc_edit_after(Edits *e, uint32_t at, const char *text);
+/* Takes back the edits recorded since the mark: a construct rendered once
+ * per variant (with the variant's edits) then replaced by all of them. */
+OKLC_INTERNAL uint32_t oklc_edits_mark(const Edits *e);
+OKLC_INTERNAL void oklc_edits_rewind(Edits *e, uint32_t mark);
 /* The text of [begin, end) with the edits inside it applied. */
 OKLC_INTERNAL void oklc_edits_render(Edits *e, uint32_t begin, uint32_t end, Buf *out);
 OKLC_INTERNAL const char *oklc_edits_text(Edits *e, uint32_t begin, uint32_t end);
+/* Calls fn for every directive line `#name args` of the text. */
+OKLC_INTERNAL void oklc_edits_directives(Edits *e, const char *name,
+                                         void (*fn)(Edits *e, Range line, const char *args,
+                                                    void *data),
+                                         void *data);
+OKLC_INTERNAL bool oklc_ident_char(char ch);
+/* Deletes every [[...]] of OKL attributes (keeping the other attributes
+ * written in it), with the blanks around it that would be left over. */
+OKLC_INTERNAL void oklc_edits_drop_specs(Edits *e, const Normalized *nz);
 
 /* ---- metadata.c ----------------------------------------------------------- */
 
@@ -57,6 +71,7 @@ typedef struct KernelOut {
     size_t        nfunctions;
     const char  **targs;      /* template arguments of an instance, else NULL */
     size_t        ntargs;
+    const char   *suffix;     /* names of an instance: "_1" (the --instance index) */
 } KernelOut;
 
 /* The metadata JSON (cJSON), in the arena. */
@@ -66,5 +81,14 @@ OKLC_INTERNAL const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, s
  * the template parameters: "T *" of scale<float, 8> is "float *". */
 OKLC_INTERNAL const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const char *type,
                                            const char *const *targs, size_t ntargs);
+
+/* ---- launcher.c ------------------------------------------------------------ */
+
+/* The launcher's source: the launch API, the file's declarations without
+ * its functions and kernels (the types and constants the bounds may use),
+ * then `functions`, the launchers themselves. */
+OKLC_INTERNAL const char *oklc_launcher_source(oklc_ctx *c, const Normalized *nz,
+                                               const Model *m, const char *backend,
+                                               const char *path, const char *functions);
 
 #endif

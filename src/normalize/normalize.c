@@ -864,9 +864,11 @@ static size_t okl2_attrs(Norm *N, size_t i)
     N->after_attr = true;
     while (k < end) {
         size_t item = k, name = k;
-        bool okl = false;
+        bool okl = false, cl_unroll = false;
         if (v[k]->kind == TK_IDENT && k + 2 < end && is_punct(v[k + 1], P_COLONCOLON)) {
-            okl = oklc_tok_eq(v[k], "okl");
+            /* OpenCL's [[cl::unroll_hint(n)]] is OKL's unroll */
+            cl_unroll = oklc_tok_eq(v[k], "cl") && oklc_tok_eq(v[k + 2], "unroll_hint");
+            okl = oklc_tok_eq(v[k], "okl") || cl_unroll;
             name = k + 2;
         } else if (v[k]->kind == TK_IDENT) {
             okl = using_okl || (v[k]->len > 4 && !memcmp(v[k]->text, "okl_", 4));
@@ -888,6 +890,8 @@ static size_t okl2_attrs(Norm *N, size_t i)
             size_t nl = nt->len;
             if (name == k && !using_okl)
                 nm += 4, nl -= 4;
+            if (cl_unroll)
+                nm = "unroll", nl = 6;
             const AttrSpec *spec = oklc_attr_lookup(nm, nl);
             if (!spec) {
                 unknown_attr(N, nt, nm, nl,

@@ -75,7 +75,7 @@ static const char *const std_headers[] = {
     "new", "numeric", "optional", "ratio", "tuple", "type_traits", "utility", "variant",
 };
 
-static bool std_header(const char *name, size_t n)
+bool oklc_std_header(const char *name, size_t n)
 {
     for (size_t i = 0; i < OKLC_COUNTOF(std_headers); i++)
         if (strlen(std_headers[i]) == n && !memcmp(std_headers[i], name, n))
@@ -103,7 +103,7 @@ static char *clang_text(oklc_ctx *c, const Normalized *nz, bool *math)
             char *gt = lt ? memchr(lt, '>', (size_t)(eol - lt)) : NULL;
             if (gt) {
                 size_t n = (size_t)(gt - lt - 1);
-                if (!std_header(lt + 1, n))
+                if (!oklc_std_header(lt + 1, n))
                     memset(line, ' ', (size_t)(eol - line));
                 else if ((n == 5 && !memcmp(lt + 1, "cmath", 5)) ||
                          (n == 6 && !memcmp(lt + 1, "math.h", 6)) ||

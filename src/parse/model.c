@@ -52,6 +52,16 @@ typedef struct Walk {
 
     VEC(Kernel *)      kernels;
     VEC(Function *)    functions;
+    VEC(Range)         lambdas;
+    VEC(Call)          calls;
+    VEC(Record)        records;
+    VEC(ComponentAddr) components;
+    Function          *function;   /* the function being walked (not a kernel) */
+    VEC(Range)         freturns;
+    VEC(CxxConstruct)  cxx;
+    VEC(const char *)  type_names;
+    bool               uses_double;
+    VEC(Var *)         fparams, flocals;
     VEC(Var *)         globals, typedefs, fields;
 
     Kernel            *kernel;     /* the kernel being walked */
@@ -383,6 +393,40 @@ static Type read_type(Walk *W, CXType t)
     return ty;
 }
 
+/* double, an array of it or a pointer to it, or one of OKL's double
+ * vectors (which some targets have only with an extension). */
+static bool names_double(CXType t)
+{
+    for (int depth = 0; depth < 8; depth++) {
+        t = clang_getCanonicalType(t);
+        switch (t.kind) {
+        case CXType_Double:
+        case CXType_LongDouble:
+            return true;
+        case CXType_Pointer:
+        case CXType_LValueReference:
+        case CXType_RValueReference:
+            t = clang_getPointeeType(t);
+            continue;
+        case CXType_ConstantArray:
+        case CXType_IncompleteArray:
+        case CXType_VariableArray:
+            t = clang_getArrayElementType(t);
+            continue;
+        case CXType_Record: {
+            CXString sp = clang_getCursorSpelling(clang_getTypeDeclaration(t));
+            const char *n = clang_getCString(sp);
+            bool d = !strncmp(n, "double", 6) && n[6] >= '2' && n[6] <= '4' && !n[7];
+            clang_disposeString(sp);
+            return d;
+        }
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
 /* The attributes of a declaration: before its specifiers, after its name,
  * after a '*' of its declarator. */
 static void decl_attrs(Walk *W, Range ext, uint32_t name_off, AttrList *next, AttrList *prev,
@@ -488,6 +532,7 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
                                    : clang_getCursorType(cur);
     v->type = read_type(W, t);
     v->typedef_var = typedef_of(W, t);
+    W->uses_double |= kind != VAR_TYPEDEF && names_double(t);
     long long size = clang_Type_getSizeOf(t);
     v->size = size > 0 ? size : -1;
     switch (clang_getCanonicalType(t).kind) {
@@ -507,12 +552,17 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
     }
     if (v->name_off > v->range.begin)
         v->type_written = text_of(W, tok_at(W, v->range.begin), tok_at(W, v->name_off));
+    size_t first = tok_at(W, v->range.begin);
+    while (first + 1 < W->ntoks && oklc_tok_is_punct(W->toks[first], P_LBRACKET) &&
+           oklc_tok_is_punct(W->toks[first + 1], P_LBRACKET))
+        first = closing(W, first) + 1;         /* [[attributes]] */
+    v->type_at = first < W->ntoks ? W->toks[first]->loc.off : v->range.begin;
     v->kernel = W->kernel;
     v->loop = W->loop;
     v->loop_iter = v->name_off >= W->for_header.begin && v->name_off < W->for_header.end;
     if (kind == VAR_LOCAL || kind == VAR_GLOBAL || kind == VAR_PARAM)
         initializer(W, v);
-    if (kind == VAR_LOCAL) {
+    if (kind == VAR_LOCAL || kind == VAR_GLOBAL) {
         /* constexpr is in the tokens; const in the type */
         for (size_t k = tok_at(W, v->range.begin); k < tok_at(W, v->name_off); k++)
             v->constexpr_ |= oklc_tok_eq(W->toks[k], "constexpr");
@@ -639,6 +689,33 @@ static Range tok_range(Walk *W, size_t from, size_t to)
 
 /* The loop's iteration count: an expression, and a number when Clang can
  * evaluate start, bound and stride. */
+static bool single_operand(Walk *W, size_t from, size_t to);
+
+/* hi = lo + rest, token for token (parentheses around hi aside): the
+ * range of rest. OKL's tiles written by hand: i from x to x + 16. */
+static bool offset_span(Walk *W, Range lo, Range hi, Range *rest)
+{
+    size_t lb = tok_at(W, lo.begin), le = tok_at(W, lo.end);
+    size_t hb = tok_at(W, hi.begin), he = tok_at(W, hi.end);
+    if (he > hb + 1 && oklc_tok_is_punct(W->toks[hb], P_LPAREN) && closing(W, hb) == he - 1)
+        hb++, he--;
+    size_t n = le - lb;
+    if (!n || he <= hb + n + 1)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (W->toks[lb + i]->len != W->toks[hb + i]->len ||
+            memcmp(W->toks[lb + i]->text, W->toks[hb + i]->text, W->toks[lb + i]->len))
+            return false;
+    if (!oklc_tok_is_punct(W->toks[hb + n], P_PLUS) || !single_operand(W, hb + n + 1, he))
+        return false;
+    for (size_t k = hb + n + 1; k < he; k++)
+        if (W->toks[k]->kind == TK_PUNCT && (W->toks[k]->punct == P_PLUS ||
+                                             W->toks[k]->punct == P_MINUS))
+            return false;                  /* x + 16 - 1: not one offset */
+    *rest = (Range){W->toks[hb + n + 1]->loc.off, tok_end(W->toks[he - 1])};
+    return true;
+}
+
 static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, Range stride)
 {
     int64_t v0, v1, vs = 1;
@@ -672,6 +749,23 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
                  : unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
                         : oklc_arena_printf(a, "(%s - %s) / %s", hi, lo, st);
         break;
+    }
+    Range rest;
+    int64_t vr;
+    if (!(k0 && k1) && offset_span(W, l->down ? bound : start, l->down ? start : bound, &rest)) {
+        /* for (i = x; i < x + 16; ...): the count is the offset's */
+        const char *sp = text_of(W, tok_at(W, rest.begin), tok_at(W, rest.end));
+        sp = operand(W, sp);
+        bool le = l->cmp == CMP_LE || l->cmp == CMP_GE;
+        l->trips = unit ? (le ? oklc_arena_printf(a, "%s + 1", sp) : sp)
+                        : oklc_arena_printf(a, le ? "(%s + %s) / %s" : "(%s + %s - 1) / %s", sp,
+                                            st, st);
+        if (evaluate(W, fs, rest, &vr)) {
+            v0 = 0, v1 = vr;
+            k0 = k1 = true;
+            if (l->down)
+                v0 = vr, v1 = 0;
+        }
     }
     if (k0 && k1 && ks) {
         int64_t span = l->down ? v0 - v1 : v1 - v0, tr;
@@ -1190,13 +1284,11 @@ static void barrier(Walk *W, CXCursor cur, Attr *a)
 
 /* ---- statements --------------------------------------------------------------------------- */
 
-/* A use of one of the kernel's variables (or parameters). */
+/* A use of a variable (or parameter) of the file. */
 static void reference(Walk *W, CXCursor ref)
 {
-    if (!W->kernel)
-        return;
     Var *v = referenced_var(W, ref);
-    if (!v || v->kernel != W->kernel)
+    if (!v)
         return;
     v->refs = oklc_arena_grow(&W->c->arena, v->refs, v->nrefs * sizeof(Range),
                               (v->nrefs + 1) * sizeof(Range));
@@ -1319,6 +1411,53 @@ static bool is_object(CXCursor e)
     }
 }
 
+/* Do the token ranges hold the same tokens? */
+static bool same_tokens(Walk *W, size_t a, size_t ae, size_t b, size_t be)
+{
+    if (ae - a != be - b)
+        return false;
+    for (; a < ae; a++, b++)
+        if (W->toks[a]->len != W->toks[b]->len ||
+            memcmp(W->toks[a]->text, W->toks[b]->text, W->toks[a]->len))
+            return false;
+    return true;
+}
+
+/* x = min(x, v), x = std::max(v, x), fminf, fmax...: an atomic minimum or
+ * maximum of x and v. */
+static void min_max(Walk *W, Atomic *at)
+{
+    static const char *const mins[] = {"min", "fmin", "fminf"}, *const maxs[] = {"max", "fmax",
+                                                                                "fmaxf"};
+    size_t k = tok_at(W, at->rhs.begin), e = tok_at(W, at->rhs.end);
+    if (k + 2 < e && oklc_tok_eq(W->toks[k], "std") &&
+        oklc_tok_is_punct(W->toks[k + 1], P_COLONCOLON))
+        k += 2;
+    if (k + 1 >= e || !oklc_tok_is_punct(W->toks[k + 1], P_LPAREN) || closing(W, k + 1) != e - 1)
+        return;
+    AtomicOp op = AT_ASSIGN;
+    for (size_t i = 0; i < 3; i++)
+        op = oklc_tok_eq(W->toks[k], mins[i]) ? AT_MIN
+             : oklc_tok_eq(W->toks[k], maxs[i]) ? AT_MAX : op;
+    size_t comma = SIZE_MAX;
+    for (size_t t = k + 2; t < e - 1 && op != AT_ASSIGN; t++) {
+        if (oklc_tok_is_punct(W->toks[t], P_LPAREN) || oklc_tok_is_punct(W->toks[t], P_LBRACKET))
+            t = closing(W, t);
+        else if (oklc_tok_is_punct(W->toks[t], P_COMMA))
+            comma = comma == SIZE_MAX ? t : e;     /* (two commas: not min(a, b)) */
+    }
+    if (op == AT_ASSIGN || comma >= e)
+        return;
+    size_t x = tok_at(W, at->lhs.begin), xe = tok_at(W, at->lhs.end);
+    if (same_tokens(W, x, xe, k + 2, comma))
+        at->rhs = tok_range(W, comma + 1, e - 1);
+    else if (same_tokens(W, x, xe, comma + 1, e - 1))
+        at->rhs = tok_range(W, k + 2, comma);
+    else
+        return;
+    at->op = op;
+}
+
 /* x op= v, x = v, ++x, x--: the operator, the operands' ranges (from the
  * tokens: the top-level operator), and x's type (from Clang). */
 static void atomic_form(Walk *W, CXCursor cur, Atomic *at)
@@ -1363,10 +1502,16 @@ static void atomic_form(Walk *W, CXCursor cur, Atomic *at)
     if (!clang_Cursor_isNull(lhs)) {
         CXType t = clang_getCursorType(lhs);
         at->type = oklc_cx_string(W->c, clang_getTypeSpelling(t));
-        at->scalar = is_scalar(clang_getCanonicalType(t).kind);
+        enum CXTypeKind k = clang_getCanonicalType(t).kind;
+        at->scalar = is_scalar(k);
+        at->is_float = k >= CXType_Float && k <= CXType_LongDouble;
+        at->is_signed = k >= CXType_Char_S && k <= CXType_Int128;
+        at->size = (int)clang_Type_getSizeOf(t);
     }
     if (at->op == AT_ASSIGN && ch.n == 2)
         at->rhs_lvalue = is_object(ch.c[1]);
+    if (at->op == AT_ASSIGN)
+        min_max(W, at);
 }
 
 /* Attributes that start a statement (ANCHOR_NEXT at its first token). */
@@ -1443,6 +1588,123 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
 
 static void local_decls(Walk *W, CXCursor declstmt, CXCursor parent);
 
+/* return x; in a function: x */
+static void returned_value(Walk *W, CXCursor ret)
+{
+    Children ch = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
+    clang_visitChildren(ret, two_children, &ch);
+    if (ch.n == 1)
+        vec_push(&W->c->arena, &W->freturns, oklc_cx_range(ch.c[0]));
+}
+
+/* A call of one of the file's functions. */
+static void call(Walk *W, CXCursor cur)
+{
+    CXCursor callee = clang_getCursorReferenced(cur);
+    CXCursorKind ck = clang_getCursorKind(callee);
+    if (clang_Cursor_isNull(callee) ||
+        (ck != CXCursor_FunctionDecl && ck != CXCursor_FunctionTemplate))
+        return;
+    Call c = {.range = oklc_cx_range(cur), .kernel = W->kernel, .function = W->function};
+    c.name = oklc_cx_string(W->c, clang_getCursorSpelling(callee));
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(callee))) {
+        if (strncmp(c.name, "okl_", 4))
+            return;                     /* a library function */
+        c.callee_off = UINT32_MAX;
+    } else {
+        CXCursor def = clang_getCursorDefinition(callee);
+        if (!clang_Cursor_isNull(def))
+            callee = def;
+        c.callee_off = oklc_cx_offset(clang_getCursorLocation(callee));
+    }
+    /* f(...), ns::f(...): the last name before the arguments */
+    c.name_off = UINT32_MAX;
+    for (size_t t = tok_at(W, c.range.begin); t < W->ntoks && W->toks[t]->loc.off < c.range.end &&
+                                              !oklc_tok_is_punct(W->toks[t], P_LPAREN); t++)
+        if (oklc_tok_eq(W->toks[t], c.name))
+            c.name_off = W->toks[t]->loc.off;
+    int n = clang_Cursor_getNumArguments(cur);
+    if (n > 0) {
+        c.args = oklc_arena_alloc(&W->c->arena, (size_t)n * sizeof *c.args);
+        c.arg_pointer = oklc_arena_alloc(&W->c->arena, (size_t)n * sizeof *c.arg_pointer);
+        for (int i = 0; i < n; i++) {
+            CXCursor a = clang_Cursor_getArgument(cur, (unsigned)i);
+            if (oklc_cx_range(a).begin == UINT32_MAX)
+                break;                  /* a default argument */
+            enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(a)).kind;
+            c.arg_pointer[c.nargs] = tk == CXType_Pointer || tk == CXType_ConstantArray ||
+                                     tk == CXType_IncompleteArray;
+            c.args[c.nargs++] = oklc_cx_range(a);
+        }
+    }
+    vec_push(&W->c->arena, &W->calls, c);
+}
+
+/* The expression under Clang's implicit conversions and parentheses. */
+static CXCursor bare(CXCursor e)
+{
+    for (;;) {
+        CXCursorKind k = clang_getCursorKind(e);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr)
+            return e;
+        Children ch = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
+        clang_visitChildren(e, two_children, &ch);
+        if (ch.n != 1)
+            return e;
+        e = ch.c[0];
+    }
+}
+
+/* Is the type one of OKL's vector types (float4, int2, ...), which are
+ * the prelude's structs on C++ and the target's own vectors elsewhere? */
+static bool okl_vector(CXType t)
+{
+    CXCursor d = clang_getTypeDeclaration(clang_getCanonicalType(t));
+    if (clang_Cursor_isNull(d) || clang_Location_isFromMainFile(clang_getCursorLocation(d)))
+        return false;
+    static const char *const bases[] = {"char", "uchar", "short", "ushort", "int",
+                                        "uint", "long", "ulong", "float", "double"};
+    CXString sp = clang_getCursorSpelling(d);
+    const char *name = clang_getCString(sp);
+    bool is = false;
+    for (size_t i = 0; i < OKLC_COUNTOF(bases) && !is; i++) {
+        size_t n = strlen(bases[i]);
+        is = !strncmp(name, bases[i], n) && strchr("234", name[n]) && name[n] && !name[n + 1];
+    }
+    clang_disposeString(sp);
+    return is;
+}
+
+/* &v.x on a vector: OpenCL C cannot take a component's address. */
+static void component_address(Walk *W, CXCursor cur)
+{
+    Range r = oklc_cx_range(cur);
+    size_t t = tok_at(W, r.begin);
+    if (r.begin == UINT32_MAX || t >= W->ntoks || !oklc_tok_is_punct(W->toks[t], P_AMP))
+        return;
+    Children ch = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
+    clang_visitChildren(cur, two_children, &ch);
+    if (ch.n != 1)
+        return;
+    CXCursor m = bare(ch.c[0]);
+    if (clang_getCursorKind(m) != CXCursor_MemberRefExpr)
+        return;
+    Children base = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
+    clang_visitChildren(m, two_children, &base);
+    if (base.n != 1 || !okl_vector(clang_getCursorType(base.c[0])))
+        return;
+    CXString sp = clang_getCursorSpelling(m);
+    const char *field = clang_getCString(sp);
+    const char *at = field[0] && !field[1] ? strchr("xyzw", field[0]) : NULL;
+    int index = at ? (int)(at - "xyzw") : -1;
+    clang_disposeString(sp);
+    if (index < 0)
+        return;
+    ComponentAddr c = {r, oklc_cx_range(base.c[0]), index,
+                       oklc_cx_string(W->c, clang_getTypeSpelling(clang_getCursorType(m)))};
+    vec_push(&W->c->arena, &W->components, c);
+}
+
 /* Inside a function body. */
 static void dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
 {
@@ -1488,12 +1750,20 @@ static void dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
     case CXCursor_GotoStmt:
         statement_attrs(W, cur, k, &attrs);
         early_exit(W, cur, k);
+        if (k == CXCursor_ReturnStmt && W->function && !W->in_lambda)
+            returned_value(W, cur);
         walk_children(W, cur);
         return;
     case CXCursor_CallExpr:
         statement_attrs(W, cur, k, &attrs);
         if (W->kernel)
             dim_access(W, cur);
+        call(W, cur);
+        walk_children(W, cur);
+        return;
+    case CXCursor_UnaryOperator:
+        statement_attrs(W, cur, k, &attrs);
+        component_address(W, cur);
         walk_children(W, cur);
         return;
     case CXCursor_DeclRefExpr:
@@ -1548,6 +1818,7 @@ static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
     Stmt *up = W->stmt;
     Range r = oklc_cx_range(cur);
     bool expr = is_expression(k);
+    W->uses_double |= expr && names_double(clang_getCursorType(cur));
     bool in_head = up && r.begin >= up->head.begin && r.end <= up->head.end &&
                    up->head.end > up->head.begin;
     if (!W->kernel || W->in_lambda || in_head || (expr && W->in_expr) || r.begin == UINT32_MAX) {
@@ -1565,8 +1836,6 @@ static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
         up->kids = oklc_arena_grow(&W->c->arena, up->kids, up->nkids * sizeof(Stmt *),
                                    (up->nkids + 1) * sizeof(Stmt *));
         up->kids[up->nkids++] = s;
-    } else {
-        W->kernel->root = s;
     }
     W->stmt = s;
     W->in_expr += expr;
@@ -1603,7 +1872,9 @@ static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClien
     }
     if (W->kernel)
         vec_push(&W->c->arena, &W->locals, v);
-    else if (v->shared || v->exclusive)
+    else if (W->function && !W->in_lambda)
+        vec_push(&W->c->arena, &W->flocals, v);
+    if (!W->kernel && (v->shared || v->exclusive))
         misplaced(W, v->shared ? v->shared : v->exclusive, "a variable outside a kernel");
     walk_children(W, cur);    /* the initializer */
     return CXChildVisit_Continue;
@@ -1647,6 +1918,24 @@ static void atomic_targets(Kernel *k)
 }
 
 /* ---- declarations -------------------------------------------------------------------------- */
+
+/* The statements directly in the body, and which are @outer loops. */
+static void top_statements(Walk *W, Kernel *k)
+{
+    if (!k->root)
+        return;
+    k->top = oklc_arena_alloc(&W->c->arena, (k->root->nkids + 1) * sizeof *k->top);
+    for (size_t i = 0; i < k->root->nkids; i++) {
+        const Stmt *s = k->root->kids[i];
+        TopStmt *t = &k->top[k->ntop++];
+        t->range = s->range;
+        for (size_t j = 0; j < k->nouters; j++)
+            if (k->outers[j]->stmt.begin == s->range.begin)
+                t->outer = k->outers[j];
+        if (s->kind == ST_DECL && s->ndecls)
+            t->decl = s->decls[0];
+    }
+}
 
 static void params(Walk *W, CXCursor fn, Kernel *k);
 
@@ -1715,14 +2004,37 @@ static void function(Walk *W, CXCursor cur, CXCursorKind kind)
         Function *f = oklc_arena_alloc(&W->c->arena, sizeof *f);
         f->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
         f->decl = ext;
+        f->name_off = name;
         f->specs_at = kind == CXCursor_FunctionTemplate ? after_template_head(W, ext.begin)
                                                         : ext.begin;
         f->has_body = clang_isCursorDefinition(cur);
+        f->is_template = kind == CXCursor_FunctionTemplate;
+        f->is_member = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor ||
+                       kind == CXCursor_Destructor ||
+                       clang_getCursorKind(clang_getCursorSemanticParent(cur)) ==
+                           CXCursor_StructDecl ||
+                       clang_getCursorKind(clang_getCursorSemanticParent(cur)) ==
+                           CXCursor_ClassDecl;
         vec_push(&W->c->arena, &W->functions, f);
         Kernel *saved = W->kernel;
+        Function *outer = W->function;
         W->kernel = NULL;
+        W->function = f;
+        enum CXTypeKind rk = clang_getCanonicalType(clang_getCursorResultType(cur)).kind;
+        f->returns_pointer = rk == CXType_Pointer;
+        Walk keep = *W;              /* (a method of a local struct nests) */
+        memset(&W->fparams, 0, sizeof W->fparams);
+        memset(&W->flocals, 0, sizeof W->flocals);
+        memset(&W->freturns, 0, sizeof W->freturns);
         walk_children(W, cur);
+        f->params = W->fparams.data, f->nparams = W->fparams.len;
+        f->locals = W->flocals.data, f->nlocals = W->flocals.len;
+        f->returns = W->freturns.data, f->nreturns = W->freturns.len;
+        W->fparams = keep.fparams;
+        W->flocals = keep.flocals;
+        W->freturns = keep.freturns;
         W->kernel = saved;
+        W->function = outer;
         return;
     }
     Kernel *k = oklc_arena_alloc(&W->c->arena, sizeof *k);
@@ -1754,6 +2066,7 @@ static void function(Walk *W, CXCursor cur, CXCursorKind kind)
             k->loops[i]->tile_part < 2)
             vec_push(&W->c->arena, &outers, k->loops[i]);
     k->outers = outers.data, k->nouters = outers.len;
+    top_statements(W, k);
     vec_push(&W->c->arena, &W->kernels, k);
     W->kernel = NULL;
     W->tparams = NULL, W->ntparams = 0;
@@ -1796,8 +2109,14 @@ static enum CXChildVisitResult param_visit(CXCursor cur, CXCursor parent, CXClie
         W->body = cur;
         W->tparams = p->tparams.data;
         W->ntparams = p->tparams.len;
-        /* the body's statements, one by one */
+        /* the body's statements, one by one, under its node */
+        Stmt *root = oklc_arena_alloc(&W->c->arena, sizeof *root);
+        root->kind = ST_COMPOUND;
+        root->range = p->k->body;
+        p->k->root = root;
+        W->stmt = root;
         walk_children(W, cur);
+        W->stmt = NULL;
         break;
     }
     default:
@@ -1821,17 +2140,72 @@ static void params(Walk *W, CXCursor fn, Kernel *k)
 
 /* ---- the walk ------------------------------------------------------------------------------- */
 
+/* C++ that C has not: OpenCL C rejects it where it is. */
+static void cxx_construct(Walk *W, CXCursor cur, CXCursorKind k)
+{
+    const char *what;
+    switch (k) {
+    case CXCursor_Namespace: what = "a namespace"; break;
+    case CXCursor_UsingDirective: what = "'using namespace'"; break;
+    case CXCursor_UsingDeclaration: what = "a using declaration"; break;
+    case CXCursor_TypeAliasDecl: what = "an alias declaration (using X = ...)"; break;
+    case CXCursor_ClassTemplate: what = "a class template"; break;
+    case CXCursor_CXXNewExpr: what = "new"; break;
+    case CXCursor_CXXDeleteExpr: what = "delete"; break;
+    case CXCursor_CXXThrowExpr: what = "throw"; break;
+    case CXCursor_CXXTryStmt: what = "try"; break;
+    case CXCursor_CXXNullPtrLiteralExpr: what = "nullptr"; break;
+    case CXCursor_CXXThisExpr: what = "this"; break;
+    case CXCursor_CXXFunctionalCastExpr: what = "a functional cast, T(x)"; break;
+    default: what = "a C++ cast (static_cast, ...)"; break;
+    }
+    Range r = oklc_cx_range(cur);
+    if (r.begin != UINT32_MAX)
+        vec_push(&W->c->arena, &W->cxx, ((CxxConstruct){r.begin, what}));
+}
+
+static enum CXChildVisitResult class_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    CXCursorKind k = clang_getCursorKind(cur);
+    if (k == CXCursor_CXXMethod || k == CXCursor_Constructor || k == CXCursor_Destructor ||
+        k == CXCursor_CXXBaseSpecifier || k == CXCursor_FunctionTemplate ||
+        k == CXCursor_CXXAccessSpecifier) {
+        *(bool *)data = true;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* A struct or class defined here, with a name. */
+static void record(Walk *W, CXCursor cur, CXCursorKind k)
+{
+    if (!clang_isCursorDefinition(cur) || clang_Cursor_isAnonymous(cur))
+        return;
+    Record r = {.name = oklc_cx_string(W->c, clang_getCursorSpelling(cur)),
+                .range = oklc_cx_range(cur), .is_class = k == CXCursor_ClassDecl};
+    if (!r.is_class)
+        clang_visitChildren(cur, class_visit, &r.is_class);
+    CXCursorKind up = clang_getCursorKind(clang_getCursorSemanticParent(cur));
+    r.nested = up == CXCursor_StructDecl || up == CXCursor_ClassDecl ||
+               up == CXCursor_UnionDecl || up == CXCursor_ClassTemplate;
+    vec_push(&W->c->arena, &W->records, r);
+}
+
 static void walk(Walk *W, CXCursor cur, CXCursor parent)
 {
     CXCursorKind k = clang_getCursorKind(cur);
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(cur)))
         return;
     switch (k) {
-    case CXCursor_LambdaExpr:
+    case CXCursor_LambdaExpr: {
+        Range r = oklc_cx_range(cur);
+        vec_push(&W->c->arena, &W->lambdas, r);
         W->in_lambda++;
         walk_children(W, cur);
         W->in_lambda--;
         return;
+    }
     case CXCursor_FunctionDecl:
     case CXCursor_FunctionTemplate:
     case CXCursor_CXXMethod:
@@ -1859,13 +2233,40 @@ static void walk(Walk *W, CXCursor cur, CXCursor parent)
     case CXCursor_TypedefDecl:
     case CXCursor_TypeAliasDecl: {
         Var *v = declare(W, cur, VAR_TYPEDEF, NULL);
+        vec_push(&W->c->arena, &W->type_names, v->name);
+        if (k == CXCursor_TypeAliasDecl)
+            cxx_construct(W, cur, k);
         if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order)
             vec_push(&W->c->arena, &W->typedefs, v);
         return;
     }
-    case CXCursor_ParmDecl:
-        declare(W, cur, VAR_PARAM, NULL);    /* of a function that is not a kernel */
+    case CXCursor_ParmDecl: {               /* of a function that is not a kernel */
+        Var *v = declare(W, cur, VAR_PARAM, NULL);
+        if (W->function && !W->in_lambda)
+            vec_push(&W->c->arena, &W->fparams, v);
         return;
+    }
+    case CXCursor_StructDecl:
+    case CXCursor_ClassDecl:
+        record(W, cur, k);
+        break;
+    case CXCursor_Namespace:
+    case CXCursor_UsingDirective:
+    case CXCursor_UsingDeclaration:
+    case CXCursor_ClassTemplate:
+    case CXCursor_CXXStaticCastExpr:
+    case CXCursor_CXXReinterpretCastExpr:
+    case CXCursor_CXXConstCastExpr:
+    case CXCursor_CXXDynamicCastExpr:
+    case CXCursor_CXXFunctionalCastExpr:
+    case CXCursor_CXXNewExpr:
+    case CXCursor_CXXDeleteExpr:
+    case CXCursor_CXXThrowExpr:
+    case CXCursor_CXXTryStmt:
+    case CXCursor_CXXNullPtrLiteralExpr:
+    case CXCursor_CXXThisExpr:
+        cxx_construct(W, cur, k);
+        break;
     default:
         break;
     }
@@ -1899,6 +2300,13 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     Model *m = W.m;
     m->kernels = W.kernels.data, m->nkernels = W.kernels.len;
     m->functions = W.functions.data, m->nfunctions = W.functions.len;
+    m->lambdas = W.lambdas.data, m->nlambdas = W.lambdas.len;
+    m->calls = W.calls.data, m->ncalls = W.calls.len;
+    m->records = W.records.data, m->nrecords = W.records.len;
+    m->components = W.components.data, m->ncomponents = W.components.len;
+    m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
+    m->cxx = W.cxx.data, m->ncxx = W.cxx.len;
+    m->uses_double = W.uses_double;
     m->globals = W.globals.data, m->nglobals = W.globals.len;
     m->typedefs = W.typedefs.data, m->ntypedefs = W.typedefs.len;
     m->fields = W.fields.data, m->nfields = W.fields.len;

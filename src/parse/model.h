@@ -45,6 +45,7 @@ typedef struct Var {
     const char *name;
     Range       range;        /* the declaration, type included */
     uint32_t    name_off;
+    uint32_t    type_at;      /* the first token of its type (after [[attributes]]) */
     Type        type;
     const char *type_written; /* the type as written (text before the name) */
     bool        constexpr_;
@@ -58,7 +59,7 @@ typedef struct Var {
     Loop       *loop;         /* innermost attributed loop around it */
     Kernel     *kernel;       /* the kernel it is in, for locals and params */
     Stmt       *decl_stmt;    /* the declaration statement (locals) */
-    Range      *refs;         /* every use of it in its kernel, in order */
+    Range      *refs;         /* every use of it, in order */
     size_t      nrefs;
     int64_t     size;         /* bytes of its type (sizeof), -1 if unknown */
     bool        is_int, is_float; /* an integer or floating-point scalar */
@@ -155,7 +156,8 @@ typedef enum AtomicOp {
     AT_OTHER,                 /* not a form the targets have: a critical section */
     AT_ADD, AT_SUB, AT_MUL, AT_DIV, AT_MOD, AT_AND, AT_OR, AT_XOR, AT_SHL, AT_SHR,
     AT_INC, AT_DEC,           /* ++x x++ / --x x-- */
-    AT_ASSIGN                 /* x = value */
+    AT_ASSIGN,                /* x = value */
+    AT_MIN, AT_MAX            /* x = min(x, v), x = max(v, x): rhs is v */
 } AtomicOp;
 
 typedef struct Atomic {
@@ -167,6 +169,8 @@ typedef struct Atomic {
     Range       lhs, rhs;     /* x and the value (rhs empty for ++/--) */
     const char *type;         /* x's type, as Clang prints it */
     bool        scalar;       /* x is an integer or floating-point scalar */
+    bool        is_float, is_signed;  /* a floating-point x; a signed integer x */
+    int         size;         /* x's bytes */
     bool        rhs_lvalue;   /* x = y where y is an object (an atomic read) */
     Var        *target;       /* the variable x is in (an array, a @shared...) */
     Var        *source;       /* the first variable the value mentions */
@@ -185,7 +189,7 @@ typedef struct DimAccess {
 typedef struct TopStmt {
     Range       range;
     Loop       *outer;        /* when it is a top-level @outer loop */
-    Var        *decl;         /* when it declares one variable */
+    Var        *decl;         /* when it declares variables: the first */
 } TopStmt;
 
 struct Kernel {
@@ -219,15 +223,73 @@ struct Kernel {
 typedef struct Function {
     const char *name;
     Range       decl;
+    uint32_t    name_off;
     uint32_t    specs_at;     /* where specifiers go: after "template <...>" */
     bool        has_body;
+    bool        is_template, is_member;   /* a template; a method, constructor... */
+    Var       **params;
+    size_t      nparams;
+    Var       **locals;       /* every variable declared in the body */
+    size_t      nlocals;
+    bool        returns_pointer;
+    Range      *returns;      /* the values it returns */
+    size_t      nreturns;
 } Function;
+
+/* A call of a function of the file (not a kernel, not a library one), or
+ * of one of OKL's intrinsics (okl_*, callee_off UINT32_MAX). */
+typedef struct Call {
+    Range       range;
+    const char *name;         /* the callee's */
+    uint32_t    callee_off;   /* the name of the callee's definition (or declaration) */
+    uint32_t    name_off;     /* the callee's name in the call */
+    Range      *args;
+    bool       *arg_pointer;  /* each argument: a pointer or an array? */
+    size_t      nargs;
+    Kernel     *kernel;       /* where the call is: a kernel or a function */
+    Function   *function;
+} Call;
+
+/* A construct of C++ (not of C): a namespace, a cast, new, ... */
+typedef struct CxxConstruct {
+    uint32_t    at;
+    const char *what;         /* "a namespace" */
+} CxxConstruct;
+
+/* A struct or class defined in the file, with a name. */
+typedef struct Record {
+    const char *name;
+    Range       range;
+    bool        is_class;     /* `class`, or a struct with methods or bases */
+    bool        nested;       /* inside another struct or class */
+} Record;
+
+/* &v.x where v has one of OKL's vector types (float4, int2, ...). */
+typedef struct ComponentAddr {
+    Range       range;        /* &v.x */
+    Range       vector;       /* v */
+    int         index;        /* x, y, z, w: 0..3 */
+    const char *element;      /* "float" */
+} ComponentAddr;
 
 typedef struct Model {
     Kernel    **kernels;
     size_t      nkernels;
     Function  **functions;
     size_t      nfunctions;
+    Range      *lambdas;      /* every lambda expression (C++ only) */
+    size_t      nlambdas;
+    Call       *calls;        /* calls of the functions above, in order */
+    size_t      ncalls;
+    Record     *records;
+    size_t      nrecords;
+    ComponentAddr *components;
+    size_t      ncomponents;
+    CxxConstruct *cxx;        /* C++ that is not also C, but for the above */
+    size_t      ncxx;
+    const char **type_names;  /* every typedef and alias name */
+    size_t      ntype_names;
+    bool        uses_double;  /* a value of type double anywhere in the code */
     Var       **globals;      /* file-scope variables */
     size_t      nglobals;
     Var       **typedefs;     /* typedefs with OKL attributes */
@@ -252,6 +314,9 @@ typedef struct ParseOptions {
 /* Parses the normalized text and builds the model. Clang's errors are
  * reported at the user's positions; returns NULL after an error. */
 OKLC_INTERNAL Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o);
+
+/* Is <name> (n bytes) a header of the C or C++ standard library? */
+OKLC_INTERNAL bool oklc_std_header(const char *name, size_t n);
 
 /* ---- helpers for later stages (model.c) ----------------------------------------- */
 

@@ -31,13 +31,13 @@ void oklc_rt_strings_free(char **s, int n)
     oklc_free(s);
 }
 
-char *oklc_rt_metadata_backend(const char *metadata)
+oklc_status oklc_rt_metadata_backend(const char *metadata, char **backend)
 {
     cJSON *root = cJSON_Parse(metadata);
     const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "backend"));
-    char *copy = b ? oklc_rt_strdup(b) : NULL;
+    *backend = b ? oklc_rt_strdup(b) : NULL;
     cJSON_Delete(root);
-    return copy;
+    return b && !*backend ? oklc_rt_oom() : OKLC_OK;
 }
 
 static bool same_name(const char *a, const char *b, bool ignore_blanks)

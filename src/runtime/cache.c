@@ -5,7 +5,8 @@
  * The folder is $OKLC_CACHE_DIR, else $XDG_CACHE_HOME/oklc, else
  * ~/.cache/oklc, created 0700; since oklc loads code from it, one owned by
  * another user or writable by others is refused. An entry is a folder named
- * by the key (source, binary, metadata.json, build.log). It is built in
+ * by the key (source, binary, metadata.json, build.log; GPU-like devices:
+ * the device binary, options.txt, and for OKL the launcher). It is built in
  * <key>.tmp.<pid>.<random> and renamed into place: rename is atomic, so
  * another process sees no entry or a whole one, without any lock (MPI
  * ranks build at once on shared file systems, where locks go stale). When
@@ -111,7 +112,10 @@ static void add_compiler(XXH3_state_t *h, const char *path)
 
 /* Everything that changes the binary. The transpiler's input hash covers
  * the preprocessed source with its includes; its output and metadata are
- * hashed too, so a changed transpiler never reuses an old entry. */
+ * hashed too, so a changed transpiler never reuses an old entry. GPU-like
+ * devices add the launcher, the device compiler's options, and the device
+ * with its driver and compiler versions (b->device_id): their binaries are
+ * the device's. */
 void oklc_rt_cache_key(const Build *b, char key[33])
 {
     XXH3_state_t h;

@@ -9,14 +9,93 @@
  * again on the next use. Symbols land in a table of function pointers,
  * each by memcpy from dlsym's void * (POSIX guarantees the representation;
  * ISO C forbids the cast).
+ *
+ * Libraries that bring their own LLVM (PoCL and most OpenCL drivers, HIP
+ * through comgr) are opened in link-map namespaces of their own (dlmopen):
+ * oklc itself links libclang, and two LLVMs in one namespace bind each
+ * other's symbols (Debian 12's PoCL, built on LLVM 15, crashes in
+ * clBuildProgram next to libclang 14; PoCL's clang and HIP's comgr
+ * register the same LLVM options twice). One namespace per group of
+ * libraries (HIP and hiprtc share one). When dlmopen fails, or with
+ * OKLC_DLMOPEN=0, they are opened as usual.
+ *
+ * A namespace has a C library of its own, whose environment is the
+ * process's environ array as it was at dlmopen: a setenv in the process
+ * may move that array and free it under the driver's getenv. So the
+ * namespace gets a copy of its own, made once and kept: the driver sees
+ * the environment of the moment its library was first loaded.
  */
+#define _GNU_SOURCE    /* dlmopen, dlinfo */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt.h"
 
+extern char **environ;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char **frozen[4];    /* the namespaces' environments (kept: never freed) */
+
+/* The namespaces made so far, by group name. */
+static struct {
+    const char *group;
+    Lmid_t      id;
+} spaces[4];
+static size_t nspaces;
+
+static bool isolation_wanted(void)
+{
+    const char *v = getenv("OKLC_DLMOPEN");
+    return !v || strcmp(v, "0") != 0;
+}
+
+/* The environment of a new namespace: a copy (plain malloc: it lives as
+ * long as the process); on failure the namespace keeps the one it has. */
+static void freeze_environment(void *h, size_t i)
+{
+    char ***env = dlsym(h, "__environ");
+    size_t n = 0;
+    while (env && environ && environ[n])
+        n++;
+    char **copy = env ? malloc((n + 1) * sizeof *copy) : NULL;
+    for (size_t j = 0; copy && j < n; j++) {
+        if (!(copy[j] = strdup(environ[j]))) {
+            while (j--)
+                free(copy[j]);
+            free(copy);
+            return;
+        }
+    }
+    if (!copy)
+        return;
+    copy[n] = NULL;
+    frozen[i] = copy;
+    *env = copy;
+}
+
+/* dlmopen into the group's namespace (a new one for a new group), else
+ * dlopen. */
+static void *open_library(const char *name, const char *group)
+{
+    if (group && isolation_wanted()) {
+        size_t i = 0;
+        while (i < nspaces && strcmp(spaces[i].group, group))
+            i++;
+        void *h = dlmopen(i < nspaces ? spaces[i].id : LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL);
+        if (h && i == nspaces && i < OKLC_COUNTOF(spaces) &&
+            dlinfo(h, RTLD_DI_LMID, &spaces[i].id) == 0) {
+            spaces[i].group = group;
+            nspaces++;
+            freeze_environment(h, i);
+        }
+        if (h)
+            return h;
+    }
+    return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+}
 
 bool oklc_rt_dl_symbol(void *handle, const char *name, void *fn)
 {
@@ -43,7 +122,7 @@ static oklc_status load(DlLib *lib, const char *const *names, size_t nnames, con
     char *why = NULL;
     for (size_t i = 0; i < nnames; i++) {
         dlerror();
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = open_library(names[i], lib->ns);
         const char *missing = h ? fill(h, syms, nsyms, table) : NULL;
         if (h && !missing) {
             oklc_free(why);

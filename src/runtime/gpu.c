@@ -217,7 +217,6 @@ oklc_status oklc_gpu_compile(const oklc_device *d, const Build *b, const char *d
     if (oklc_rt_verbose())
         fprintf(stderr, "oklc: building '%s' for the %s device '%s' in %s\n", b->path,
                 d->ops->name, d->label, dir);
-    oklc_rt_count_compile();
     oklc_status st = d->ops->build_device(d, b, dir, &log);
     oklc_status lst = OKLC_OK;
     if (!(title = oklc_rt_format("%s build of %s for '%s':", d->ops->title,

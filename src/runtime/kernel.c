@@ -151,9 +151,9 @@ oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char 
 /* An entry's binary is for the device it was built for. */
 static oklc_status check_backend(const oklc_device *d, const char *metadata, const char *dir)
 {
-    char *backend = oklc_rt_metadata_backend(metadata);
-    oklc_status st = OKLC_OK;
-    if (!backend || strcmp(backend, d->ops->name))
+    char *backend = NULL;
+    oklc_status st = oklc_rt_metadata_backend(metadata, &backend);
+    if (!st && (!backend || strcmp(backend, d->ops->name)))
         st = oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' was built for the %s device, not for %s",
                           dir, backend ? backend : "(unknown)", d->ops->name);
     oklc_free(backend);

@@ -4,7 +4,8 @@
  * and an in-order queue on it.
  *
  * Spec: "opencl", "mode=opencl platform=0 device=0". platform= and device=
- * take an index, or a case-insensitive part of the name ("platform=pocl").
+ * take an index, or a case-insensitive part of the name (for a platform,
+ * of its name or its vendor: "platform=pocl" is "The pocl project"'s).
  * Without platform=, the first platform that has a device (a device= name
  * is then looked for on every platform in turn); without device=, the
  * platform's first device.
@@ -33,6 +34,8 @@
 #include <unistd.h>
 
 #include "rt.h"
+
+enum { CL_PLATFORM_NOT_FOUND_KHR = -1001 };    /* cl_khr_icd: the loader found none */
 
 /* The functions we use, through dlsym (the loader is never linked). */
 static struct ClApi {
@@ -86,20 +89,22 @@ static const DlSym syms[] = {
 };
 #undef SYM
 
-static DlLib library = {.what = "the OpenCL ICD loader"};
+static DlLib library = {.what = "the OpenCL ICD loader", .ns = "opencl"};
+static DlLib test_library = {.what = "the OpenCL ICD loader", .ns = "opencl"};
 static const char *library_override;    /* tests */
 
 void oklc_rt_opencl_library(const char *name)
 {
     library_override = name;
-    library.loaded = false;    /* the handle stays open: PoCL's threads may live in it */
+    test_library.loaded = false;
 }
 
 static oklc_status load_library(void)
 {
     static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
     if (library_override)
-        return oklc_rt_dl_load(&library, &library_override, 1, syms, OKLC_COUNTOF(syms), &cl);
+        return oklc_rt_dl_load(&test_library, &library_override, 1, syms, OKLC_COUNTOF(syms),
+                               &cl);
     return oklc_rt_dl_load(&library, names, OKLC_COUNTOF(names), syms, OKLC_COUNTOF(syms), &cl);
 }
 
@@ -363,16 +368,20 @@ static oklc_status pick_platform(const Spec *s, const cl_platform_id *ps, cl_uin
     }
     for (cl_uint i = 0; i < np; i++) {
         char *name = platform_info(ps[i], CL_PLATFORM_NAME);
-        if (!name)
-            return oklc_rt_oom();
-        bool ok = name_matches(name, s->platform);
+        char *vendor = platform_info(ps[i], CL_PLATFORM_VENDOR);
+        bool ok = name && vendor &&
+                  (name_matches(name, s->platform) || name_matches(vendor, s->platform));
         oklc_free(name);
+        oklc_free(vendor);
+        if (!name || !vendor)
+            return oklc_rt_oom();
         if (ok) {
             *out = i;
             return OKLC_OK;
         }
     }
-    char *what = oklc_rt_format("no OpenCL platform's name contains '%s'", s->platform);
+    char *what = oklc_rt_format("no OpenCL platform's name or vendor contains '%s'",
+                                s->platform);
     oklc_status st = what ? no_match(OKLC_ERR_ARGUMENT, s, ps, np, what, false)
                           : oklc_rt_oom();
     oklc_free(what);
@@ -587,27 +596,34 @@ static oklc_status device_options(const oklc_device *d, Build *b)
     return b->device_id ? OKLC_OK : oklc_rt_oom();
 }
 
-/* The options as clBuildProgram takes them: one string. An option with a
- * blank or a quote is put in double quotes (as Clang-based compilers, PoCL
- * among them, split the string; implementations differ). */
+/* The options as clBuildProgram takes them: one string. A -D or -I whose
+ * value has a blank or a quote gets the value in double quotes, apart
+ * ("-D \"V=(0 + 1)\"": how PoCL splits the string; implementations differ,
+ * and PoCL takes no include path with a blank). */
 static char *join_options(char *const *opts, size_t n)
 {
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
-        len += 2 * strlen(opts[i]) + 3;
+        len += 2 * strlen(opts[i]) + 4;
     char *s = oklc_malloc(len), *p = s;
     if (!s)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        bool quote = strpbrk(opts[i], " \t\n\"'\\") != NULL;
+        const char *o = opts[i];
+        bool quote = strpbrk(o, " \t\n\"'\\") != NULL;
         if (i)
             *p++ = ' ';
+        if (quote && o[0] == '-' && (o[1] == 'D' || o[1] == 'I') && o[2]) {
+            *p++ = *o++;
+            *p++ = *o++;
+            *p++ = ' ';
+        }
         if (quote)
             *p++ = '"';
-        for (const char *c = opts[i]; *c; c++) {
-            if (quote && (*c == '"' || *c == '\\'))
+        for (; *o; o++) {
+            if (quote && (*o == '"' || *o == '\\'))
                 *p++ = '\\';
-            *p++ = *c;
+            *p++ = *o;
         }
         if (quote)
             *p++ = '"';
@@ -638,16 +654,18 @@ static cl_int build(const oklc_device *d, cl_program prog, const char *options, 
     return err;
 }
 
+/* `dir` is a build's temporary folder, or (load) a cache entry. */
 static oklc_status build_failed(const oklc_device *d, cl_int err, const char *what,
-                                const char *options, const char *dir, const char *log)
+                                const char *options, const char *dir, bool tmp, const char *log)
 {
     return oklc_rt_fail(err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
                                 err == CL_COMPILER_NOT_AVAILABLE
                             ? OKLC_ERR_COMPILE
                             : OKLC_ERR_DEVICE,
                         "cannot build the OpenCL program of '%s' for '%s': clBuildProgram: "
-                        "%s (%d)\noptions: %s\n(the source stays in %s for an hour)\n%s", what,
-                        d->label, error_name(err), (int)err, options, dir, log ? log : "");
+                        "%s (%d)\noptions: %s\n(the source %s in %s%s)\n%s", what, d->label,
+                        error_name(err), (int)err, options, tmp ? "stays" : "is", dir,
+                        tmp ? " for an hour" : "", log ? log : "");
 }
 
 /* The program's binary for our one device (empty when it gives none). */
@@ -688,8 +706,11 @@ static oklc_status build_device(const oklc_device *d, const Build *b, const char
         if (!prog)
             st = cl_fail(OKLC_ERR_DEVICE, err, "clCreateProgramWithSource", "'%s'", b->path);
     }
-    if (!st && (err = build(d, prog, options, log)))
-        st = build_failed(d, err, b->path, options, dir, *log);
+    if (!st) {
+        oklc_rt_count_compile();
+        if ((err = build(d, prog, options, log)))
+            st = build_failed(d, err, b->path, options, dir, true, *log);
+    }
     if (!st)
         st = write_binary(d, prog, bin);
     if (!st)
@@ -747,7 +768,7 @@ static oklc_status from_source(const oklc_device *d, const char *dir, const char
             st = cl_fail(OKLC_ERR_DEVICE, err, "clCreateProgramWithSource", "'%s'", path);
     }
     if (!st && (err = build(d, prog, options, &log))) {
-        st = build_failed(d, err, path, options, dir, log);
+        st = build_failed(d, err, path, options, dir, false, log);
         cl.ReleaseProgram(prog);
         prog = NULL;
     }

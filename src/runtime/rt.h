@@ -201,19 +201,6 @@ OKLC_INTERNAL oklc_status oklc_gpu_props_options(Build *b);
 OKLC_INTERNAL oklc_status oklc_rt_opt_add(Build *b, const char *opt);
 /* How many device kernels this process has launched (tests). */
 OKLC_INTERNAL long oklc_rt_launch_count(void);
-/* "sm_90" -> the cubin of `source` (or PTX for "compute_90"); the log
- * comes back in *log (oklc_free it), on failure in the message too.
- * OKLC_ERR_UNAVAILABLE without NVRTC. `what` names the source. */
-OKLC_INTERNAL oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what,
-                                                const char *const *opts, size_t nopts,
-                                                char **binary, size_t *size, char **log);
-/* NVRTC's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
-OKLC_INTERNAL oklc_status oklc_rt_nvrtc_version(char version[32]);
-/* The same with hiprtc: a code object for the --offload-arch in opts. */
-OKLC_INTERNAL oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
-                                                 const char *const *opts, size_t nopts,
-                                                 char **binary, size_t *size, char **log);
-OKLC_INTERNAL oklc_status oklc_rt_hiprtc_version(char version[32]);
 
 /* ---- dl.c ----------------------------------------------------------------------- */
 
@@ -227,6 +214,8 @@ typedef struct DlSym {
 
 typedef struct DlLib {
     const char *what;        /* for messages: "libOpenCL.so.1 (the OpenCL ICD loader)" */
+    const char *ns;          /* brings its own LLVM: the namespace it is dlmopen'ed into
+                                (dl.c; one per name); NULL: none of its own */
     void       *handle;
     bool        loaded;
 } DlLib;
@@ -243,8 +232,26 @@ OKLC_INTERNAL bool oklc_rt_dl_symbol(void *handle, const char *name, void *fn);
 OKLC_INTERNAL extern const DeviceOps oklc_opencl_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_cuda_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_hip_ops;
-/* Tests: the library names the next loads try (NULL: the defaults). */
+/* Tests: the library the next loads try instead of the vendor's (NULL:
+ * the vendor's again); tests/runtime/gpu_mock.c stands in for CUDA's and
+ * HIP's. */
 OKLC_INTERNAL void oklc_rt_opencl_library(const char *name);
+OKLC_INTERNAL void oklc_rt_cuda_library(const char *path);
+OKLC_INTERNAL void oklc_rt_hip_library(const char *path);
+/* cuda.c: the cubin of `source` for the --gpu-architecture=sm_XY in opts
+ * (PTX for compute_XY); the log comes back in *log (oklc_free it), on
+ * failure in the message too. OKLC_ERR_UNAVAILABLE without NVRTC. `what`
+ * names the source in messages. */
+OKLC_INTERNAL oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what,
+                                                const char *const *opts, size_t nopts,
+                                                char **binary, size_t *size, char **log);
+/* NVRTC's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
+OKLC_INTERNAL oklc_status oklc_rt_nvrtc_version(char version[32]);
+/* hip.c: the same with hiprtc, a code object for the --offload-arch in opts. */
+OKLC_INTERNAL oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
+                                                 const char *const *opts, size_t nopts,
+                                                 char **binary, size_t *size, char **log);
+OKLC_INTERNAL oklc_status oklc_rt_hiprtc_version(char version[32]);
 
 /* ---- source.c ------------------------------------------------------------------- */
 
@@ -338,8 +345,8 @@ OKLC_INTERNAL void oklc_rt_params_free(Param *p, int n);
 OKLC_INTERNAL oklc_status oklc_rt_find_functions(const char *metadata, const char *where,
                                                  const char *name, char ***functions, int *n);
 OKLC_INTERNAL void oklc_rt_strings_free(char **s, int n);
-/* The backend named by the metadata ("serial"), or NULL. */
-OKLC_INTERNAL char *oklc_rt_metadata_backend(const char *metadata);
+/* The backend named by the metadata ("serial"); NULL when it names none. */
+OKLC_INTERNAL oklc_status oklc_rt_metadata_backend(const char *metadata, char **backend);
 
 /* One argument's value, converted to its parameter's exact type. */
 typedef union Slot {

@@ -1,45 +1,77 @@
 #!/usr/bin/env bash
 # Every kernel oklc accepts must become code the backend's compiler
-# accepts: transpiles each kernel of the given folders for serial and
-# OpenMP and compiles the result (-std=c++17 -fsyntax-only, -fopenmp for
-# OpenMP; the standard --clang-arg=-std=... names, if any). A kernel whose backend rejects it on purpose says so in a line
-# "// cpu: unsupported" (and must then fail with a diagnostic, never crash).
-# Usage: compile.sh OKLC CXX FOLDER...
+# accepts: transpiles each kernel of the given folders for one backend and
+# compiles the result with the given command (for GPU-like backends, the
+# host launcher too, with the C++ compiler CXX, default g++). The standard a
+# `--clang-arg=-std=...` names replaces -std=c++17 in the command.
+# A kernel that the backend rejects on purpose says so in a line
+# "// BACKEND: unsupported" (cpu: serial and openmp; gpu: cuda, hip and
+# opencl), and must then fail with a diagnostic, never crash.
+# The kernels are checked JOBS at a time (default: the number of CPUs).
+# Usage: compile.sh OKLC BACKEND 'COMPILE COMMAND' FOLDER...
+#   e.g. compile.sh build/oklc cuda 'nvcc -std=c++17 -arch=sm_90 -c -x cu -o kernel.o' tests/valid
+# The command runs in a folder of its own (nvcc and hipcc, run as root, replace
+# an output /dev/null with a file).
 set -u
-oklc=$1 cxx=$2
-shift 2
+oklc=$1 backend=$2 compile=$3
+shift 3
+case $backend in
+  serial|openmp) family=cpu ;;
+  *) family=gpu ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failed=0 checked=0
+
+# check N INPUT: its report goes to $tmp/N.log, a failure leaves $tmp/N.fail
+check() {
+  local n=$1 input=$2 dir="$tmp/$1" args launcher=() status std cmd
+  mkdir "$dir"
+  exec >"$tmp/$n.log" 2>&1
+  eval "args=($(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1))"
+  [ $family = gpu ] && launcher=(--launcher "$dir/launcher.cpp")
+  (cd "$(dirname "$input")" &&
+   "$oklc" transpile "${args[@]}" -b "$backend" "$(basename "$input")" -o "$dir/out" \
+     "${launcher[@]}") 2>"$dir/err"
+  status=$?
+  if grep -qE "^// ($family|$backend): unsupported" "$input"; then
+    if [ $status -ne 1 ] || ! grep -q ': error: ' "$dir/err"; then
+      echo "FAIL: $input ($backend): expected a diagnostic (exit $status)"; touch "$tmp/$n.fail"
+    fi
+    return
+  fi
+  if [ $status -ne 0 ]; then
+    echo "FAIL: $input ($backend): oklc transpile failed"; cat "$dir/err"
+    touch "$tmp/$n.fail"; return
+  fi
+  # the C++ standard Clang was told to parse with, if not C++17
+  std=$(printf '%s\n' "${args[@]}" | sed -n 's|^--clang-arg=\(-std=.*\)|\1|p' | tail -n 1)
+  cmd=${compile//-std=c++17/${std:--std=c++17}}
+  # shellcheck disable=SC2086
+  if ! (cd "$dir" && $cmd "$dir/out") >"$dir/cc" 2>&1; then
+    echo "FAIL: $input ($backend): the output does not compile"
+    grep -m 20 -E 'error|Error' "$dir/cc"; touch "$tmp/$n.fail"; return
+  fi
+  if [ $family = gpu ] &&
+     ! "${CXX:-g++}" ${std:--std=c++17} -fsyntax-only -x c++ "$dir/launcher.cpp" 2>"$dir/cc"; then
+    echo "FAIL: $input ($backend): the launcher does not compile"
+    head -n 20 "$dir/cc"; touch "$tmp/$n.fail"
+  fi
+}
+
+jobs=${JOBS:-$(nproc)}
+n=0
 for folder in "$@"; do
   for input in "$folder"/*.okl; do
-    eval "args=($(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1))"
-    for backend in serial openmp; do
-      checked=$((checked + 1))
-      (cd "$(dirname "$input")" &&
-       "$oklc" transpile "${args[@]}" -b $backend "$(basename "$input")" -o "$tmp/out.cpp") \
-        2>"$tmp/err"
-      status=$?
-      if grep -q '^// cpu: unsupported' "$input"; then
-        if [ $status -ne 1 ] || ! grep -q ': error: ' "$tmp/err"; then
-          echo "FAIL: $input ($backend): expected a diagnostic (exit $status)"; failed=1
-        fi
-        continue
-      fi
-      if [ $status -ne 0 ]; then
-        echo "FAIL: $input ($backend): oklc transpile failed"; cat "$tmp/err"; failed=1
-        continue
-      fi
-      [ $backend = openmp ] && omp=-fopenmp || omp=
-      # the C++ standard Clang was told to parse with, if not C++17
-      std=$(printf '%s\n' "${args[@]}" | sed -n 's|^--clang-arg=\(-std=.*\)|\1|p' | tail -n 1)
-      # shellcheck disable=SC2086
-      if ! "$cxx" ${std:--std=c++17} -fsyntax-only $omp -x c++ "$tmp/out.cpp" 2>"$tmp/cxx"; then
-        echo "FAIL: $input ($backend): the output does not compile"
-        head -n 20 "$tmp/cxx"; failed=1
-      fi
-    done
+    n=$((n + 1))
+    check $n "$input" &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
   done
 done
-echo "$checked transpilations compiled with $cxx"
+wait
+failed=0
+for i in $(seq 1 $n); do
+  cat "$tmp/$i.log"
+  [ -e "$tmp/$i.fail" ] && failed=1
+done
+echo "$n kernels transpiled for $backend and compiled with: $compile"
 exit $failed

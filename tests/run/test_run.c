@@ -118,6 +118,24 @@ static void same_doubles(const double *want, const double *got, size_t n)
             fail_msg("element %zu: expected %.17g, got %.17g", i, want[i], got[i]);
 }
 
+static bool device_is(const char *mode)
+{
+    return !strcmp(oklc_device_mode(dev), mode);
+}
+
+/* Kernels a backend rejects on purpose: building `name` of `file` fails,
+ * with `message`. */
+static void build_fails(const char *file, const char *name, const char *message)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    oklc_kernel *k = NULL;
+    assert_int_not_equal(oklc_kernel_build(dev, path, name, NULL, &k), OKLC_OK);
+    assert_null(k);
+    if (!strstr(oklc_last_error(), message))
+        fail_msg("building %s: expected '%s' in: %s", name, message, oklc_last_error());
+}
+
 /* ---- loops.okl -------------------------------------------------------------------------- */
 
 static void test_tile_check(void **state)
@@ -312,6 +330,17 @@ static void test_return_no_braces(void **state)
     same_ints(want, x, N);
 }
 
+static void test_tile_threads(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    int x[3 * N], want[3 * N];
+    for (int i = 0; i < 3 * N; i++)
+        x[i] = 1, want[i] = 1 + i % N + i / N;
+    RUN_ON("loops.okl", "tileThreads", x, oklc_arg_int(N));
+    same_ints(want, x, 3 * N);
+}
+
 /* ---- guards.okl -------------------------------------------------------------------------- */
 
 static void guards_with(int n, int flag)
@@ -504,7 +533,7 @@ static void test_histogram(void **state)
     (void)state;
     enum { N = 100000, BINS = 16 };
     static int v[N];
-    int hist[BINS] = {0}, want[BINS] = {0}, count[2] = {0, 0};
+    int hist[BINS] = {0}, want[BINS] = {0}, count = 0;
     float total = 0;
     for (int i = 0; i < N; i++) {
         v[i] = (i * 2654435761u) >> 7 & 0xffff;
@@ -512,16 +541,15 @@ static void test_histogram(void **state)
     }
     oklc_kernel *k = build("data.okl", "histogram");
     oklc_memory *mv = to_device(v, sizeof v), *mh = to_device(hist, sizeof hist);
-    oklc_memory *mt = to_device(&total, sizeof total), *mc = to_device(count, sizeof count);
+    oklc_memory *mt = to_device(&total, sizeof total), *mc = to_device(&count, sizeof count);
     RUN(k, oklc_arg_int(N), oklc_arg_mem(mv), oklc_arg_mem(mh), oklc_arg_mem(mt),
         oklc_arg_mem(mc));
     to_host(mh, hist, sizeof hist);
     to_host(mt, &total, sizeof total);
-    to_host(mc, count, sizeof count);
+    to_host(mc, &count, sizeof count);
     same_ints(want, hist, BINS);
     assert_true(total == 0.5f * N);
-    assert_int_equal(count[0], N);
-    assert_int_equal(count[1], 2 * N);
+    assert_int_equal(count, N);
     oklc_memory_free(mv);
     oklc_memory_free(mh);
     oklc_memory_free(mt);
@@ -588,8 +616,12 @@ static void test_templates(void **state)
         xf[i] = i, wf[i] = 1.5f * i;
         xd[i] = i, wd[i] = -0.25 * i;
     }
-    oklc_kernel *kf = build("data.okl", "scale<float, 32>");
-    oklc_kernel *kd = build("data.okl", "scale<double,8>");
+    if (device_is("opencl")) {                 /* OpenCL C is C */
+        build_fails("cxx.okl", "scale<float, 32>", "a template kernel is C++");
+        return;
+    }
+    oklc_kernel *kf = build("cxx.okl", "scale<float, 32>");
+    oklc_kernel *kd = build("cxx.okl", "scale<double,8>");
     oklc_memory *mf = to_device(xf, sizeof xf), *md = to_device(xd, sizeof xd);
     RUN(kf, oklc_arg_int(N), oklc_arg_float(1.5f), oklc_arg_mem(mf));
     RUN(kd, oklc_arg_int(N), oklc_arg_double(-0.25), oklc_arg_mem(md));
@@ -667,8 +699,97 @@ static void test_helpers(void **state)
         x[i] = 0.5f * i;
         want[i] = 2 * (x[i] * x[i]) + 1.0f / 3 + 2.0f + (i > 3 ? i : 3);
     }
-    RUN_ON("data.okl", "helpers", x, oklc_arg_int(N));
+    if (device_is("opencl")) {
+        build_fails("cxx.okl", "helpers", "a lambda is C++");
+        return;
+    }
+    RUN_ON("cxx.okl", "helpers", x, oklc_arg_int(N));
     same_floats(want, x, N);
+}
+
+static void test_spaces(void **state)
+{
+    (void)state;
+    enum { N = 100 };                   /* 3 blocks of 32 and a part */
+    static const float weights[4] = {1, 10, 100, 1000};
+    float in[N + 1], out[N], want[N];
+    for (int i = 0; i <= N; i++)
+        in[i] = (float)(i % 7);
+    for (int i = 0; i < N; i++) {
+        int b = i / 32 * 32, t = i - b, next = b + (t + 1) % 32;
+        float tile = next < N ? in[next] : 0;
+        out[i] = -1;
+        want[i] = tile + in[i] + 1 + 2 + weights[t % 4] + in[i] + in[i + 1];
+    }
+    oklc_kernel *k = build("data.okl", "spaces");
+    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mi), oklc_arg_mem(mo));
+    to_host(mo, out, sizeof out);
+    same_floats(want, out, N);
+    oklc_memory_free(mi);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+}
+
+static void test_atomics(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    int v[N], imin = 1 << 30, imax = -(1 << 30), prod = 1;
+    float lo = 1e9f, hi = -1e9f, fsub = 0;
+    double dsum = 0;
+    long big = 0;
+    unsigned bits = 0;
+    int wmin = imin, wmax = imax;
+    unsigned wbits = 0;
+    for (int i = 0; i < N; i++) {
+        v[i] = (int)((i * 2654435761u) >> 12 & 0xfff) - 2000;
+        wmin = v[i] < wmin ? v[i] : wmin;
+        wmax = v[i] > wmax ? v[i] : wmax;
+        wbits ^= 1u << (i % 32);
+    }
+    oklc_kernel *k = build("data.okl", "atomics");
+    oklc_memory *m[10] = {
+        to_device(v, sizeof v),       to_device(&imin, sizeof imin), to_device(&imax, sizeof imax),
+        to_device(&lo, sizeof lo),    to_device(&hi, sizeof hi),     to_device(&dsum, sizeof dsum),
+        to_device(&big, sizeof big),  to_device(&bits, sizeof bits), to_device(&prod, sizeof prod),
+        to_device(&fsub, sizeof fsub),
+    };
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m[0]), oklc_arg_mem(m[1]), oklc_arg_mem(m[2]),
+        oklc_arg_mem(m[3]), oklc_arg_mem(m[4]), oklc_arg_mem(m[5]), oklc_arg_mem(m[6]),
+        oklc_arg_mem(m[7]), oklc_arg_mem(m[8]), oklc_arg_mem(m[9]));
+    void *host[10] = {v, &imin, &imax, &lo, &hi, &dsum, &big, &bits, &prod, &fsub};
+    size_t size[10] = {sizeof v, sizeof imin, sizeof imax, sizeof lo, sizeof hi,
+                       sizeof dsum, sizeof big, sizeof bits, sizeof prod, sizeof fsub};
+    for (int i = 1; i < 10; i++)
+        to_host(m[i], host[i], size[i]);
+    assert_int_equal(imin, wmin);
+    assert_int_equal(imax, wmax);
+    assert_true(lo == 0.5f * wmin && hi == 0.5f * wmax);
+    assert_true(dsum == 0.25 * N);
+    assert_true(big == (long)N << 33);
+    assert_int_equal(bits, wbits);
+    assert_int_equal(prod, 1 << 20);
+    assert_true(fsub == -1.5f * N);
+    for (int i = 0; i < 10; i++)
+        oklc_memory_free(m[i]);
+    oklc_kernel_free(k);
+}
+
+/* ---- atomic_block.okl: CPUs only -------------------------------------------------------- */
+
+static void test_atomic_block(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    int count[2] = {0, 0};
+    if (!device_is("serial") && !device_is("openmp")) {
+        build_fails("atomic_block.okl", "atomicBlock", "backend has no atomic blocks");
+        return;
+    }
+    RUN_ON("atomic_block.okl", "atomicBlock", count, oklc_arg_int(N));
+    assert_int_equal(count[0], N);
+    assert_int_equal(count[1], 2 * N);
 }
 
 static void test_triad_large(void **state)
@@ -729,7 +850,7 @@ int main(void)
         cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
-        cmocka_unit_test(test_tiles2d),
+        cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_reverse_blocks),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
@@ -740,6 +861,8 @@ int main(void)
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large),
+        cmocka_unit_test(test_spaces),           cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_atomic_block),
     };
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);

@@ -212,10 +212,10 @@ static void device_spec_errors(void **state)
         {"serial threads=4", OKLC_ERR_ARGUMENT, "'threads' does not apply to the serial"},
         {"openmp device=1", OKLC_ERR_ARGUMENT, "'device' does not apply to the openmp"},
         {"serial openmp", OKLC_ERR_ARGUMENT, "the mode is given twice"},
-        {"cuda", OKLC_ERR_UNAVAILABLE, "the CUDA device is not built into oklc yet; it comes "
-                                       "in a later version"},
-        {"mode=HIP device=0", OKLC_ERR_UNAVAILABLE, "the HIP device is not built"},
-        {"mode=opencl platform=0 device=1", OKLC_ERR_UNAVAILABLE, "the OpenCL device"},
+        {"cuda threads=2", OKLC_ERR_ARGUMENT, "'threads' does not apply to the cuda device"},
+        {"mode=HIP platform=0", OKLC_ERR_ARGUMENT, "'platform' does not apply to the hip"},
+        {"mode=cuda device=x", OKLC_ERR_ARGUMENT, "device=x is not a device index"},
+        {"opencl threads=4", OKLC_ERR_ARGUMENT, "'threads' does not apply to the opencl"},
     };
     for (size_t i = 0; i < OKLC_COUNTOF(bad); i++) {
         oklc_device *d = (oklc_device *)1;
@@ -1053,7 +1053,7 @@ static void errors_per_thread(void **state)
 {
     (void)state;
     oklc_device *d;
-    assert_fails(oklc_device_open("cuda", &d), OKLC_ERR_UNAVAILABLE, "CUDA");
+    assert_fails(oklc_device_open("mode=CUDA threads=1", &d), OKLC_ERR_ARGUMENT, "CUDA");
     pthread_t t;
     void *ok;
     assert_int_equal(pthread_create(&t, NULL, fail_in_thread, NULL), 0);

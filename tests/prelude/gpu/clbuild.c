@@ -5,18 +5,21 @@
  * directive naming it, and built with OPTIONS (default: -cl-std=CL1.2
  * -Werror). Prints the build log and exits 1 when the build fails.
  *
- *   clbuild [-o OPTIONS] [-t] [-r KERNEL] FILE...
+ *   clbuild [-o OPTIONS] [-t] [-r KERNEL [-l FILE]] FILE...
  *
  * -t prints the time clBuildProgram took. -r runs KERNEL(global int *result,
  * global const float *in) on one work-group of 64 work-items, with in[i] = i
  * (256 floats) and result zeroed (1024 ints), and reads result back: a
  * self-checking kernel counts its checks in result[0] and its failures in
  * result[1], and stores the line of each failed check from result[2] on.
- * Prints them; exits 1 when a check failed or none ran.
+ * Prints them as lines of -l FILE (default: the last FILE); exits 1 when a
+ * check failed or none ran.
  *
  * Build: cc clbuild.c -o clbuild -lOpenCL
  */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 199309L
+#endif
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
@@ -59,7 +62,7 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *options = "-cl-std=CL1.2 -Werror", *kernel_name = NULL;
+  const char *options = "-cl-std=CL1.2 -Werror", *kernel_name = NULL, *lines_of = NULL;
   int timing = 0, first = 1;
   while (first < argc && argv[first][0] == '-') {
     if (!strcmp(argv[first], "-o") && first + 1 < argc) {
@@ -67,6 +70,9 @@ int main(int argc, char **argv) {
       first += 2;
     } else if (!strcmp(argv[first], "-r") && first + 1 < argc) {
       kernel_name = argv[first + 1];
+      first += 2;
+    } else if (!strcmp(argv[first], "-l") && first + 1 < argc) {
+      lines_of = argv[first + 1];
       first += 2;
     } else if (!strcmp(argv[first], "-t")) {
       timing = 1;
@@ -76,7 +82,7 @@ int main(int argc, char **argv) {
     }
   }
   if (first >= argc) {
-    fprintf(stderr, "usage: clbuild [-o OPTIONS] [-t] [-r KERNEL] FILE...\n");
+    fprintf(stderr, "usage: clbuild [-o OPTIONS] [-t] [-r KERNEL [-l FILE]] FILE...\n");
     return 2;
   }
 
@@ -147,7 +153,7 @@ int main(int argc, char **argv) {
   err = clEnqueueReadBuffer(queue, result_mem, CL_TRUE, 0, sizeof result, result, 0, NULL, NULL);
   if (err != CL_SUCCESS) return fail("clEnqueueReadBuffer", err);
 
-  const char *file = argv[argc - 1];
+  const char *file = lines_of ? lines_of : argv[argc - 1];
   for (int i = 0; i < result[1] && i + 2 < RESULTS; ++i)
     printf("%s:%d: check failed\n", file, (int)result[i + 2]);
   if (result[0] == 0 || result[1] != 0) {

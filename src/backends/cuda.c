@@ -1,0 +1,130 @@
+/*
+ * cuda.c - the CUDA backend: device kernels `extern "C" __global__`, blocks
+ * and threads from blockIdx and threadIdx (gpu.c), and @atomic as CUDA's
+ * atomic functions, with a compare-and-swap loop where CUDA has none for
+ * the operation and type. HIP shares the atomics (hip.c).
+ */
+#include <string.h>
+
+#include "backend.h"
+
+const char *oklc_cuda_launch_hint(Arena *a, const int64_t block[3])
+{
+    return oklc_arena_printf(a, "__launch_bounds__(%lld)",
+                             (long long)(block[0] * block[1] * block[2]));
+}
+
+const char *oklc_cuda_unroll(Arena *a, const char *count)
+{
+    return oklc_arena_printf(a, "#pragma unroll%s%s", *count ? " " : "", count);
+}
+
+/* The type CUDA's atomic functions take for x: by size, sign and kind. */
+static const char *native_type(const Atomic *at)
+{
+    if (at->is_float)
+        return at->size == 4 ? "float" : at->size == 8 ? "double" : NULL;
+    if (at->size == 4)
+        return at->is_signed ? "int" : "unsigned int";
+    if (at->size == 8)
+        return at->is_signed ? "long long" : "unsigned long long";
+    return NULL;
+}
+
+/* x = update(_occa_v), _occa_v being x's value, through atomicCAS on x's
+ * bits: for what CUDA has no atomic function for (x *= v, float min...). */
+static const char *cas_loop(Gpu *G, const Atomic *at, const char *x, const char *update)
+{
+    bool wide = at->size == 8;
+    const char *bits = wide ? "unsigned long long" : "unsigned int", *type = native_type(at);
+    const char *to = at->is_float ? (wide ? "__double_as_longlong" : "__float_as_uint")
+                                  : oklc_arena_printf(G->a, "(%s)", bits);
+    const char *from = at->is_float ? (wide ? "__longlong_as_double" : "__uint_as_float")
+                                    : oklc_arena_printf(G->a, "(%s)", type);
+    return oklc_arena_printf(G->a,
+        "{ %s *_occa_p = (%s *)&(%s); %s _occa_old = *_occa_p, _occa_was; "
+        "do { _occa_was = _occa_old; const %s _occa_v = %s(_occa_was); "
+        "_occa_old = atomicCAS(_occa_p, _occa_was, %s(%s)); } while (_occa_old != _occa_was); }",
+        bits, bits, x, bits, type, from, to, update);
+}
+
+/* atomicF((T *)&(x), (T)(v)) */
+static const char *call(Gpu *G, const char *fn, const char *type, const char *x, const char *v)
+{
+    return oklc_arena_printf(G->a, "%s((%s *)&(%s), (%s)(%s))", fn, type, x, type, v);
+}
+
+const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
+{
+    const char *type = native_type(at);
+    if (!at->scalar || !type) {
+        oklc_gpu_error(G, at->stmt.begin, "@atomic on a value of type '%s': the %s backend has "
+                       "atomics for 4- and 8-byte integers and floating point only",
+                       at->type ? at->type : "", G->E->be->name);
+        return NULL;
+    }
+    const char *x = oklc_edits_text(&G->E->ed, at->lhs.begin, at->lhs.end);
+    const char *v = at->rhs.end > at->rhs.begin
+                        ? oklc_edits_text(&G->E->ed, at->rhs.begin, at->rhs.end) : "1";
+    /* 8-byte signed integers: the unsigned functions, bit for bit */
+    const char *bits = at->size == 8 && !at->is_float ? "unsigned long long" : type;
+    bool f = at->is_float;
+    switch (at->op) {
+    case AT_ADD: case AT_INC:
+        return call(G, "atomicAdd", bits, x, v);
+    case AT_SUB: case AT_DEC:
+        if (f)
+            return call(G, "atomicAdd", type, x, oklc_arena_printf(G->a, "-(%s)", v));
+        if (at->size == 4)
+            return call(G, "atomicSub", type, x, v);
+        return call(G, "atomicAdd", bits, x, oklc_arena_printf(G->a, "0ULL - (%s)(%s)", bits, v));
+    case AT_AND: case AT_OR: case AT_XOR:
+        if (f)
+            break;
+        return call(G, at->op == AT_AND ? "atomicAnd" : at->op == AT_OR ? "atomicOr" : "atomicXor",
+                    bits, x, v);
+    case AT_ASSIGN:
+        if (f && at->size == 8)
+            return oklc_arena_printf(G->a, "atomicExch((unsigned long long *)&(%s), "
+                                           "__double_as_longlong(%s))", x, v);
+        return call(G, "atomicExch", bits, x, v);
+    case AT_MIN: case AT_MAX:
+        if (!f)
+            return call(G, at->op == AT_MIN ? "atomicMin" : "atomicMax", type, x, v);
+        break;
+    default:
+        break;
+    }
+    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
+    if (update)
+        return cas_loop(G, at, x, update);
+    oklc_gpu_error(G, at->stmt.begin, "this @atomic is not one the %s backend can write: use "
+                   "x += v, x -= v, x *= v, x /= v, x++, x--, x &= v, x |= v, x ^= v, x = v, "
+                   "x = min(x, v) or x = max(x, v)",
+                   G->E->be->name);
+    return NULL;
+}
+
+static const GpuTarget cuda = {
+    .kernel_specs = "extern \"C\" __global__",
+    .device_specs = "__device__",
+    .shared = "__shared__",
+    .block_index = {"blockIdx.x", "blockIdx.y", "blockIdx.z"},
+    .thread_index = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
+    .barrier = "__syncthreads();",
+    .warp_barrier = "__syncwarp();",
+    .constant_var = "__constant__",
+    .global_var = "__device__",
+    .unroll = oklc_cuda_unroll,
+    .launch_hint = oklc_cuda_launch_hint,
+    .atomic = oklc_cuda_atomic,
+};
+
+const Backend oklc_cuda_backend = {
+    .name = "cuda",
+    .id = OKLC_BACKEND_CUDA,
+    .restrict_kw = "__restrict__",
+    .preamble = oklc_cuda_prelude,
+    .gpu = &cuda,
+    .translate = oklc_gpu_translate,
+};

@@ -1,0 +1,799 @@
+/*
+ * gpu.c - what the GPU-like backends (CUDA, HIP, OpenCL) share: each
+ * top-level @outer loop becomes a device kernel whose blocks are the
+ * @outer iterations and whose threads are the @inner ones, and a host
+ * launcher computes the grid and the block from the loop bounds and runs
+ * the device kernels in order (docs/launchers.md).
+ *
+ * In a device kernel:
+ *   @outer loop   `T i = start + stride * blockIdx.a;` around its body
+ *   @inner loop   `T i = start + stride * threadIdx.a;` and, when the block
+ *                 may have more threads than the loop iterations, a guard
+ *   @tile         the index of the tile, then the index in it (the bound
+ *                 check unless check=false)
+ *   @shared       the target's shared memory
+ *   @exclusive    a variable of each thread: nothing to do
+ *   @barrier      the target's barrier; also between @inner loops of a
+ *                 block that has @shared memory (unless @nobarrier)
+ *   @atomic       the target's atomic operations (cuda.c, opencl.c)
+ *   return, continue in an @outer or @inner loop: a jump to the end of
+ *                 the iteration, since the loop is gone
+ * Functions become device functions; statements before an @outer loop run
+ * in each device kernel that uses them, and in the launcher when the loop
+ * bounds need them.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    oklc_model_error(G->E->c, off, "%s", b.data);
+    G->ok = false;
+}
+
+static const char *render(Gpu *G, Range r)
+{
+    return oklc_edits_text(&G->E->ed, r.begin, r.end);
+}
+
+static const char *op(Gpu *G, const char *s)
+{
+    return oklc_emit_operand(G->E, s);
+}
+
+/* ---- variables: who reads what ---------------------------------------------------------- */
+
+static const Var *iterator_var(const Kernel *k, const Loop *l)
+{
+    for (size_t i = 0; i < k->nlocals; i++)
+        if (k->locals[i]->name_off == l->iter_off)
+            return k->locals[i];
+    return NULL;
+}
+
+/* Is v declared inside the nest of top-level @outer loop `o`? */
+static bool in_nest(const Var *v, const Loop *o)
+{
+    return oklc_in_range(o->stmt, v->name_off);
+}
+
+/* ---- the nest's shape: grid and block ----------------------------------------------------- */
+
+typedef struct Nest {
+    const Loop *top;             /* the top-level @outer loop */
+    const Loop *outer[3];        /* the @outer level on each axis */
+    const char *grid[3];         /* iteration counts, as expressions ("1": unused) */
+    const char *block[3];        /* threads per axis: an expression */
+    int64_t     nblock[3];       /* when constant, else -1 */
+    VEC(Range)  bounds;          /* the headers the launcher computes from */
+} Nest;
+
+typedef VEC(const char *) Texts;
+
+/* Collects the @inner loops of the nest and the largest count per axis. */
+static void inner_counts(Gpu *G, const Loop *l, Nest *n, Texts *exprs)
+{
+    if (l->kind == LOOP_INNER && l->axis >= 0 && l->axis < 3) {
+        int a = l->axis;
+        if (l->trips_known) {
+            if (n->nblock[a] >= 0 && l->ntrips > n->nblock[a])
+                n->nblock[a] = l->ntrips;
+        } else {
+            vec_push(G->a, &exprs[a], l->trips);
+            n->nblock[a] = -1;
+        }
+        vec_push(G->a, &n->bounds, l->header);
+    }
+    for (size_t i = 0; i < l->nkids; i++)
+        inner_counts(G, l->kids[i], n, exprs);
+}
+
+/* The @outer loops of a nest: one per axis, one chain, rectangular. */
+static bool outer_chain(Gpu *G, Nest *n)
+{
+    const Loop *l = n->top;
+    for (;;) {
+        if (l->axis < 0 || l->axis > 2 || n->outer[l->axis]) {
+            oklc_gpu_error(G, l->stmt.begin, "@outer loop with an axis the nest uses already");
+            return false;
+        }
+        n->outer[l->axis] = l;
+        vec_push(G->a, &n->bounds, l->header);
+        for (int a = 0; a < 3; a++) {
+            const Loop *o = n->outer[a];
+            /* (the two levels of a @tile share one header) */
+            const Var *it = o && o != l && o != l->tile_other ? iterator_var(G->k, o) : NULL;
+            if (it && oklc_refers_in(it, l->header)) {
+                oklc_gpu_error(G, l->stmt.begin,
+                               "on GPUs the @outer loops of a nest are a grid: this loop's "
+                               "bounds cannot use '%s', the iterator of an enclosing @outer "
+                               "loop",
+                               it->name);
+                return false;
+            }
+        }
+        size_t nouter = 0;
+        const Loop *next = NULL;
+        for (size_t i = 0; i < l->nkids; i++)
+            if (l->kids[i]->kind == LOOP_OUTER)
+                nouter++, next = l->kids[i];
+        if (nouter > 1) {
+            oklc_gpu_error(G, next->stmt.begin,
+                           "on GPUs an @outer loop can hold one @outer loop only: a kernel "
+                           "launch has one grid");
+            return false;
+        }
+        if (!next)
+            return true;
+        l = next;
+    }
+}
+
+/* Inner counts must be known where the launcher runs: from the kernel's
+ * arguments, not from the @outer iterators or the nest's variables. */
+static bool launcher_can_count(Gpu *G, const Nest *n, const Loop *inner_top)
+{
+    for (size_t i = 0; i < G->k->nlocals; i++) {
+        const Var *v = G->k->locals[i];
+        if (!in_nest(v, n->top))
+            continue;
+        for (size_t j = 0; j < G->k->nloops; j++) {
+            const Loop *l = G->k->loops[j];
+            if (l->kind != LOOP_INNER || l->trips_known || !oklc_in_range(n->top->stmt, l->stmt.begin) ||
+                (v->name_off >= l->header.begin && v->name_off < l->header.end))
+                continue;
+            if (oklc_refers_in(v, l->header)) {
+                oklc_gpu_error(G, l->stmt.begin,
+                               "on GPUs the number of threads of a block is set at launch: this "
+                               "@inner loop's count uses '%s', which depends on the block; give "
+                               "the @outer loop at line %u @max_inner_dims(...)",
+                               v->name, oklc_model_line(G->E->c, inner_top->stmt.begin));
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool nest_shape(Gpu *G, Nest *n)
+{
+    for (int a = 0; a < 3; a++)
+        n->grid[a] = "1", n->block[a] = "1", n->nblock[a] = 1;
+    if (!outer_chain(G, n))
+        return false;
+    for (int a = 0; a < 3; a++)
+        if (n->outer[a])
+            n->grid[a] = n->outer[a]->trips ? n->outer[a]->trips : "0";
+    const Loop *inner_top = n->outer[0] ? n->outer[0] : n->top;
+    const Attr *mid = n->top->max_inner_dims;
+    if (mid) {                 /* @max_inner_dims(x, y, z): the block as given */
+        for (int a = 0; a < mid->nargs && a < 3; a++) {
+            n->block[a] = mid->args[a].text;
+            char *end;
+            long long v = strtoll(n->block[a], &end, 10);
+            n->nblock[a] = *end ? -1 : v;
+        }
+        return true;
+    }
+    Texts exprs[3];
+    memset(exprs, 0, sizeof exprs);
+    for (size_t i = 0; i < G->k->nloops; i++) {
+        const Loop *l = G->k->loops[i];
+        if (l->kind == LOOP_INNER && l->parent && l->parent->kind == LOOP_OUTER &&
+            oklc_in_range(n->top->stmt, l->stmt.begin))
+            inner_counts(G, l, n, exprs);
+    }
+    if (!launcher_can_count(G, n, inner_top))
+        return false;
+    for (int a = 0; a < 3; a++) {
+        long long known = 1;
+        for (size_t i = 0; i < G->k->nloops; i++) {
+            const Loop *l = G->k->loops[i];
+            if (l->kind == LOOP_INNER && l->axis == a && l->trips_known && l->ntrips > known &&
+                oklc_in_range(n->top->stmt, l->stmt.begin))
+                known = l->ntrips;
+        }
+        const char *b = oklc_arena_printf(G->a, "%lld", known);
+        for (size_t i = 0; i < exprs[a].len; i++)
+            b = oklc_arena_printf(G->a, "_occa_max(%s, _occa_count(%s))", b, exprs[a].data[i]);
+        n->block[a] = b;
+        if (!exprs[a].len)
+            n->nblock[a] = known;
+    }
+    return true;
+}
+
+/* ---- loops as indices ---------------------------------------------------------------------- */
+
+static const char *index_of(Gpu *G, const Loop *l)
+{
+    return l->kind == LOOP_OUTER ? G->T->block_index[l->axis] : G->T->thread_index[l->axis];
+}
+
+/* "T i = start + stride * index;" (decreasing loops subtract). */
+static const char *index_decl(Gpu *G, const Loop *l, const char *name, const char *start,
+                              const char *stride)
+{
+    const char *idx = index_of(G, l);
+    const char *scaled = !strcmp(stride, "1")
+                             ? idx : oklc_arena_printf(G->a, "%s * %s", op(G, stride), idx);
+    const char *value = !strcmp(start, "0") && !l->down
+                            ? scaled
+                            : oklc_arena_printf(G->a, "%s %s %s", op(G, start),
+                                                l->down ? "-" : "+", scaled);
+    return oklc_arena_printf(G->a, "%s %s = %s;", oklc_emit_iter_type(G->E, l), name, value);
+}
+
+/* The loop's threads may outnumber its iterations: the block is larger
+ * on this axis, or the count is not known. */
+static bool needs_guard(const Nest *n, const Loop *l)
+{
+    if (l->kind != LOOP_INNER)
+        return false;
+    int64_t b = n->nblock[l->axis];
+    return !(l->trips_known && b >= 0 && l->ntrips == b);
+}
+
+static const char *guard_of(Gpu *G, const Nest *n, const Loop *l)
+{
+    const char *g = NULL;
+    if (l->tile_part == 2) {
+        const Loop *t = l->tile_other;
+        if (needs_guard(n, t))                  /* more threads than tiles */
+            g = oklc_arena_printf(G->a, "%s < %s", index_of(G, t), op(G, t->trips));
+        if (needs_guard(n, l)) {
+            const char *c = oklc_arena_printf(G->a, "%s < %s", index_of(G, l),
+                                              op(G, l->tile_size));
+            g = g ? oklc_arena_printf(G->a, "%s && %s", g, c) : c;
+        }
+        if (l->tile_check) {
+            Cmp cmp = l->cmp == CMP_NE ? (l->down ? CMP_GT : CMP_LT) : l->cmp;
+            const char *c = oklc_arena_printf(G->a, "%s %s %s", l->iter, oklc_cmp_spelling(cmp),
+                                              op(G, l->bound));
+            g = g ? oklc_arena_printf(G->a, "%s && %s", g, c) : c;
+        }
+        return g;
+    }
+    if (!needs_guard(n, l))
+        return NULL;
+    if (l->cmp == CMP_NE)
+        return oklc_arena_printf(G->a, "%s < %s", index_of(G, l), op(G, l->trips));
+    return render(G, l->cond);
+}
+
+/* The for statement's header becomes the indices of its levels (one, or
+ * the two of a @tile), and a guard; the loop's body stays. */
+/* @tile(S, @inner): the tiles are threads, the elements of a tile a loop
+ * in each. */
+static void tile_of_threads(Gpu *G, const Nest *n, const Loop *l)
+{
+    const Loop *t = l->tile_other;
+    const char *ind = oklc_emit_indent(G->E, l->stmt.begin);
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_printf(&b, "{ %s", index_decl(G, t, oklc_arena_printf(G->a, "_occa_tiled_%s",
+                                                                 l->iter),
+                                          t->start, t->stride));
+    if (needs_guard(n, t))
+        oklc_buf_printf(&b, " if (%s < %s)", index_of(G, t), op(G, t->trips));
+    oklc_buf_printf(&b, " { %s%s%s", oklc_emit_tile_end(G->E, l), l->tile_check ? " " : "",
+                    oklc_emit_tile_loop(G->E, l));
+    oklc_edit_replace(&G->E->ed, l->stmt.begin, l->header.end, b.data);
+    oklc_edit_after(&G->E->ed, l->stmt.end, oklc_arena_printf(G->a, "\n%s}}", ind));
+}
+
+static void loop_edits(Gpu *G, const Nest *n, const Loop *l)
+{
+    if (l->tile_part == 2 && l->kind == LOOP_REGULAR && l->tile_other->kind != LOOP_REGULAR) {
+        tile_of_threads(G, n, l);
+        return;
+    }
+    if (l->kind == LOOP_REGULAR || l->tile_part == 1)
+        return;                           /* a @tile is done at its second level */
+    const char *ind = oklc_emit_indent(G->E, l->stmt.begin);
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_puts(&b, "{ ");
+    if (l->tile_part == 2) {
+        const Loop *t = l->tile_other;
+        const char *tv = oklc_arena_printf(G->a, "_occa_tiled_%s", l->iter);
+        oklc_buf_printf(&b, "%s ", index_decl(G, t, tv, t->start, t->stride));
+        oklc_buf_puts(&b, index_decl(G, l, l->iter, tv, l->stride));
+    } else {
+        oklc_buf_puts(&b, index_decl(G, l, l->iter, l->start, l->stride));
+    }
+    const char *guard = guard_of(G, n, l);
+    if (guard) {
+        if (l->node && l->node->has_barrier) {
+            oklc_gpu_error(G, l->stmt.begin,
+                           "on GPUs the threads of this @inner loop are not all in it (the "
+                           "block has %s), and the @barrier inside cannot wait for the others; "
+                           "give the @inner loops of the block the same count",
+                           l->trips_known ? "more threads than its iterations"
+                                          : "a number of threads set at launch");
+            return;
+        }
+        oklc_buf_printf(&b, " if (%s)", guard);
+    }
+    oklc_edit_replace(&G->E->ed, l->stmt.begin, l->header.end, b.data);
+    oklc_edit_after(&G->E->ed, l->stmt.end, oklc_arena_printf(G->a, "\n%s}", ind));
+}
+
+/* ---- unrolling --------------------------------------------------------------------------------- */
+
+/* @unroll(n) on a loop that stays a loop. */
+static void unroll_attrs(Gpu *G)
+{
+    for (size_t i = 0; i < G->k->nloops; i++) {
+        const Loop *l = G->k->loops[i];
+        if (l->unroll && l->kind == LOOP_REGULAR && !l->tile_part)
+            oklc_emit_pragma_before(G->E, l->attrs, l->nattrs, l->stmt.begin,
+                                    G->T->unroll(G->a, l->unroll->nargs
+                                                           ? l->unroll->args[0].text : ""));
+    }
+}
+
+/* `#pragma unroll n` lines, in the target's spelling. */
+static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
+{
+    Emit *E = data;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    if (strncmp(args, "unroll", 6) || oklc_ident_char(args[6]))
+        return;
+    args += 6;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    oklc_edit_replace(ed, line.begin, line.end, E->be->gpu->unroll(&E->c->arena, args));
+}
+
+/* ---- barriers, shared memory, atomics ------------------------------------------------------------- */
+
+static void explicit_barriers(Gpu *G)
+{
+    for (size_t i = 0; i < G->k->nbarriers; i++) {
+        const Barrier *br = G->k->barriers[i];
+        const char *what = br->kind == BARRIER_WARP ? G->T->warp_barrier : G->T->barrier;
+        oklc_edit_replace(&G->E->ed, br->stmt.begin, br->stmt.end, what);
+    }
+}
+
+static bool block_has_shared(Gpu *G, const Loop *outer)
+{
+    for (size_t i = 0; i < G->k->nlocals; i++) {
+        const Var *v = G->k->locals[i];
+        bool shared = v->shared || (v->typedef_var && v->typedef_var->shared);
+        if (shared && v->loop == outer)
+            return true;
+    }
+    return false;
+}
+
+/* Is the statement inside a regular loop of the block (so that @inner
+ * loops come after it again)? */
+static bool in_regular_loop(const Stmt *st, const Loop *outer)
+{
+    for (const Stmt *p = st->parent; p && p != outer->node; p = p->parent)
+        if ((p->kind == ST_FOR && !p->loop) || p->kind == ST_WHILE || p->kind == ST_DO)
+            return true;
+    return false;
+}
+
+/* Between the @inner loops of a block with @shared memory, every thread
+ * waits until all have written: a barrier after each @inner loop that
+ * another one follows (unless @nobarrier). */
+static void implicit_barriers(Gpu *G)
+{
+    for (size_t i = 0; i < G->k->nloops; i++) {
+        const Loop *l = G->k->loops[i];
+        if (l->kind != LOOP_INNER || !l->parent || l->parent->kind != LOOP_OUTER ||
+            l->nobarrier || !l->node || !block_has_shared(G, l->parent))
+            continue;
+        bool later = in_regular_loop(l->node, l->parent);
+        for (size_t j = 0; j < G->k->nloops && !later; j++) {
+            const Loop *m = G->k->loops[j];
+            later = m != l && m->kind == LOOP_INNER && m->parent == l->parent &&
+                    m->stmt.begin >= l->stmt.end;
+        }
+        if (later)
+            oklc_edit_after(&G->E->ed, l->stmt.end,
+                            oklc_arena_printf(G->a, "\n%s%s", oklc_emit_indent(G->E, l->stmt.begin),
+                                              G->T->barrier));
+    }
+}
+
+/* @shared: the target's shared memory. OpenCL wants it at the kernel's
+ * top level: the declaration moves there (shared_decls collects it). */
+static void shared_memory(Gpu *G, Buf *shared_decls)
+{
+    for (size_t i = 0; i < G->k->nlocals; i++) {
+        const Var *v = G->k->locals[i];
+        bool shared = v->shared || (v->typedef_var && v->typedef_var->shared);
+        const Stmt *d = v->decl_stmt;
+        if (!shared || !d || d->decls[0] != v)
+            continue;                        /* once per declaration statement */
+        if (v->init_form) {
+            oklc_gpu_error(G, v->init.begin, "@shared memory cannot have an initializer: it "
+                           "belongs to the whole block; assign it in an @inner loop");
+            continue;
+        }
+        if (!G->T->shared_on_top) {
+            oklc_edit_before(&G->E->ed, d->range.begin,
+                             oklc_arena_printf(G->a, "%s ", G->T->shared));
+            continue;
+        }
+        oklc_buf_printf(shared_decls, "  %s %s\n", G->T->shared, render(G, d->range));
+        oklc_emit_delete_stmt(G->E, d->range.begin, d->range.end);
+    }
+}
+
+/* Memory of one thread: an @exclusive, a variable of an @inner loop. */
+static bool thread_private(const Var *v)
+{
+    if (!v || v->kind != VAR_LOCAL || (v->type.pointer && !v->type.array))
+        return false;
+    if (v->exclusive || (v->typedef_var && v->typedef_var->exclusive))
+        return true;
+    for (const Loop *l = v->loop; l; l = l->parent)
+        if (l->kind == LOOP_INNER)
+            return true;
+    return false;
+}
+
+static void atomics(Gpu *G)
+{
+    for (size_t i = 0; i < G->k->natomics; i++) {
+        const Atomic *at = G->k->atomics[i];
+        if (at->block) {
+            oklc_gpu_error(G, at->stmt.begin,
+                           "the %s backend has no atomic blocks: write each update as an "
+                           "@atomic expression (x += v, x++, x = v, ...)",
+                           G->E->be->name);
+            continue;
+        }
+        if (thread_private(at->target))
+            continue;                        /* one thread owns it */
+        if (at->op == AT_ASSIGN && at->target && oklc_refers_in(at->target, at->rhs)) {
+            oklc_gpu_error(G, at->stmt.begin,
+                           "this @atomic reads '%s', which it writes: GPUs update atomically "
+                           "with one operation; write it as x op= v (x += v, x *= v, ...)",
+                           at->target->name);
+            continue;
+        }
+        const char *s = G->T->atomic(G, at);
+        if (s)
+            oklc_edit_replace(&G->E->ed, at->stmt.begin, at->stmt.end, s);
+    }
+}
+
+/* ---- device kernels ------------------------------------------------------------------------ */
+
+/* The kernel's parameter list, "(...)" as written. */
+static Range params_range(Gpu *G)
+{
+    const char *t = G->E->nz->text;
+    uint32_t p = G->k->name_off + (uint32_t)strlen(G->k->name);
+    while (p < G->k->decl.end && t[p] != '(')
+        p++;
+    int depth = 0;
+    for (uint32_t q = p; q < G->k->decl.end; q++) {
+        depth += t[q] == '(' ? 1 : t[q] == ')' ? -1 : 0;
+        if (!depth)
+            return (Range){p, q + 1};
+    }
+    return (Range){p, p};
+}
+
+/* The declarations before the first @outer loop that `used` reads (and
+ * those they read), in order. */
+static void needed_decls(Gpu *G, const Range *used, size_t nused, size_t upto, bool *need)
+{
+    const Kernel *k = G->k;
+    for (size_t i = upto; i-- > 0;) {
+        const TopStmt *ts = &k->top[i];
+        if (ts->outer)
+            continue;
+        for (size_t j = 0; j < k->nlocals && !need[i]; j++) {
+            const Var *v = k->locals[j];
+            if (!oklc_in_range(ts->range, v->name_off))
+                continue;
+            for (size_t u = 0; u < nused && !need[i]; u++)
+                need[i] = oklc_refers_in(v, used[u]);
+            for (size_t later = i + 1; later < upto && !need[i]; later++)
+                need[i] = need[later] && oklc_refers_in(v, k->top[later].range);
+        }
+    }
+}
+
+static size_t top_index(const Kernel *k, const Loop *outer)
+{
+    for (size_t i = 0; i < k->ntop; i++)
+        if (k->top[i].outer == outer)
+            return i;
+    return k->ntop;
+}
+
+/* Only declarations may stand between the @outer loops: the launcher and
+ * every device kernel run them. */
+static bool top_statements(Gpu *G)
+{
+    for (size_t i = 0; i < G->k->ntop; i++) {
+        const TopStmt *ts = &G->k->top[i];
+        if (ts->outer)
+            continue;
+        const Stmt *st = NULL;
+        for (size_t j = 0; G->k->root && j < G->k->root->nkids; j++)
+            if (G->k->root->kids[j]->range.begin == ts->range.begin)
+                st = G->k->root->kids[j];
+        if (st && st->kind != ST_DECL && st->kind != ST_NULL) {
+            oklc_gpu_error(G, ts->range.begin,
+                           "on GPUs only declarations may stand outside the @outer loops: the "
+                           "launcher and each device kernel compute them");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A template kernel's device kernels: the body as a template device
+ * function, and for each instance an extern "C" kernel that calls it. */
+static void instances(Gpu *G, size_t index, Buf *b)
+{
+    const Kernel *k = G->k;
+    for (size_t i = 0; i < G->E->kernels.len; i++) {
+        const KernelOut *ko = &G->E->kernels.data[i];
+        if (ko->kernel != k)
+            continue;
+        oklc_buf_printf(b, "%s void _occa_%s_%zu%s(", G->T->kernel_specs, k->name, index,
+                        ko->suffix);
+        for (size_t p = 0; p < k->nparams; p++)
+            oklc_buf_printf(b, "%s%s %s", p ? ", " : "",
+                            oklc_subst_targs(G->E->c, k, k->params[p]->type.spelling, ko->targs,
+                                             ko->ntargs),
+                            k->params[p]->name);
+        oklc_buf_printf(b, ")\n{\n  _occa_%s_%zu_body<", k->name, index);
+        for (size_t t = 0; t < ko->ntargs; t++)
+            oklc_buf_printf(b, "%s%s", t ? ", " : "", ko->targs[t]);
+        oklc_buf_puts(b, ">(");
+        for (size_t p = 0; p < k->nparams; p++)
+            oklc_buf_printf(b, "%s%s", p ? ", " : "", k->params[p]->name);
+        oklc_buf_puts(b, ");\n}\n");
+    }
+}
+
+static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char *shared_decls)
+{
+    const Kernel *k = G->k;
+    size_t at = top_index(k, n->top);
+    bool *need = oklc_arena_alloc(G->a, (k->ntop + 1) * sizeof *need);
+    Range body = n->top->stmt;
+    needed_decls(G, &body, 1, at, need);
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    const char *hint = n->nblock[0] > 0 && n->nblock[1] > 0 && n->nblock[2] > 0 && G->T->launch_hint
+                           ? G->T->launch_hint(G->a, n->nblock) : NULL;
+    if (k->is_template)
+        oklc_buf_printf(&b, "template <%s>\n%s void _occa_%s_%zu_body%s\n{\n", k->template_params,
+                        G->T->device_specs, k->name, index, render(G, params_range(G)));
+    else
+        oklc_buf_printf(&b, "%s%s%s void _occa_%s_%zu%s\n{\n", G->T->kernel_specs,
+                        hint ? " " : "", hint ? hint : "", k->name, index,
+                        render(G, params_range(G)));
+    oklc_buf_puts(&b, shared_decls);
+    for (size_t i = 0; i < at; i++)
+        if (need[i])
+            oklc_buf_printf(&b, "  %s\n", render(G, k->top[i].range));
+    oklc_buf_printf(&b, "  %s\n}\n", render(G, n->top->stmt));
+    if (k->is_template)
+        instances(G, index, &b);
+    return b.data;
+}
+
+/* ---- the launcher --------------------------------------------------------------------------------- */
+
+/* A scalar argument as the launcher reads it from args[i]. */
+static const char *read_argument(Gpu *G, const Var *p, size_t i)
+{
+    const char *t = p->type.spelling;
+    if (!strncmp(t, "const ", 6))
+        t += 6;
+    return oklc_arena_printf(G->a, "    const %s %s = *(const %s *)args[%zu];\n", t, p->name, t, i);
+}
+
+static void launcher_nest(Gpu *G, const Nest *n, size_t index, Buf *b)
+{
+    /* the host's C++: the statements as written, less OKL's attributes
+     * (not the device's edits) */
+    Edits host;
+    oklc_edits_init(&host, G->a, G->E->nz->text, G->E->nz->len);
+    oklc_edits_drop_specs(&host, G->E->nz);
+    const Kernel *k = G->k;
+    size_t at = top_index(k, n->top);
+    bool *need = oklc_arena_alloc(G->a, (k->ntop + 1) * sizeof *need);
+    needed_decls(G, n->bounds.data, n->bounds.len, at, need);
+    Range *used = oklc_arena_alloc(G->a, (n->bounds.len + k->ntop + 1) * sizeof *used);
+    size_t nused = 0;
+    for (size_t i = 0; i < n->bounds.len; i++)
+        used[nused++] = n->bounds.data[i];
+    if (n->top->max_inner_dims)
+        used[nused++] = (Range){n->top->max_inner_dims->off, n->top->max_inner_dims->end};
+    for (size_t i = 0; i < at; i++)
+        if (need[i])
+            used[nused++] = k->top[i].range;
+    oklc_buf_puts(b, "  {\n");
+    for (size_t i = 0; i < k->nparams; i++) {
+        const Var *p = k->params[i];
+        bool read = false;
+        for (size_t u = 0; u < nused && !read; u++)
+            read = oklc_refers_in(p, used[u]);
+        if (!read)
+            continue;
+        if (p->type.pointer || p->type.array) {
+            oklc_gpu_error(G, p->name_off, "on GPUs the launcher computes the grid from the "
+                           "arguments, and '%s' points to device memory: the loop bounds "
+                           "cannot read through it", p->name);
+            return;
+        }
+        oklc_buf_puts(b, read_argument(G, p, i));
+    }
+    for (size_t i = 0; i < at; i++) {
+        const Var *d = k->top[i].decl;
+        if (need[i] && d && (d->type.pointer || d->type.array)) {
+            oklc_gpu_error(G, d->name_off, "on GPUs the launcher computes the grid from the "
+                           "arguments, and '%s' points to device memory: the loop bounds "
+                           "cannot read through it", d->name);
+            return;
+        }
+        if (need[i])
+            oklc_buf_printf(b, "    %s\n",
+                            oklc_edits_text(&host, k->top[i].range.begin, k->top[i].range.end));
+    }
+    oklc_buf_printf(b, "    const unsigned long grid[3] = {_occa_count(%s), _occa_count(%s), "
+                       "_occa_count(%s)};\n",
+                    n->grid[0], n->grid[1], n->grid[2]);
+    oklc_buf_printf(b, "    const unsigned long block[3] = {_occa_count(%s), _occa_count(%s), "
+                       "_occa_count(%s)};\n",
+                    n->block[0], n->block[1], n->block[2]);
+    oklc_buf_printf(b, "    if (grid[0] && grid[1] && grid[2]) {\n"
+                       "      const int e = api->run(api->device, %zu, grid, block, args);\n"
+                       "      if (e)\n        return e;\n    }\n  }\n",
+                    index);
+}
+
+/* ---- the kernel ----------------------------------------------------------------------------------- */
+
+static void kernel(Emit *E, Kernel *k, Buf *launchers)
+{
+    const GpuTarget *T = E->be->gpu;
+    Gpu G = {E, k, T, &E->c->arena, true};
+    if (!top_statements(&G))
+        return;
+    Nest *nests = oklc_arena_alloc(G.a, (k->nouters + 1) * sizeof *nests);
+    for (size_t i = 0; i < k->nouters; i++) {
+        nests[i].top = k->outers[i];
+        if (!nest_shape(&G, &nests[i]))
+            return;
+    }
+    /* the parts first, then what is built from their text */
+    oklc_emit_jumps(E, k, false);
+    atomics(&G);
+    Buf shared;
+    oklc_buf_init(&shared, G.a);
+    shared_memory(&G, &shared);
+    oklc_emit_dims(E, k);
+    for (size_t i = 0; i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        for (size_t j = 0; j < k->nouters; j++)
+            if (oklc_in_range(nests[j].top->stmt, l->stmt.begin))
+                loop_edits(&G, &nests[j], l);
+    }
+    unroll_attrs(&G);
+    explicit_barriers(&G);
+    implicit_barriers(&G);
+    if (!G.ok)
+        return;
+    Buf dev;
+    oklc_buf_init(&dev, G.a);
+    for (size_t i = 0; i < k->nouters; i++)
+        oklc_buf_puts(&dev, device_kernel(&G, &nests[i], i, shared.data ? shared.data : ""));
+    oklc_edit_replace(&E->ed, k->decl.begin, k->decl.end, dev.data);
+    if (k->is_template)
+        oklc_buf_printf(launchers, "template <%s>\nstatic int _occa_launch_%s_body("
+                                   "const _occa_launch_api *api, void *const *args)\n{\n",
+                        k->template_params, k->name);
+    else
+        oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s(const _occa_launch_api *api, "
+                                   "void *const *args)\n{\n",
+                        k->name);
+    for (size_t i = 0; i < k->nouters; i++)
+        launcher_nest(&G, &nests[i], i, launchers);
+    oklc_buf_puts(launchers, "  (void)args;\n  return 0;\n}\n\n");
+    for (size_t i = 0; k->is_template && i < E->kernels.len; i++) {
+        const KernelOut *ko = &E->kernels.data[i];
+        if (ko->kernel != k)
+            continue;
+        oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s%s(const _occa_launch_api *api, "
+                                   "void *const *args)\n{\n  return _occa_launch_%s_body<",
+                        k->name, ko->suffix, k->name);
+        for (size_t t = 0; t < ko->ntargs; t++)
+            oklc_buf_printf(launchers, "%s%s", t ? ", " : "", ko->targs[t]);
+        oklc_buf_puts(launchers, ">(api, args);\n}\n\n");
+    }
+}
+
+/* Globals: constants in the target's constant memory, the others in its
+ * global memory (where it has them). */
+static void globals(Emit *E)
+{
+    const GpuTarget *T = E->be->gpu;
+    for (size_t i = 0; i < E->m->nglobals; i++) {
+        const Var *v = E->m->globals[i];
+        bool constant = v->type.is_const && !(v->type.pointer && !v->type.array);
+        if (v->type_at >= v->name_off)
+            continue;                         /* int a, b: the first one has it */
+        if (constant && v->constexpr_ && !v->type.array)
+            continue;                         /* a compile-time value */
+        const char *specs = constant ? T->constant_var : T->global_var;
+        if (!specs) {
+            oklc_model_error(E->c, v->name_off, "the %s backend has no writable global "
+                             "variables: make '%s' const, or pass it to the kernel",
+                             E->be->name, v->name);
+            continue;
+        }
+        oklc_edit_before(&E->ed, v->type_at, oklc_arena_printf(&E->c->arena, "%s ", specs));
+    }
+}
+
+/* Functions outside kernels run on the device. */
+static void device_functions(Emit *E)
+{
+    const char *specs = E->be->gpu->device_specs;
+    if (!specs)
+        return;
+    for (size_t i = 0; i < E->m->nfunctions; i++)
+        oklc_edit_before(&E->ed, E->m->functions[i]->specs_at,
+                         oklc_arena_printf(&E->c->arena, "%s ", specs));
+}
+
+bool oklc_gpu_translate(Emit *E)
+{
+    int errors = E->c->nerrors;
+    if (!oklc_emit_kernel_list(E))
+        return false;
+    oklc_emit_attributes(E);
+    device_functions(E);
+    globals(E);
+    oklc_edits_directives(&E->ed, "pragma", unroll_pragma, E);
+    if (E->be->gpu->prepare && !E->be->gpu->prepare(E))
+        return false;
+    Buf launchers;
+    oklc_buf_init(&launchers, &E->c->arena);
+    for (size_t i = 0; i < E->m->nkernels; i++)
+        kernel(E, E->m->kernels[i], &launchers);
+    if (E->c->nerrors > errors)
+        return false;
+    for (size_t i = 0; i < E->kernels.len; i++) {
+        KernelOut *ko = &E->kernels.data[i];
+        size_t n = ko->kernel->nouters;
+        const char **fns = oklc_arena_alloc(&E->c->arena, (n + 1) * sizeof *fns);
+        for (size_t j = 0; j < n; j++)
+            fns[j] = oklc_arena_printf(&E->c->arena, "_occa_%s_%zu%s", ko->kernel->name, j,
+                                       ko->suffix);
+        ko->functions = fns;
+        ko->nfunctions = n;
+        ko->entry = oklc_arena_printf(&E->c->arena, "_occa_launch_%s%s", ko->kernel->name,
+                                      ko->suffix);
+    }
+    E->launcher = oklc_launcher_source(E->c, E->nz, E->m, E->be->name, E->path,
+                                       launchers.data ? launchers.data : "");
+    return true;
+}

@@ -1,0 +1,430 @@
+/*
+ * opencl_spaces.c - OpenCL C's address spaces. Every pointer says where it
+ * points: a kernel's pointer parameters into __global memory, pointers
+ * into @shared arrays into __local memory, pointers into constant globals
+ * into __constant memory; a pointer without a space points into the
+ * thread's own (__private) memory.
+ *
+ * The spaces flow from the kernels' parameters: a local pointer takes the
+ * space of its initializer (float *row = a + i), a function's pointer
+ * parameter that of the arguments its calls pass. A function called with
+ * pointers into different spaces is written once per combination (an
+ * instance, `_occa_<name>_<spaces>`), and each call names the right one:
+ * legacy OCCA writes one function without spaces, which OpenCL C 1.2
+ * rejects.
+ *
+ * What depends on the spaces (the pointers' declarations, &v.x, the calls)
+ * is written per context: a kernel, or an instance of a function.
+ */
+#include <string.h>
+
+#include "backend.h"
+
+typedef enum Space { SP_UNKNOWN, SP_PRIVATE, SP_GLOBAL, SP_LOCAL, SP_CONSTANT } Space;
+
+static const char *const space_names[] = {"", "__private", "__global", "__local", "__constant"};
+static const char space_letters[] = "?pglc";
+
+/* A function with the spaces of its pointer parameters. */
+typedef struct Instance {
+    const Function *f;
+    Space          *sig;         /* per parameter (SP_UNKNOWN: not a pointer) */
+    const char     *name;
+} Instance;
+
+/* Which instance a call calls, from which context (SIZE_MAX: a kernel). */
+typedef struct Target {
+    size_t caller, call, callee;
+} Target;
+
+typedef struct Spaces {
+    Emit          *E;
+    VEC(Var *)     vars;         /* every variable of the file */
+    Space         *space;        /* of each pointer among them, in the loaded context */
+    VEC(Instance)  inst;
+    VEC(Target)    targets;
+} Spaces;
+
+/* ---- what points where ------------------------------------------------------------------ */
+
+static bool is_pointer(const Var *v)
+{
+    return v->type.pointer && !v->type.array;
+}
+
+static size_t var_index(const Spaces *S, const Var *v)
+{
+    for (size_t i = 0; i < S->vars.len; i++)
+        if (S->vars.data[i] == v)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Where an object (not a pointer) lives. */
+static Space object_space(const Var *v)
+{
+    if (v->shared || (v->typedef_var && v->typedef_var->shared))
+        return SP_LOCAL;
+    return v->kind == VAR_GLOBAL ? SP_CONSTANT : SP_PRIVATE;
+}
+
+static Space space_of(const Spaces *S, size_t i)
+{
+    const Var *v = S->vars.data[i];
+    return is_pointer(v) ? S->space[i] : object_space(v);
+}
+
+/* The memory an expression points into: that of the first pointer or
+ * array it names (p, a + i, &s[j], cond ? a : b), else that of the object
+ * whose address it takes (&x). */
+static Space base_space(const Spaces *S, Range r)
+{
+    size_t ptr = SIZE_MAX, obj = SIZE_MAX;
+    uint32_t ptr_at = UINT32_MAX, obj_at = UINT32_MAX;
+    for (size_t i = 0; i < S->vars.len; i++) {
+        const Var *v = S->vars.data[i];
+        bool p = v->type.pointer || v->type.array;
+        for (size_t j = 0; j < v->nrefs; j++) {
+            uint32_t at = v->refs[j].begin;
+            if (!oklc_in_range(r, at))
+                continue;
+            if (p && at < ptr_at)
+                ptr_at = at, ptr = i;
+            else if (!p && at < obj_at)
+                obj_at = at, obj = i;
+        }
+    }
+    if (ptr != SIZE_MAX)
+        return space_of(S, ptr);
+    if (obj != SIZE_MAX && memchr(S->E->nz->text + r.begin, '&', r.end - r.begin))
+        return object_space(S->vars.data[obj]);
+    return SP_UNKNOWN;
+}
+
+/* ---- contexts --------------------------------------------------------------------------- */
+
+/* The local pointers of a context take their initializers' spaces. */
+static void derive_locals(Spaces *S, Var **locals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        S->space[var_index(S, locals[i])] = SP_UNKNOWN;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < n; i++) {
+            const Var *v = locals[i];
+            size_t at = var_index(S, v);
+            if (!is_pointer(v) || !v->init_form || S->space[at] != SP_UNKNOWN)
+                continue;
+            S->space[at] = base_space(S, v->init);
+            changed |= S->space[at] != SP_UNKNOWN;
+        }
+    }
+}
+
+static void load_kernel(Spaces *S, const Kernel *k)
+{
+    for (size_t p = 0; p < k->nparams; p++)
+        S->space[var_index(S, k->params[p])] = is_pointer(k->params[p]) ? SP_GLOBAL : SP_UNKNOWN;
+    derive_locals(S, k->locals, k->nlocals);
+}
+
+static void load_instance(Spaces *S, const Instance *in)
+{
+    for (size_t p = 0; p < in->f->nparams; p++)
+        S->space[var_index(S, in->f->params[p])] = in->sig[p];
+    derive_locals(S, in->f->locals, in->f->nlocals);
+}
+
+static bool in_context(const Call *c, const Kernel *k, const Function *f)
+{
+    return k ? c->kernel == k : c->function == f;
+}
+
+/* ---- instances ------------------------------------------------------------------------------ */
+
+static const Function *callee(const Model *m, const Call *c)
+{
+    for (size_t i = 0; i < m->nfunctions; i++)
+        if (m->functions[i]->name_off == c->callee_off && m->functions[i]->has_body)
+            return m->functions[i];
+    return NULL;
+}
+
+/* The instance of f for these spaces: an existing one where they agree
+ * (a space not known agrees with any), else a new one. */
+static size_t instance_for(Spaces *S, const Function *f, const Space *sig)
+{
+    for (size_t i = 0; i < S->inst.len; i++) {
+        const Instance *in = &S->inst.data[i];
+        bool same = in->f == f;
+        for (size_t p = 0; same && p < f->nparams; p++)
+            same = sig[p] == SP_UNKNOWN || in->sig[p] == sig[p];
+        if (same)
+            return i;
+    }
+    Instance in = {f, oklc_arena_alloc(&S->E->c->arena, (f->nparams + 1) * sizeof(Space)),
+                   f->name};
+    for (size_t p = 0; p < f->nparams; p++)
+        in.sig[p] = is_pointer(f->params[p]) && sig[p] == SP_UNKNOWN ? SP_PRIVATE : sig[p];
+    vec_push(&S->E->c->arena, &S->inst, in);
+    return S->inst.len - 1;
+}
+
+/* The calls of the loaded context (a kernel, or instance `caller` of f). */
+static void context_calls(Spaces *S, const Kernel *k, const Function *f, size_t caller)
+{
+    const Model *m = S->E->m;
+    for (size_t c = 0; c < m->ncalls; c++) {
+        const Call *call = &m->calls[c];
+        const Function *g = callee(m, call);
+        if (!g || !in_context(call, k, f))
+            continue;
+        Space *sig = oklc_arena_alloc(&S->E->c->arena, (g->nparams + 1) * sizeof *sig);
+        for (size_t a = 0; a < call->nargs && a < g->nparams; a++)
+            sig[a] = is_pointer(g->params[a]) ? base_space(S, call->args[a]) : SP_UNKNOWN;
+        size_t callee_inst = instance_for(S, g, sig);
+        vec_push(&S->E->c->arena, &S->targets, ((Target){caller, c, callee_inst}));
+    }
+}
+
+/* From the kernels down the calls, every instance that runs. */
+static void find_instances(Spaces *S)
+{
+    const Model *m = S->E->m;
+    for (size_t k = 0; k < m->nkernels; k++) {
+        load_kernel(S, m->kernels[k]);
+        context_calls(S, m->kernels[k], NULL, SIZE_MAX);
+    }
+    for (size_t i = 0; i < S->inst.len; i++) {    /* (the list grows) */
+        Instance in = S->inst.data[i];
+        load_instance(S, &in);
+        context_calls(S, NULL, in.f, i);
+    }
+    /* a function called several ways: an instance per way, each named;
+     * one named as a built-in function: renamed */
+    for (size_t i = 0; i < S->inst.len; i++) {
+        Instance *in = &S->inst.data[i];
+        size_t ways = 0;
+        for (size_t j = 0; j < S->inst.len; j++)
+            ways += S->inst.data[j].f == in->f;
+        if (ways < 2) {
+            if (oklc_opencl_builtin(in->f->name))
+                in->name = oklc_arena_printf(&S->E->c->arena, "_occa_%s", in->f->name);
+            continue;
+        }
+        Buf b;
+        oklc_buf_init(&b, &S->E->c->arena);
+        oklc_buf_printf(&b, "_occa_%s_", in->f->name);
+        for (size_t p = 0; p < in->f->nparams; p++)
+            if (in->sig[p] != SP_UNKNOWN)
+                oklc_buf_printf(&b, "%c", space_letters[in->sig[p]]);
+        in->name = b.data;
+    }
+}
+
+/* ---- writing a context ------------------------------------------------------------------------- */
+
+/* A pointer declared through a typedef (grid_t g, with typedef float
+ * *grid_t): the space goes on what it points to, so the type is spelled
+ * out. */
+static void typedef_pointer(Spaces *S, const Var *v, Space s)
+{
+    const char *t = S->E->nz->text;
+    uint32_t end = v->name_off;
+    while (end > v->type_at && (t[end - 1] == ' ' || t[end - 1] == '\t'))
+        end--;
+    oklc_edit_replace(&S->E->ed, v->type_at, end,
+                      oklc_arena_printf(&S->E->c->arena, "%s %s *%s", space_names[s],
+                                        v->type.element, v->type.is_const ? " const" : ""));
+}
+
+/* The spaces before the pointers' types. `float *p, *q` share one type,
+ * so one space. */
+static bool write_vars(Spaces *S, Var *const *vars, size_t n)
+{
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        const Var *v = vars[i];
+        if (!is_pointer(v))
+            continue;
+        Space s = space_of(S, var_index(S, v));
+        if (v->type_at >= v->name_off) {                 /* shares the type before it */
+            const Var *first = i ? vars[i - 1] : NULL;
+            Space fs = first && is_pointer(first) ? space_of(S, var_index(S, first)) : SP_PRIVATE;
+            if (first && (fs > SP_PRIVATE || s > SP_PRIVATE) && fs != s) {
+                oklc_model_error(S->E->c, v->name_off,
+                                 "'%s' points to %s memory and '%s', declared with it, does "
+                                 "not: in OpenCL C they need a declaration each",
+                                 v->name, space_names[s > SP_PRIVATE ? s : SP_PRIVATE],
+                                 first->name);
+                ok = false;
+            }
+            continue;
+        }
+        if (s <= SP_PRIVATE)
+            continue;
+        if (!memchr(S->E->nz->text + v->type_at, '*', v->name_off - v->type_at))
+            typedef_pointer(S, v, s);
+        else
+            oklc_edit_before(&S->E->ed, v->type_at,
+                             oklc_arena_printf(&S->E->c->arena, "%s ", space_names[s]));
+    }
+    return ok;
+}
+
+/* &v.x in a range: OpenCL C takes no address of a vector's component; a
+ * pointer to the vector's elements does the same. */
+static void component_addresses(Spaces *S, Range r)
+{
+    Emit *E = S->E;
+    for (size_t i = 0; i < E->m->ncomponents; i++) {
+        const ComponentAddr *c = &E->m->components[i];
+        if (!oklc_in_range(r, c->range.begin))
+            continue;
+        Space s = base_space(S, c->vector);
+        const char *space = s > SP_PRIVATE ? space_names[s] : "";
+        const char *v = oklc_edits_text(&E->ed, c->vector.begin, c->vector.end);
+        oklc_edit_replace(&E->ed, c->range.begin, c->range.end,
+                          oklc_arena_printf(&E->c->arena, "((%s%s%s *)&(%s) + %d)", space,
+                                            *space ? " " : "", c->element, v, c->index));
+    }
+}
+
+/* The calls of context `caller` name the instances they call. */
+static void rename_calls(Spaces *S, size_t caller)
+{
+    const Model *m = S->E->m;
+    for (size_t t = 0; t < S->targets.len; t++) {
+        const Target *tg = &S->targets.data[t];
+        const Call *c = &m->calls[tg->call];
+        const Instance *in = &S->inst.data[tg->callee];
+        if (tg->caller != caller || in->name == in->f->name || c->name_off == UINT32_MAX)
+            continue;
+        oklc_edit_replace(&S->E->ed, c->name_off, c->name_off + (uint32_t)strlen(in->f->name),
+                          in->name);
+    }
+}
+
+static bool write_kernel(Spaces *S, const Kernel *k)
+{
+    load_kernel(S, k);
+    bool ok = write_vars(S, k->params, k->nparams) & write_vars(S, k->locals, k->nlocals);
+    component_addresses(S, k->decl);
+    return ok;
+}
+
+/* What a function returning a pointer returns points into: where its
+ * first return value points (in the loaded context). */
+static Space return_space(Spaces *S, const Function *f)
+{
+    if (!f->returns_pointer)
+        return SP_UNKNOWN;
+    for (size_t i = 0; i < f->nreturns; i++) {
+        Space s = base_space(S, f->returns[i]);
+        if (s != SP_UNKNOWN)
+            return s;
+    }
+    return SP_UNKNOWN;
+}
+
+/* Instance i of its function: its declaration (or a declaration without
+ * a body, proto), as text, with the edits of its spaces. */
+static const char *render_instance(Spaces *S, size_t i, const Function *proto, bool *ok)
+{
+    const Instance *in = &S->inst.data[i];
+    const Function *f = proto ? proto : in->f;
+    uint32_t mark = oklc_edits_mark(&S->E->ed);
+    if (proto)
+        for (size_t p = 0; p < proto->nparams && p < in->f->nparams; p++)
+            S->space[var_index(S, proto->params[p])] = in->sig[p];
+    else
+        load_instance(S, in);
+    *ok &= write_vars(S, f->params, f->nparams);
+    Space r = return_space(S, in->f);
+    if (r > SP_PRIVATE)
+        oklc_edit_before(&S->E->ed, f->specs_at,
+                         oklc_arena_printf(&S->E->c->arena, "%s ", space_names[r]));
+    if (!proto) {
+        *ok &= write_vars(S, f->locals, f->nlocals);
+        component_addresses(S, f->decl);
+        rename_calls(S, i);
+    }
+    if (in->name != in->f->name)
+        oklc_edit_replace(&S->E->ed, f->name_off, f->name_off + (uint32_t)strlen(f->name),
+                          in->name);
+    const char *text = oklc_edits_text(&S->E->ed, f->decl.begin, f->decl.end);
+    oklc_edits_rewind(&S->E->ed, mark);
+    return text;
+}
+
+/* A function: each of its instances in its place (none: as written, with
+ * the spaces known without calls). Declarations without a body too. */
+static bool write_function(Spaces *S, const Function *f)
+{
+    const Function *def = f;
+    for (size_t j = 0; !f->has_body && j < S->E->m->nfunctions; j++) {
+        const Function *d = S->E->m->functions[j];
+        if (d->has_body && !strcmp(d->name, f->name) && d->nparams == f->nparams)
+            def = d;
+    }
+    bool ok = true;
+    Buf b;
+    oklc_buf_init(&b, &S->E->c->arena);
+    for (size_t i = 0; i < S->inst.len; i++)
+        if (S->inst.data[i].f == def)
+            oklc_buf_printf(&b, "%s%s", b.len ? (f->has_body ? "\n\n" : ";\n") : "",
+                            render_instance(S, i, f == def ? NULL : f, &ok));
+    if (b.len) {
+        oklc_edit_replace(&S->E->ed, f->decl.begin, f->decl.end, b.data);
+    } else if (f->has_body) {         /* no kernel calls it */
+        for (size_t p = 0; p < f->nparams; p++)
+            S->space[var_index(S, f->params[p])] = SP_UNKNOWN;
+        derive_locals(S, f->locals, f->nlocals);
+        ok &= write_vars(S, f->locals, f->nlocals);
+    }
+    if (!b.len && oklc_opencl_builtin(f->name))
+        oklc_edit_replace(&S->E->ed, f->name_off, f->name_off + (uint32_t)strlen(f->name),
+                          oklc_arena_printf(&S->E->c->arena, "_occa_%s", f->name));
+    return ok;
+}
+
+static void add_vars(Spaces *S, Var **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        vec_push(&S->E->c->arena, &S->vars, v[i]);
+}
+
+bool oklc_opencl_spaces(Emit *E)
+{
+    Spaces *S = oklc_arena_alloc(&E->c->arena, sizeof *S);
+    S->E = E;
+    const Model *m = E->m;
+    add_vars(S, m->globals, m->nglobals);
+    for (size_t i = 0; i < m->nkernels; i++) {
+        add_vars(S, m->kernels[i]->params, m->kernels[i]->nparams);
+        add_vars(S, m->kernels[i]->locals, m->kernels[i]->nlocals);
+    }
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        add_vars(S, m->functions[i]->params, m->functions[i]->nparams);
+        add_vars(S, m->functions[i]->locals, m->functions[i]->nlocals);
+    }
+    S->space = oklc_arena_alloc(&E->c->arena, (S->vars.len + 1) * sizeof *S->space);
+    E->target = S;
+    find_instances(S);
+    bool ok = write_vars(S, m->globals, m->nglobals);
+    for (size_t i = 0; i < m->nfunctions; i++)
+        ok &= write_function(S, m->functions[i]);
+    for (size_t i = 0; i < m->nkernels; i++)
+        ok &= write_kernel(S, m->kernels[i]);
+    rename_calls(S, SIZE_MAX);
+    return ok;
+}
+
+const char *oklc_opencl_space(const Emit *E, const Kernel *k, Range expr)
+{
+    Spaces *S = (Spaces *)E->target;
+    load_kernel(S, k);
+    Space s = base_space(S, expr);
+    return s > SP_PRIVATE ? space_names[s] : NULL;
+}

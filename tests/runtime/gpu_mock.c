@@ -1,0 +1,305 @@
+/*
+ * gpu_mock.c - a stand-in for libcuda.so.1 and libamdhip64.so, so that the
+ * runtime's CUDA and HIP devices (src/runtime/cuda.c, hip.c) run their
+ * whole path on a machine without a GPU: one device, "memory" from malloc,
+ * and a few device functions emulated on the host by name:
+ *
+ *   saxpy(int n, float a, const float *x, float *y)        y = a x + y
+ *   _occa_axpyScale_0(int n, float a, Shift s, const float *x, float *y)
+ *   _occa_axpyScale_1(...)  as tests/runtime/opencl/source.cl
+ *
+ * A launch reads its arguments from kernelParams as the driver would, one
+ * thread at a time over grid x block. What the real driver refuses, the
+ * mock refuses too: a call without the context current (CUDA), a block of
+ * more than 1024 threads, a function name it does not know. The module
+ * image is not looked at (the tests give real cubins and code objects
+ * from NVRTC and hiprtc). Built without sanitizers: the runtime loads the
+ * HIP side in a link-map namespace of its own.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef struct Shift {
+    int   add;
+    float scale;
+} Shift;
+
+typedef struct Function {
+    char name[64];
+} Function;
+
+typedef struct Module {
+    Function f[8];
+    int      n;
+} Module;
+
+enum {
+    SUCCESS = 0,
+    INVALID_VALUE = 1,
+    OUT_OF_MEMORY = 2,
+    NOT_INITIALIZED = 3,
+    INVALID_CONTEXT = 201,
+    NOT_FOUND = 500,
+};
+
+static int initialized;
+static void *current;    /* CUDA: the context made current */
+static int context = 1;  /* what the primary context's handle points to */
+
+static const char *name_of(int r)
+{
+    switch (r) {
+    case SUCCESS: return "SUCCESS";
+    case INVALID_VALUE: return "ERROR_INVALID_VALUE";
+    case OUT_OF_MEMORY: return "ERROR_OUT_OF_MEMORY";
+    case NOT_INITIALIZED: return "ERROR_NOT_INITIALIZED";
+    case INVALID_CONTEXT: return "ERROR_INVALID_CONTEXT";
+    case NOT_FOUND: return "ERROR_NOT_FOUND";
+    }
+    return "ERROR_UNKNOWN";
+}
+
+/* ---- the emulated device functions ------------------------------------------------------ */
+
+static int run(const Function *f, const unsigned grid[3], const unsigned block[3],
+               void **params)
+{
+    if (block[0] * block[1] * block[2] > 1024 || !grid[0] || !grid[1] || !grid[2] ||
+        !block[0] || !block[1] || !block[2])
+        return INVALID_VALUE;
+    int saxpy = !strcmp(f->name, "saxpy"), k0 = !strcmp(f->name, "_occa_axpyScale_0");
+    int k1 = !strcmp(f->name, "_occa_axpyScale_1");
+    const int n = *(const int *)params[0];
+    const float a = *(const float *)params[1];
+    const Shift s = k0 || k1 ? *(const Shift *)params[2] : (Shift){0, 0};
+    const float *x = *(float *const *)params[saxpy ? 2 : 3];
+    float *y = *(float *const *)params[saxpy ? 3 : 4];
+    for (unsigned b = 0; b < grid[0]; b++) {
+        for (unsigned ty = 0; ty < block[1]; ty++) {
+            for (unsigned tx = 0; tx < block[0]; tx++) {
+                int i = saxpy ? (int)(b * block[0] + tx)
+                        : k0  ? 16 * (int)b + (int)tx
+                              : 8 * (int)b + 4 * (int)ty + (int)tx;
+                if (i >= n)
+                    continue;
+                if (saxpy || k0)
+                    y[i] = a * x[i] + y[i];
+                else
+                    y[i] = y[i] * s.scale + s.add;
+            }
+        }
+    }
+    return SUCCESS;
+}
+
+static int load(Module **m, const void *image)
+{
+    if (!image)
+        return INVALID_VALUE;
+    *m = calloc(1, sizeof **m);
+    return *m ? SUCCESS : OUT_OF_MEMORY;
+}
+
+static int get_function(Function **f, Module *m, const char *name)
+{
+    static const char *const known[] = {"saxpy", "_occa_axpyScale_0", "_occa_axpyScale_1"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        if (strcmp(name, known[i]) || m->n == 8)
+            continue;
+        Function *fn = &m->f[m->n++];
+        strcpy(fn->name, name);
+        *f = fn;
+        return SUCCESS;
+    }
+    return NOT_FOUND;
+}
+
+/* ---- CUDA ------------------------------------------------------------------------------------- */
+
+#define CU(r) (initialized ? (current == &context ? (r) : INVALID_CONTEXT) : NOT_INITIALIZED)
+
+EXPORT int cuInit(unsigned flags)
+{
+    initialized = flags == 0;
+    return flags ? INVALID_VALUE : SUCCESS;
+}
+EXPORT int cuDriverGetVersion(int *v) { *v = 13000; return SUCCESS; }
+EXPORT int cuDeviceGetCount(int *n) { *n = 1; return initialized ? SUCCESS : NOT_INITIALIZED; }
+EXPORT int cuDeviceGet(int *d, int i) { *d = i; return i == 0 ? SUCCESS : INVALID_VALUE; }
+EXPORT int cuDeviceGetName(char *name, int len, int d)
+{
+    (void)d;
+    strncpy(name, "Mock GPU", (size_t)len);
+    return SUCCESS;
+}
+EXPORT int cuDeviceGetAttribute(int *v, int attr, int d)
+{
+    (void)d;
+    *v = attr == 75 ? 9 : attr == 76 ? 0 : 0;    /* compute capability 9.0 */
+    return attr == 75 || attr == 76 ? SUCCESS : INVALID_VALUE;
+}
+EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int d)
+{
+    (void)d;
+    *ctx = &context;
+    return SUCCESS;
+}
+EXPORT int cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return SUCCESS; }
+EXPORT int cuCtxSetCurrent(void *ctx)
+{
+    current = ctx;
+    return SUCCESS;
+}
+EXPORT int cuCtxSynchronize(void) { return CU(SUCCESS); }
+EXPORT int cuMemAlloc_v2(unsigned long long *p, size_t n)
+{
+    if (CU(0))
+        return CU(0);
+    if (!n)
+        return INVALID_VALUE;
+    void *m = malloc(n);
+    *p = (uintptr_t)m;
+    return m ? SUCCESS : OUT_OF_MEMORY;
+}
+EXPORT int cuMemFree_v2(unsigned long long p)
+{
+    free((void *)(uintptr_t)p);
+    return CU(SUCCESS);
+}
+EXPORT int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n)
+{
+    if (!CU(0))
+        memcpy((void *)(uintptr_t)dst, src, n);
+    return CU(SUCCESS);
+}
+EXPORT int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n)
+{
+    if (!CU(0))
+        memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CU(SUCCESS);
+}
+EXPORT int cuModuleLoadData(Module **m, const void *image)
+{
+    return CU(0) ? CU(0) : load(m, image);
+}
+EXPORT int cuModuleGetFunction(Function **f, Module *m, const char *name)
+{
+    return get_function(f, m, name);
+}
+EXPORT int cuModuleUnload(Module *m)
+{
+    free(m);
+    return CU(SUCCESS);
+}
+EXPORT int cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shared, void *stream,
+                          void **params, void **extra)
+{
+    (void)stream;
+    if (CU(0))
+        return CU(0);
+    if (shared || extra)
+        return INVALID_VALUE;
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    return run(f, grid, block, params);
+}
+EXPORT int cuGetErrorName(int r, const char **name)
+{
+    static char names[8][64];
+    static int next;
+    char *s = names[next++ % 8];
+    strcpy(s, "CUDA_");
+    strcat(s, name_of(r));
+    *name = s;
+    return SUCCESS;
+}
+
+/* ---- HIP ---------------------------------------------------------------------------------------- */
+
+static int device = -1;    /* hipSetDevice */
+
+#define HIP(r) (initialized ? (device == 0 ? (r) : INVALID_CONTEXT) : NOT_INITIALIZED)
+
+EXPORT int hipInit(unsigned flags)
+{
+    initialized = flags == 0;
+    return flags ? INVALID_VALUE : SUCCESS;
+}
+EXPORT int hipDriverGetVersion(int *v) { *v = 50000000; return SUCCESS; }
+EXPORT int hipRuntimeGetVersion(int *v) { *v = 50200000; return SUCCESS; }
+EXPORT int hipGetDeviceCount(int *n) { *n = 1; return initialized ? SUCCESS : NOT_INITIALIZED; }
+EXPORT int hipSetDevice(int d)
+{
+    device = d;
+    return d == 0 ? SUCCESS : INVALID_VALUE;
+}
+/* name first, gcnArchName somewhere after it (ROCm 5.2: at 1160) */
+EXPORT int hipGetDeviceProperties(char *props, int d)
+{
+    if (d != 0)
+        return INVALID_VALUE;
+    strcpy(props, "Mock AMD GPU");
+    props[1159] = '\0';
+    strcpy(props + 1160, "gfx90a:sramecc+:xnack-");
+    return SUCCESS;
+}
+EXPORT int hipMalloc(void **p, size_t n)
+{
+    if (HIP(0))
+        return HIP(0);
+    *p = n ? malloc(n) : NULL;
+    return *p || !n ? SUCCESS : OUT_OF_MEMORY;
+}
+EXPORT int hipFree(void *p)
+{
+    free(p);
+    return SUCCESS;
+}
+EXPORT int hipMemcpy(void *dst, const void *src, size_t n, int kind)
+{
+    if (HIP(0))
+        return HIP(0);
+    if (kind != 1 && kind != 2)
+        return INVALID_VALUE;
+    memcpy(dst, src, n);
+    return SUCCESS;
+}
+EXPORT int hipDeviceSynchronize(void) { return HIP(SUCCESS); }
+EXPORT int hipModuleLoadData(Module **m, const void *image)
+{
+    return HIP(0) ? HIP(0) : load(m, image);
+}
+EXPORT int hipModuleGetFunction(Function **f, Module *m, const char *name)
+{
+    return get_function(f, m, name);
+}
+EXPORT int hipModuleUnload(Module *m)
+{
+    free(m);
+    return SUCCESS;
+}
+EXPORT int hipModuleLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz,
+                                 unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                 void *stream, void **params, void **extra)
+{
+    (void)stream;
+    if (HIP(0))
+        return HIP(0);
+    if (shared || extra)
+        return INVALID_VALUE;
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    return run(f, grid, block, params);
+}
+EXPORT const char *hipGetErrorName(int r)
+{
+    static char names[8][64];
+    static int next;
+    char *s = names[next++ % 8];
+    strcpy(s, "hip");
+    strcat(s, name_of(r));
+    return s;
+}
