@@ -16,6 +16,9 @@ packages=(
   opencl-c-headers  # CL/cl.h: the OpenCL device's types (the loader is dlopen'ed, never linked)
   ocl-icd-libopencl1  # libOpenCL.so.1, the OpenCL ICD loader the runtime dlopens
   pocl-opencl-icd   # PoCL: OpenCL on the CPU, the device the OpenCL tests run on
+  hipcc             # tests: HIP output must compile for an AMD GPU (gfx90a)
+  libamdhip64-dev   # hip_runtime.h and hiprtc: the HIP prelude's tests
+  rocm-device-libs  # the AMD GPU device libraries hipcc links against
 )
 names=()
 for p in "${packages[@]}"; do
