@@ -36,6 +36,8 @@ bench: build
 	@bash bench/check.sh $(BUILD)
 	@echo
 	@bash bench/cpu.sh $(BUILD)
+	@echo
+	@bash bench/gpu.sh $(BUILD) opencl
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,4 +1,4 @@
-// bench/cpu/native.cpp - the kernels of bench/cpu/kernels.okl written by hand
+// bench/compare/native.cpp - the kernels of kernels.okl written by hand
 // for a CPU: plain loops, `#pragma omp parallel for` where the work splits,
 // nothing of OKL. Built by the runtime as native source (oklc_props_okl
 // false) on the same device as the generated code, so with the same
@@ -29,6 +29,17 @@ extern "C" void _occa_set_num_threads(int n)
 #else
     (void)n;
 #endif
+}
+
+// b[i] = a[i]
+extern "C" void copy_native(void *const *args)
+{
+    const int n = ARG(int, 0);
+    const float *__restrict__ a = ARG(float *, 1);
+    float *__restrict__ b = ARG(float *, 2);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i)
+        b[i] = a[i];
 }
 
 // a[i] = b[i] + s c[i]

@@ -1,0 +1,132 @@
+// bench/compare/native.cl - the kernels of kernels.okl written by hand in
+// OpenCL C 1.2, as an OpenCL programmer writes them: one work-item per
+// iteration of the @inner loops, the same work-group sizes, barriers only
+// where the data needs them. Built by the runtime as native source
+// (oklc_props_okl false) on the same device as the generated code, so with
+// the same compiler (clBuildProgram) and options; bench.c sets the same
+// grid as the OKL launcher computes (oklc_kernel_set_run_dims).
+//
+// Each computes what its OKL twin computes, in the same order of floating
+// point operations.
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+// b[i] = a[i]; work-groups of 256
+__kernel void copy_native(const int n, __global const float *restrict a,
+                          __global float *restrict b)
+{
+    const int i = get_global_id(0);
+    if (i < n)
+        b[i] = a[i];
+}
+
+// a[i] = b[i] + s c[i]; work-groups of 256
+__kernel void triad_native(const int n, const float s, __global const float *restrict b,
+                           __global const float *restrict c, __global float *restrict a)
+{
+    const int i = get_global_id(0);
+    if (i < n)
+        a[i] = b[i] + s * c[i];
+}
+
+// partial[g] = the sum of x[256 g .. 256 g + 255], a tree in local memory
+#define RB 256
+__kernel void blockSum_native(const int n, __global const float *restrict x,
+                              __global float *restrict partial)
+{
+    __local float s_x[RB];
+    const int t = get_local_id(0), g = get_group_id(0), i = g * RB + t;
+    s_x[t] = i < n ? x[i] : 0.f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int alive = RB / 2; alive > 0; alive /= 2) {
+        if (t < alive)
+            s_x[t] += s_x[t + alive];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0)
+        partial[g] = s_x[0];
+}
+
+// one Jacobi sweep on the interior of an n x n grid; 16 x 16 work-groups
+__kernel void jacobi2d_native(const int n, const float h2, __global const float *restrict u,
+                              __global const float *restrict f,
+                              __global float *restrict unew)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x > 0 && y > 0 && x < n - 1 && y < n - 1) {
+        const int id = y * n + x;
+        unew[id] = 0.25f * (u[id - 1] + u[id + 1] + u[id - n] + u[id + n] + h2 * f[id]);
+    }
+}
+
+// C = A B, 16 x 16 tiles in local memory (n a multiple of 16)
+#define TM 16
+__kernel void matmul_native(const int n, __global const float *restrict A,
+                            __global const float *restrict B, __global float *restrict C)
+{
+    __local float s_A[TM][TM], s_B[TM][TM];
+    const int tx = get_local_id(0), ty = get_local_id(1);
+    const int row = get_group_id(1) * TM + ty, col = get_group_id(0) * TM + tx;
+    float c = 0.f;
+    for (int kt = 0; kt < n; kt += TM) {
+        s_A[ty][tx] = A[row * n + kt + tx];
+        s_B[ty][tx] = B[(kt + ty) * n + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int k = 0; k < TM; ++k)
+            c += s_A[ty][k] * s_B[k][tx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * n + col] = c;
+}
+
+// spectral-element gradient, Nq = 8: a work-group of 8 x 8 per element,
+// u's column along k in registers, one k-plane at a time in local memory
+#define NQ 8
+#define NP (NQ * NQ * NQ)
+__kernel void gradient_native(const int E, __global const double *restrict D,
+                              __global const double *restrict u,
+                              __global double *restrict gradu)
+{
+    __local double s_D[NQ][NQ], s_u[NQ][NQ];
+    double r_u[NQ];
+    const int e = get_group_id(0), i = get_local_id(0), j = get_local_id(1);
+    s_D[j][i] = D[j * NQ + i];
+#pragma unroll
+    for (int k = 0; k < NQ; ++k)
+        r_u[k] = u[e * NP + k * NQ * NQ + j * NQ + i];
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) {
+        barrier(CLK_LOCAL_MEM_FENCE);    // the previous plane is used up
+        s_u[j][i] = r_u[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        double ur = 0, us = 0, ut = 0;
+#pragma unroll
+        for (int m = 0; m < NQ; ++m) {
+            ur += s_D[i][m] * s_u[j][m];
+            us += s_D[j][m] * s_u[m][i];
+            ut += s_D[k][m] * r_u[m];
+        }
+        const int id = e * 3 * NP + k * NQ * NQ + j * NQ + i;
+        gradu[id] = ur;
+        gradu[id + NP] = us;
+        gradu[id + 2 * NP] = ut;
+    }
+}
+
+// hist[v] += the number of bytes equal to v: a local histogram per
+// work-group of 256 over a chunk of HC bytes, then one atomic add per bin
+#define HB 256
+#define HC (256 * 64)
+__kernel void histogram_native(const int n, __global const uchar *restrict data,
+                               __global uint *restrict hist)
+{
+    __local uint s_h[HB];
+    const int t = get_local_id(0), g = get_group_id(0);
+    s_h[t] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int end = min((g + 1) * HC, n);
+    for (int i = g * HC + t; i < end; i += HB)
+        atomic_inc(&s_h[data[i]]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&hist[t], s_h[t]);
+}

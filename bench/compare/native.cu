@@ -1,0 +1,137 @@
+// bench/compare/native.cu - the kernels of kernels.okl written by hand in
+// CUDA, as a CUDA programmer writes them: one thread per iteration of the
+// @inner loops, the same block sizes, __syncthreads() only where the data
+// needs it. Built by the runtime as native source (oklc_props_okl false)
+// with NVRTC on the cuda device (hiprtc on the hip device: nothing here is
+// CUDA-only), so with the same compiler and options as the generated code;
+// bench.c sets the same grid as the OKL launcher computes
+// (oklc_kernel_set_run_dims).
+//
+// Each computes what its OKL twin computes, in the same order of floating
+// point operations.
+#if defined(__HIPCC__) && !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h> // hipcc (hiprtc and nvcc declare the built-ins themselves)
+#endif
+
+// b[i] = a[i]; blocks of 256
+extern "C" __global__ void copy_native(const int n, const float *__restrict__ a,
+                                       float *__restrict__ b)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        b[i] = a[i];
+}
+
+// a[i] = b[i] + s c[i]; blocks of 256
+extern "C" __global__ void triad_native(const int n, const float s, const float *__restrict__ b,
+                                        const float *__restrict__ c, float *__restrict__ a)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = b[i] + s * c[i];
+}
+
+// partial[g] = the sum of x[256 g .. 256 g + 255], a tree in shared memory
+#define RB 256
+extern "C" __global__ void blockSum_native(const int n, const float *__restrict__ x,
+                                           float *__restrict__ partial)
+{
+    __shared__ float s_x[RB];
+    const int t = threadIdx.x, g = blockIdx.x, i = g * RB + t;
+    s_x[t] = i < n ? x[i] : 0.f;
+    __syncthreads();
+    for (int alive = RB / 2; alive > 0; alive /= 2) {
+        if (t < alive)
+            s_x[t] += s_x[t + alive];
+        __syncthreads();
+    }
+    if (t == 0)
+        partial[g] = s_x[0];
+}
+
+// one Jacobi sweep on the interior of an n x n grid; 16 x 16 blocks
+extern "C" __global__ void jacobi2d_native(const int n, const float h2,
+                                           const float *__restrict__ u,
+                                           const float *__restrict__ f,
+                                           float *__restrict__ unew)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x > 0 && y > 0 && x < n - 1 && y < n - 1) {
+        const int id = y * n + x;
+        unew[id] = 0.25f * (u[id - 1] + u[id + 1] + u[id - n] + u[id + n] + h2 * f[id]);
+    }
+}
+
+// C = A B, 16 x 16 tiles in shared memory (n a multiple of 16)
+#define TM 16
+extern "C" __global__ void matmul_native(const int n, const float *__restrict__ A,
+                                         const float *__restrict__ B, float *__restrict__ C)
+{
+    __shared__ float s_A[TM][TM], s_B[TM][TM];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * TM + ty, col = blockIdx.x * TM + tx;
+    float c = 0.f;
+    for (int kt = 0; kt < n; kt += TM) {
+        s_A[ty][tx] = A[row * n + kt + tx];
+        s_B[ty][tx] = B[(kt + ty) * n + col];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TM; ++k)
+            c += s_A[ty][k] * s_B[k][tx];
+        __syncthreads();
+    }
+    C[row * n + col] = c;
+}
+
+// spectral-element gradient, Nq = 8: a block of 8 x 8 per element, u's
+// column along k in registers, one k-plane at a time in shared memory
+#define NQ 8
+#define NP (NQ * NQ * NQ)
+extern "C" __global__ void gradient_native(const int E, const double *__restrict__ D,
+                                           const double *__restrict__ u,
+                                           double *__restrict__ gradu)
+{
+    __shared__ double s_D[NQ][NQ], s_u[NQ][NQ];
+    double r_u[NQ];
+    const int e = blockIdx.x, i = threadIdx.x, j = threadIdx.y;
+    s_D[j][i] = D[j * NQ + i];
+#pragma unroll
+    for (int k = 0; k < NQ; ++k)
+        r_u[k] = u[e * NP + k * NQ * NQ + j * NQ + i];
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) {
+        __syncthreads();    // the previous plane is used up
+        s_u[j][i] = r_u[k];
+        __syncthreads();
+        double ur = 0, us = 0, ut = 0;
+#pragma unroll
+        for (int m = 0; m < NQ; ++m) {
+            ur += s_D[i][m] * s_u[j][m];
+            us += s_D[j][m] * s_u[m][i];
+            ut += s_D[k][m] * r_u[m];
+        }
+        const int id = e * 3 * NP + k * NQ * NQ + j * NQ + i;
+        gradu[id] = ur;
+        gradu[id + NP] = us;
+        gradu[id + 2 * NP] = ut;
+    }
+}
+
+// hist[v] += the number of bytes equal to v: a shared histogram per block
+// of 256 over a chunk of HC bytes, then one atomic add per bin
+#define HB 256
+#define HC (256 * 64)
+extern "C" __global__ void histogram_native(const int n, const unsigned char *__restrict__ data,
+                                            unsigned int *__restrict__ hist)
+{
+    __shared__ unsigned int s_h[HB];
+    const int t = threadIdx.x, g = blockIdx.x;
+    s_h[t] = 0;
+    __syncthreads();
+    const int end = min((g + 1) * HC, n);
+    for (int i = g * HC + t; i < end; i += HB)
+        atomicAdd(&s_h[data[i]], 1u);
+    __syncthreads();
+    atomicAdd(&hist[t], s_h[t]);
+}
