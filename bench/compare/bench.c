@@ -551,14 +551,15 @@ static int bench_device(const Options *o, const char *spec, int *failed)
             bool met = t.ratio >= (gpu ? GOAL_GPU : GOAL_CPU) &&
                        (!gpu || c.bytes == 0 || share >= GOAL_COPY);
             missed += !met;
-            char gb[16] = "-", pct[16] = "-";
+            char hgb[16] = "-", gb[16] = "-", pct[16] = "-";
             if (c.bytes > 0) {
+                snprintf(hgb, sizeof hgb, "%.1f", c.bytes / (t.hand_ms * 1e6));
                 snprintf(gb, sizeof gb, "%.1f", gbs);
                 snprintf(pct, sizeof pct, "%.0f%%", 100 * share);
             }
-            printf("%-14s %-9s %-28s %9.3f %9.3f %8.3f %8.3f %8s %6s  %-4s %s%s\n", c.label,
-                   label, c.size, t.hand_ms, t.gen_ms, t.ratio, t.ratio_min, gb, pct,
-                   met ? "met" : "NOT", agree, ok ? "" : "  <- the results DISAGREE");
+            printf("%-14s %-9s %-28s %9.3f %9.3f %8.3f %8.3f %7s %7s %6s  %-4s %s%s\n",
+                   c.label, label, c.size, t.hand_ms, t.gen_ms, t.ratio, t.ratio_min, hgb, gb,
+                   pct, met ? "met" : "NOT", agree, ok ? "" : "  <- the results DISAGREE");
         }
         fflush(stdout);
 
@@ -593,12 +594,13 @@ static void print_header(const Options *o)
     }
     printf("ms: median time of one run over %d samples of ~%.0f ms, hand-written and "
            "generated\nalternating; hand/gen: ratio of the medians (goal >= %.2f on the CPU, "
-           ">= %.2f on GPU-like\ndevices), (min): of the fastest samples; GB/s: the generated "
-           "code's, %%copy: of the\nhand-written copy kernel's (goal on GPU-like devices: >= "
-           "%.0f%%)\n\n",
+           ">= %.2f on GPU-like\ndevices), (min): of the fastest samples; GB/s: hand-written and "
+           "generated,\n%%copy: the generated code's GB/s over the hand-written copy kernel's "
+           "(goal on GPU-like\ndevices: >= %.0f%%)\n\n",
            o->samples, o->target_ms, GOAL_CPU, GOAL_GPU, 100 * GOAL_COPY);
-    printf("%-14s %-9s %-28s %9s %9s %8s %8s %8s %6s  %-4s %s\n", "kernel", "device", "size",
-           "hand ms", "gen ms", "hand/gen", "(min)", "GB/s", "%copy", "goal", "results");
+    printf("%-14s %-9s %-28s %9s %9s %8s %8s %7s %7s %6s  %-4s %s\n", "kernel", "device",
+           "size", "hand ms", "gen ms", "hand/gen", "(min)", "h GB/s", "g GB/s", "%copy", "goal",
+           "results");
 }
 
 int main(int argc, char **argv)

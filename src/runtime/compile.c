@@ -238,3 +238,23 @@ oklc_status oklc_rt_run_compiler(const char *const argv[], const char *dir, cons
     oklc_free(log);
     return st;
 }
+
+oklc_status oklc_rt_compile_file(const Build *b, const char *dir, const char *src,
+                                 const char *out)
+{
+    char *src_path = oklc_rt_path(dir, src), *out_path = oklc_rt_path(dir, out);
+    const char **argv = oklc_malloc((b->ncmd + 4) * sizeof *argv);
+    oklc_status st = src_path && out_path && argv ? OKLC_OK : oklc_rt_oom();
+    if (!st) {
+        memcpy(argv, b->cmd, b->ncmd * sizeof *argv);
+        argv[b->ncmd] = src_path;
+        argv[b->ncmd + 1] = "-o";
+        argv[b->ncmd + 2] = out_path;
+        argv[b->ncmd + 3] = NULL;
+        st = oklc_rt_run_compiler(argv, dir, b->path);
+    }
+    oklc_free(argv);
+    oklc_free(src_path);
+    oklc_free(out_path);
+    return st;
+}

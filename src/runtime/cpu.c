@@ -130,22 +130,7 @@ static oklc_status command(const oklc_device *d, Build *b)
 
 static oklc_status compile(const oklc_device *d, const Build *b, const char *dir)
 {
-    char *src = oklc_rt_path(dir, d->ops->source_name);
-    char *bin = oklc_rt_path(dir, d->ops->binary_name);
-    const char **argv = oklc_malloc((b->ncmd + 4) * sizeof *argv);
-    oklc_status st = src && bin && argv ? OKLC_OK : oklc_rt_oom();
-    if (!st) {
-        memcpy(argv, b->cmd, b->ncmd * sizeof *argv);
-        argv[b->ncmd] = src;
-        argv[b->ncmd + 1] = "-o";
-        argv[b->ncmd + 2] = bin;
-        argv[b->ncmd + 3] = NULL;
-        st = oklc_rt_run_compiler(argv, dir, b->path);
-    }
-    oklc_free(argv);
-    oklc_free(src);
-    oklc_free(bin);
-    return st;
+    return oklc_rt_compile_file(b, dir, d->ops->source_name, d->ops->binary_name);
 }
 
 /* dlsym's void * becomes a function pointer by memcpy: POSIX guarantees

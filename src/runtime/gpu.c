@@ -15,9 +15,15 @@
  * Native device source has no launcher and no metadata: the kernel is the
  * one device function named, run on the dims of oklc_kernel_set_run_dims,
  * its arguments passed as given.
+ *
+ * CUDA and HIP open a device, build, load and launch a module alike,
+ * through calls that take the same parameters (DriverCalls; RtcCalls for
+ * NVRTC and hiprtc): that path is here once, driven by each file's
+ * ModuleApi table. Vendor failures read alike on all three (oklc_gpu_fail).
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +50,22 @@ oklc_status oklc_rt_opt_add(Build *b, const char *opt)
         return oklc_rt_oom();
     b->nopts++;
     return OKLC_OK;
+}
+
+oklc_status oklc_gpu_fail(const DeviceOps *ops, oklc_status st, int code, const char *call,
+                          const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = oklc_rt_vformat(fmt, ap);
+    va_end(ap);
+    if (!what)
+        return oklc_rt_oom();
+    if (ops->module && code == ops->module->oom)
+        st = OKLC_ERR_MEMORY;
+    st = oklc_rt_fail(st, "%s: %s: %s (%d)", what, call, ops->error_name(code), code);
+    oklc_free(what);
+    return st;
 }
 
 /* ---- device specs ------------------------------------------------------------------- */
@@ -190,25 +212,6 @@ static oklc_status append_log(const char *dir, const char *title, const char *lo
     return st;
 }
 
-static oklc_status compile_launcher(const Build *b, const char *dir)
-{
-    char *src = oklc_rt_path(dir, "launcher.cpp"), *lib = oklc_rt_path(dir, "launcher.so");
-    const char **argv = oklc_malloc((b->ncmd + 4) * sizeof *argv);
-    oklc_status st = src && lib && argv ? OKLC_OK : oklc_rt_oom();
-    if (!st) {
-        memcpy(argv, b->cmd, b->ncmd * sizeof *argv);
-        argv[b->ncmd] = src;
-        argv[b->ncmd + 1] = "-o";
-        argv[b->ncmd + 2] = lib;
-        argv[b->ncmd + 3] = NULL;
-        st = oklc_rt_run_compiler(argv, dir, b->path);
-    }
-    oklc_free(argv);
-    oklc_free(src);
-    oklc_free(lib);
-    return st;
-}
-
 /* The device binary first (its errors are the kernel's), then the
  * launcher. Both logs go to build.log. */
 oklc_status oklc_gpu_compile(const oklc_device *d, const Build *b, const char *dir)
@@ -230,7 +233,7 @@ oklc_status oklc_gpu_compile(const oklc_device *d, const Build *b, const char *d
         return st;
     if (lst)
         return lst;
-    return b->launcher ? compile_launcher(b, dir) : OKLC_OK;
+    return b->launcher ? oklc_rt_compile_file(b, dir, "launcher.cpp", "launcher.so") : OKLC_OK;
 }
 
 /* ---- loading ---------------------------------------------------------------------- */
@@ -446,4 +449,214 @@ oklc_status oklc_kernel_set_run_dims(oklc_kernel *k, const size_t outer[3],
     memcpy(k->inner, inner, sizeof k->inner);
     k->dims_set = true;
     return OKLC_OK;
+}
+
+/* ---- NVRTC and hiprtc ------------------------------------------------------------- */
+
+oklc_status oklc_gpu_rtc_version(const Rtc *rtc, char version[32])
+{
+    int major = 0, minor = 0;
+    oklc_status st = rtc->load();
+    if (!st && rtc->calls->Version(&major, &minor))
+        st = oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "%s does not say its version", rtc->name);
+    if (!st)
+        snprintf(version, 32, "%d.%d", major, minor);
+    return st;
+}
+
+static char *program_log(const Rtc *rtc, void *p)
+{
+    size_t n = 0;
+    if (rtc->calls->GetProgramLogSize(p, &n))
+        n = 0;
+    char *log = oklc_malloc(n + 1);
+    if (log && n && rtc->calls->GetProgramLog(p, log))
+        n = 0;
+    if (log)
+        log[n] = '\0';
+    return log;
+}
+
+oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source, const char *what,
+                                 const char *const *opts, size_t nopts, char **binary,
+                                 size_t *size, char **log)
+{
+    const RtcCalls *c = rtc->calls;
+    *binary = NULL;
+    *size = 0;
+    *log = NULL;
+    oklc_status st = rtc->load();
+    if (st)
+        return st;
+    if (nopts > INT_MAX)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "too many %s options", rtc->name);
+    void *p = NULL;
+    int r = c->CreateProgram(&p, source, what, 0, NULL, NULL);
+    if (r)
+        return oklc_rt_fail(rtc->oom && r == rtc->oom ? OKLC_ERR_MEMORY : OKLC_ERR_COMPILE,
+                            "%sCreateProgram for '%s': %s", rtc->prefix, what,
+                            c->GetErrorString(r));
+    oklc_rt_count_compile();
+    r = c->CompileProgram(p, (int)nopts, opts);
+    *log = program_log(rtc, p);
+    if (!*log)
+        st = oklc_rt_oom();
+    else if (r)
+        st = oklc_rt_fail(OKLC_ERR_COMPILE, "cannot compile '%s' with %s: %s\n%s", what,
+                          rtc->name, c->GetErrorString(r), *log);
+    else
+        st = rtc->code(p, what, binary, size);
+    c->DestroyProgram(&p);
+    return st;
+}
+
+/* ---- CUDA's and HIP's devices and modules ------------------------------------------ */
+
+oklc_status oklc_gpu_module_open(const oklc_device *d, const Spec *s, int *index)
+{
+    const DeviceOps *ops = d->ops;
+    const ModuleApi *m = ops->module;
+    int count = 0;
+    oklc_status st = oklc_gpu_device_index(s, ops->name, index);
+    if (st)
+        return st;
+    if (m->load())
+        return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "device spec '%s': the %s device is not "
+                            "available: %s", s->text, ops->title, oklc_last_error());
+    const char *call = m->call.init;
+    int r = m->calls->init(0);
+    if (!r && (r = m->calls->count(&count)))
+        call = m->call.count;
+    if (r || !count) {
+        char none[32];
+        snprintf(none, sizeof none, "no %s device", ops->title);
+        return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "device spec '%s': the %s device is not "
+                            "available: %s (%s: %s)", s->text, ops->title,
+                            !r || m->no_device(r) ? none : m->not_started, call,
+                            r ? ops->error_name(r) : "0 devices");
+    }
+    if (*index >= count)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "device spec '%s': there is no %s device %d "
+                            "(there %s %d: 0 to %d)", s->text, ops->title, *index,
+                            count == 1 ? "is" : "are", count, count - 1);
+    return OKLC_OK;
+}
+
+oklc_status oklc_gpu_select(const oklc_device *d)
+{
+    const ModuleApi *m = d->ops->module;
+    int r = m->select(d);
+    return r ? oklc_gpu_fail(d->ops, OKLC_ERR_DEVICE, r, m->call.select, "the %s device '%s'",
+                             d->ops->title, d->label)
+             : OKLC_OK;
+}
+
+oklc_status oklc_gpu_module_finish(oklc_device *d)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->calls->synchronize();
+    if (r)
+        return oklc_gpu_fail(d->ops, OKLC_ERR_DEVICE, r, m->call.synchronize,
+                             "the %s device '%s'", d->ops->title, d->label);
+    return st;
+}
+
+/* The architecture's option; the compiler's version goes into the key. */
+oklc_status oklc_gpu_module_options(const oklc_device *d, Build *b)
+{
+    const ModuleApi *m = d->ops->module;
+    char version[32], option[GPU_ARCH_OPTION];
+    oklc_status st = oklc_gpu_rtc_version(m->rtc, version);
+    if (st)
+        return oklc_rt_fail(st, "cannot build '%s' for the %s device '%s': %s", b->path,
+                            d->ops->title, d->label, oklc_last_error());
+    st = m->arch(d, option);
+    if (!st)
+        st = oklc_rt_opt_add(b, option);
+    if (!st && !(b->device_id = oklc_rt_format("%s%s: %s\n", d->id, m->rtc->prefix, version)))
+        st = oklc_rt_oom();
+    return st;
+}
+
+oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b, const char *dir,
+                                  char **log)
+{
+    const Rtc *rtc = d->ops->module->rtc;
+    char *binary = NULL, *path = oklc_rt_path(dir, d->ops->binary_name);
+    size_t size = 0;
+    if (!path)
+        return oklc_rt_oom();
+    if (oklc_rt_verbose()) {
+        char *line = oklc_rt_command_line((const char *const *)b->opts);
+        fprintf(stderr, "oklc: %s options: %s\n", rtc->name, line ? line : "");
+        oklc_free(line);
+    }
+    oklc_status st = oklc_gpu_rtc_compile(rtc, b->source, d->ops->source_name,
+                                          (const char *const *)b->opts, b->nopts, &binary,
+                                          &size, log);
+    if (st == OKLC_ERR_COMPILE)
+        st = oklc_rt_fail(st, "cannot compile the kernel source of '%s' for '%s'\n"
+                          "(the source stays in %s for an hour)\n%s", b->path, d->label, dir,
+                          oklc_last_error());
+    if (!st)
+        st = oklc_rt_write_file(path, binary, size);
+    oklc_free(binary);
+    oklc_free(path);
+    return st;
+}
+
+/* A native kernel's missing function is the caller's mistake (the name). */
+oklc_status oklc_gpu_module_load(oklc_kernel *k, const char *dir, char *const *names, int n)
+{
+    const DeviceOps *ops = k->dev->ops;
+    const ModuleApi *m = ops->module;
+    char *path = oklc_rt_path(dir, ops->binary_name), *binary = NULL;
+    oklc_status st = path ? oklc_rt_read_file(path, &binary, NULL) : oklc_rt_oom();
+    if (!st)
+        st = oklc_gpu_select(k->dev);
+    int r;
+    if (!st && (r = m->calls->load(&k->module, binary)))
+        st = oklc_gpu_fail(ops, OKLC_ERR_LOAD, r, m->call.load, "cannot load '%s'", path);
+    for (int i = 0; !st && i < n; i++) {
+        if ((r = m->calls->function(&k->functions[i], k->module, names[i])))
+            st = oklc_gpu_fail(ops, k->nparams < 0 ? OKLC_ERR_ARGUMENT : OKLC_ERR_LOAD, r,
+                               m->call.function, "no kernel '%s' in '%s'", names[i], path);
+    }
+    oklc_free(binary);
+    oklc_free(path);
+    return st;
+}
+
+void oklc_gpu_module_unload(oklc_kernel *k)
+{
+    if (k->module && !oklc_gpu_select(k->dev))
+        k->dev->ops->module->calls->unload(k->module);
+}
+
+int oklc_gpu_module_launch(oklc_kernel *k, int index, const size_t grid[3],
+                           const size_t block[3], int nargs, void *const *args,
+                           const size_t *sizes, const char **call)
+{
+    (void)nargs;
+    (void)sizes;
+    const ModuleApi *m = k->dev->ops->module;
+    for (int i = 0; i < 3; i++) {
+        if (grid[i] > UINT_MAX || block[i] > UINT_MAX) {
+            static _Thread_local char what[128];
+            snprintf(what, sizeof what, "the grid or the block is more than %s takes (an "
+                     "unsigned int per axis)", k->dev->ops->title);
+            *call = what;
+            return GPU_OWN_ERROR;
+        }
+    }
+    *call = m->call.select;
+    int r = m->select(k->dev);
+    if (r)
+        return r;
+    *call = m->call.launch;
+    /* kernelParams is void **: the driver only reads the values */
+    return m->calls->launch(k->functions[index], (unsigned)grid[0], (unsigned)grid[1],
+                            (unsigned)grid[2], (unsigned)block[0], (unsigned)block[1],
+                            (unsigned)block[2], 0, NULL, (void **)args, NULL);
 }

@@ -13,10 +13,9 @@
  * (--offload-arch=<gcnArchName>, e.g. gfx90a:sramecc+:xnack-) and the code
  * object kept in the cache entry; the key has the device's name and
  * architecture and the runtime's and hiprtc's versions. Device functions
- * are found by name: native kernels are `extern "C" __global__`.
+ * are found by name: native kernels are `extern "C" __global__`. Opening's
+ * checks, building, loading and launching are gpu.c's (module_api).
  */
-#include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +23,8 @@
 
 #include "rt.h"
 
+/* modules, functions and programs are void *: DriverCalls, RtcCalls */
 typedef int hipError_t;
-typedef struct ihipModule_t *hipModule_t;
-typedef struct ihipModuleSymbol_t *hipFunction_t;
-typedef struct ihipStream_t *hipStream_t;
 typedef int hiprtcResult;
 typedef struct _hiprtcProgram *hiprtcProgram;
 
@@ -44,57 +41,47 @@ enum {
 };
 
 static struct HipApi {
-    hipError_t (*Init)(unsigned);
+    DriverCalls calls;
     hipError_t (*DriverGetVersion)(int *);
     hipError_t (*RuntimeGetVersion)(int *);
-    hipError_t (*GetDeviceCount)(int *);
     hipError_t (*SetDevice)(int);
     hipError_t (*GetDeviceProperties)(void *, int);
     hipError_t (*GetDevicePropertiesR0600)(void *, int);    /* optional: ROCm 6 */
     hipError_t (*Malloc)(void **, size_t);
     hipError_t (*Free)(void *);
     hipError_t (*Memcpy)(void *, const void *, size_t, int);
-    hipError_t (*DeviceSynchronize)(void);
-    hipError_t (*ModuleLoadData)(hipModule_t *, const void *);
-    hipError_t (*ModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
-    hipError_t (*ModuleUnload)(hipModule_t);
-    hipError_t (*ModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
-                                     unsigned, unsigned, unsigned, hipStream_t, void **,
-                                     void **);
     const char *(*GetErrorName)(hipError_t);
 } hip;
 
 #define SYM(f, opt) {"hip" #f, offsetof(struct HipApi, f), opt}
+#define CALL(f, name) {name, offsetof(struct HipApi, calls.f), false}
 static const DlSym hip_syms[] = {
-    SYM(Init, false), SYM(DriverGetVersion, false), SYM(RuntimeGetVersion, false),
-    SYM(GetDeviceCount, false), SYM(SetDevice, false), SYM(GetDeviceProperties, false),
+    CALL(init, "hipInit"), SYM(DriverGetVersion, false), SYM(RuntimeGetVersion, false),
+    CALL(count, "hipGetDeviceCount"), SYM(SetDevice, false), SYM(GetDeviceProperties, false),
     SYM(GetDevicePropertiesR0600, true), SYM(Malloc, false), SYM(Free, false),
-    SYM(Memcpy, false), SYM(DeviceSynchronize, false), SYM(ModuleLoadData, false),
-    SYM(ModuleGetFunction, false), SYM(ModuleUnload, false), SYM(ModuleLaunchKernel, false),
+    SYM(Memcpy, false), CALL(synchronize, "hipDeviceSynchronize"),
+    CALL(load, "hipModuleLoadData"), CALL(function, "hipModuleGetFunction"),
+    CALL(unload, "hipModuleUnload"), CALL(launch, "hipModuleLaunchKernel"),
     SYM(GetErrorName, false),
 };
 #undef SYM
+#undef CALL
 
 static struct HiprtcApi {
-    hiprtcResult (*Version)(int *, int *);
-    hiprtcResult (*CreateProgram)(hiprtcProgram *, const char *, const char *, int,
-                                  const char **, const char **);
-    hiprtcResult (*CompileProgram)(hiprtcProgram, int, const char **);
-    hiprtcResult (*GetProgramLogSize)(hiprtcProgram, size_t *);
-    hiprtcResult (*GetProgramLog)(hiprtcProgram, char *);
+    RtcCalls rtc;
     hiprtcResult (*GetCodeSize)(hiprtcProgram, size_t *);
     hiprtcResult (*GetCode)(hiprtcProgram, char *);
-    hiprtcResult (*DestroyProgram)(hiprtcProgram *);
-    const char *(*GetErrorString)(hiprtcResult);
-} rtc;
+} hiprtc;
 
 #define SYM(f) {"hiprtc" #f, offsetof(struct HiprtcApi, f), false}
+#define RTC(f) {"hiprtc" #f, offsetof(struct HiprtcApi, rtc.f), false}
 static const DlSym rtc_syms[] = {
-    SYM(Version), SYM(CreateProgram), SYM(CompileProgram), SYM(GetProgramLogSize),
-    SYM(GetProgramLog), SYM(GetCodeSize), SYM(GetCode), SYM(DestroyProgram),
-    SYM(GetErrorString),
+    RTC(Version), RTC(CreateProgram), RTC(CompileProgram), RTC(GetProgramLogSize),
+    RTC(GetProgramLog), SYM(GetCodeSize), SYM(GetCode), RTC(DestroyProgram),
+    RTC(GetErrorString),
 };
 #undef SYM
+#undef RTC
 
 /* Both bring LLVM (through comgr): isolated, in one namespace (dl.c). */
 static DlLib hip_lib = {.what = "libamdhip64.so (the HIP runtime)", .ns = "hip"};
@@ -107,23 +94,8 @@ static const char *error_name(int code)
     return name ? name : "an unknown HIP error";
 }
 
-static oklc_status hip_fail(oklc_status st, hipError_t r, const char *call, const char *fmt,
-                            ...) OKLC_PRINTF(4, 5);
-
-static oklc_status hip_fail(oklc_status st, hipError_t r, const char *call, const char *fmt,
-                            ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *what = oklc_rt_vformat(fmt, ap);
-    va_end(ap);
-    if (!what)
-        return oklc_rt_oom();
-    st = oklc_rt_fail(r == hipErrorOutOfMemory ? OKLC_ERR_MEMORY : st, "%s: %s: %s (%d)", what,
-                      call, error_name(r), r);
-    oklc_free(what);
-    return st;
-}
+/* hip_fail(st, r, call, fmt, ...): "<fmt ...>: <call>: hipError... (r)" */
+#define hip_fail(...) oklc_gpu_fail(&oklc_hip_ops, __VA_ARGS__)
 
 static DlLib test_lib = {.what = "the HIP runtime", .ns = "hip"};
 static const char *library_override;    /* tests: a stand-in for libamdhip64.so */
@@ -152,86 +124,49 @@ static oklc_status load_hiprtc(void)
     static const char *const names[] = {"libhiprtc.so", "libhiprtc.so.6", "libhiprtc.so.5",
                                         "libamdhip64.so", "libamdhip64.so.5"};
     oklc_status st = oklc_rt_dl_load(&rtc_lib, names, OKLC_COUNTOF(names), rtc_syms,
-                                     OKLC_COUNTOF(rtc_syms), &rtc);
+                                     OKLC_COUNTOF(rtc_syms), &hiprtc);
     if (st)
         return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "no hiprtc: %s", oklc_last_error());
     return OKLC_OK;
 }
 
-oklc_status oklc_rt_hiprtc_version(char version[32])
-{
-    int major = 0, minor = 0;
-    oklc_status st = load_hiprtc();
-    if (!st && rtc.Version(&major, &minor) != HIPRTC_SUCCESS)
-        st = oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "hiprtc does not say its version");
-    if (!st)
-        snprintf(version, 32, "%d.%d", major, minor);
-    return st;
-}
-
-static char *program_log(hiprtcProgram p)
+static oklc_status program_code(void *p, const char *what, char **binary, size_t *size)
 {
     size_t n = 0;
-    if (rtc.GetProgramLogSize(p, &n) != HIPRTC_SUCCESS)
-        n = 0;
-    char *log = oklc_malloc(n + 1);
-    if (log && n && rtc.GetProgramLog(p, log) != HIPRTC_SUCCESS)
-        n = 0;
-    if (log)
-        log[n] = '\0';
-    return log;
-}
-
-static oklc_status program_code(hiprtcProgram p, const char *what, char **binary,
-                                size_t *size)
-{
-    size_t n = 0;
-    if (rtc.GetCodeSize(p, &n) != HIPRTC_SUCCESS || !n)
+    if (hiprtc.GetCodeSize(p, &n) != HIPRTC_SUCCESS || !n)
         return oklc_rt_fail(OKLC_ERR_COMPILE, "hiprtc gave no code for '%s'", what);
     char *b = oklc_malloc(n);
     if (!b)
         return oklc_rt_oom();
-    hiprtcResult r = rtc.GetCode(p, b);
+    hiprtcResult r = hiprtc.GetCode(p, b);
     if (r != HIPRTC_SUCCESS) {
         oklc_free(b);
         return oklc_rt_fail(OKLC_ERR_COMPILE, "hiprtc gave no code for '%s': %s", what,
-                            rtc.GetErrorString(r));
+                            hiprtc.rtc.GetErrorString(r));
     }
     *binary = b;
     *size = n;
     return OKLC_OK;
 }
 
+/* RtcCalls has the options const: hiprtc's prototypes predate const, but
+ * it does not change them. A failed hiprtcCreateProgram is a compile
+ * error, whatever the reason (no oom). */
+static const Rtc hiprtc_rtc = {
+    .name = "hiprtc", .prefix = "hiprtc", .load = load_hiprtc, .calls = &hiprtc.rtc,
+    .code = program_code,
+};
+
+oklc_status oklc_rt_hiprtc_version(char version[32])
+{
+    return oklc_gpu_rtc_version(&hiprtc_rtc, version);
+}
+
 oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
                                    const char *const *opts, size_t nopts, char **binary,
                                    size_t *size, char **log)
 {
-    *binary = NULL;
-    *size = 0;
-    *log = NULL;
-    oklc_status st = load_hiprtc();
-    if (st)
-        return st;
-    if (nopts > INT_MAX)
-        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "too many hiprtc options");
-    hiprtcProgram p = NULL;
-    hiprtcResult r = rtc.CreateProgram(&p, source, what, 0, NULL, NULL);
-    if (r != HIPRTC_SUCCESS)
-        return oklc_rt_fail(OKLC_ERR_COMPILE, "hiprtcCreateProgram for '%s': %s", what,
-                            rtc.GetErrorString(r));
-    oklc_rt_count_compile();
-    /* hiprtc's prototype predates const; it does not change the options */
-    r = rtc.CompileProgram(p, (int)nopts, (const char **)opts);
-    *log = program_log(p);
-    if (!*log)
-        st = oklc_rt_oom();
-    else if (r != HIPRTC_SUCCESS)
-        st = oklc_rt_fail(OKLC_ERR_COMPILE, "cannot compile '%s' with hiprtc: %s\n%s", what,
-                          rtc.GetErrorString(r), *log);
-    else
-        st = program_code(p, what, binary, size);
-    rtc.DestroyProgram(&p);
-    return st;
+    return oklc_gpu_rtc_compile(&hiprtc_rtc, source, what, opts, nopts, binary, size, log);
 }
 
 /* ---- the device --------------------------------------------------------------------------- */
@@ -241,18 +176,17 @@ typedef struct Hip {
     char arch[256];    /* gcnArchName */
 } Hip;
 
-static oklc_status current(const oklc_device *d)
+/* ModuleApi.select: the device, current for this thread. */
+static int set_device(const oklc_device *d)
 {
-    Hip *h = d->gpu;
-    hipError_t r = hip.SetDevice(h->index);
-    return r ? hip_fail(OKLC_ERR_DEVICE, r, "hipSetDevice", "the HIP device '%s'", d->label)
-             : OKLC_OK;
+    const Hip *h = d->gpu;
+    return hip.SetDevice(h->index);
 }
 
 static void close_device(oklc_device *d)
 {
-    if (d->gpu && !current(d))
-        hip.DeviceSynchronize();
+    if (d->gpu && !oklc_gpu_select(d))
+        hip.calls.synchronize();
     oklc_free(d->gpu);
     d->gpu = NULL;
 }
@@ -295,28 +229,10 @@ static oklc_status describe(oklc_device *d, Hip *h)
 
 static oklc_status open_device(oklc_device *d, const Spec *s)
 {
-    int index, count = 0;
-    oklc_status st = oklc_gpu_device_index(s, "hip", &index);
+    int index;
+    oklc_status st = oklc_gpu_module_open(d, s, &index);
     if (st)
         return st;
-    if (load_hip())
-        return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "device spec '%s': the HIP device is not "
-                            "available: %s", s->text, oklc_last_error());
-    const char *call = "hipInit";
-    hipError_t r = hip.Init(0);
-    if (!r && (r = hip.GetDeviceCount(&count)))
-        call = "hipGetDeviceCount";
-    if (r || !count)    /* without a GPU, hipInit says hipErrorInvalidDevice */
-        return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "device spec '%s': the HIP device is not "
-                            "available: %s (%s: %s)", s->text,
-                            !r || r == hipErrorNoDevice || r == hipErrorInvalidDevice
-                                ? "no HIP device"
-                                : "the HIP runtime does not start",
-                            call, r ? error_name(r) : "0 devices");
-    if (index >= count)
-        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "device spec '%s': there is no HIP device %d "
-                            "(there %s %d: 0 to %d)", s->text, index,
-                            count == 1 ? "is" : "are", count, count - 1);
     Hip *h = oklc_malloc(sizeof *h);
     if (!h)
         return oklc_rt_oom();
@@ -333,7 +249,7 @@ static oklc_status open_device(oklc_device *d, const Spec *s)
 
 static oklc_status alloc(oklc_device *d, size_t bytes, void **ptr)
 {
-    oklc_status st = current(d);
+    oklc_status st = oklc_gpu_select(d);
     hipError_t r = st ? hipSuccess : hip.Malloc(ptr, bytes ? bytes : 1);
     if (r)
         return hip_fail(OKLC_ERR_DEVICE, r, "hipMalloc",
@@ -343,13 +259,13 @@ static oklc_status alloc(oklc_device *d, size_t bytes, void **ptr)
 
 static void free_memory(oklc_device *d, void *ptr)
 {
-    if (!current(d))
+    if (!oklc_gpu_select(d))
         hip.Free(ptr);
 }
 
 static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
 {
-    oklc_status st = current(m->dev);
+    oklc_status st = oklc_gpu_select(m->dev);
     hipError_t r = st ? hipSuccess
                       : hip.Memcpy((char *)m->ptr + offset, src, bytes, hipMemcpyHostToDevice);
     if (r)
@@ -361,7 +277,7 @@ static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t
 
 static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
 {
-    oklc_status st = current(m->dev);
+    oklc_status st = oklc_gpu_select(m->dev);
     hipError_t r = st ? hipSuccess
                       : hip.Memcpy(dst, (const char *)m->ptr + offset, bytes,
                                    hipMemcpyDeviceToHost);
@@ -372,122 +288,36 @@ static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_
     return st;
 }
 
-static oklc_status finish(oklc_device *d)
+/* ---- opening, building, loading and running: gpu.c's -------------------------------- */
+
+/* Without a GPU, hipInit says hipErrorInvalidDevice. */
+static bool no_device(int r)
 {
-    oklc_status st = current(d);
-    hipError_t r = st ? hipSuccess : hip.DeviceSynchronize();
-    if (r)
-        return hip_fail(OKLC_ERR_DEVICE, r, "hipDeviceSynchronize", "the HIP device '%s'",
-                        d->label);
-    return st;
+    return r == hipErrorNoDevice || r == hipErrorInvalidDevice;
 }
 
-/* ---- building ----------------------------------------------------------------------------- */
-
-static oklc_status device_options(const oklc_device *d, Build *b)
+static oklc_status arch_option(const oklc_device *d, char option[GPU_ARCH_OPTION])
 {
     const Hip *h = d->gpu;
-    char version[32];
-    oklc_status st = oklc_rt_hiprtc_version(version);
-    if (st)
-        return oklc_rt_fail(st, "cannot build '%s' for the HIP device '%s': %s", b->path,
-                            d->label, oklc_last_error());
-    char *arch = oklc_rt_format("--offload-arch=%s", h->arch);
-    st = arch ? oklc_rt_opt_add(b, arch) : oklc_rt_oom();
-    oklc_free(arch);
-    if (!st && !(b->device_id = oklc_rt_format("%shiprtc: %s\n", d->id, version)))
-        st = oklc_rt_oom();
-    return st;
+    snprintf(option, GPU_ARCH_OPTION, "--offload-arch=%s", h->arch);
+    return OKLC_OK;
 }
 
-static oklc_status build_device(const oklc_device *d, const Build *b, const char *dir,
-                                char **log)
-{
-    char *binary = NULL, *path = oklc_rt_path(dir, d->ops->binary_name);
-    size_t size = 0;
-    if (!path)
-        return oklc_rt_oom();
-    if (oklc_rt_verbose()) {
-        char *line = oklc_rt_command_line((const char *const *)b->opts);
-        fprintf(stderr, "oklc: hiprtc options: %s\n", line ? line : "");
-        oklc_free(line);
-    }
-    oklc_status st = oklc_rt_hiprtc_compile(b->source, d->ops->source_name,
-                                            (const char *const *)b->opts, b->nopts, &binary,
-                                            &size, log);
-    if (st == OKLC_ERR_COMPILE)
-        st = oklc_rt_fail(st, "cannot compile the kernel source of '%s' for '%s'\n"
-                          "(the source stays in %s for an hour)\n%s", b->path, d->label, dir,
-                          oklc_last_error());
-    if (!st)
-        st = oklc_rt_write_file(path, binary, size);
-    oklc_free(binary);
-    oklc_free(path);
-    return st;
-}
-
-/* ---- loading and running ------------------------------------------------------------------ */
-
-static oklc_status load_device(oklc_kernel *k, const char *dir, char *const *names, int n)
-{
-    char *path = oklc_rt_path(dir, k->dev->ops->binary_name), *binary = NULL;
-    oklc_status st = path ? oklc_rt_read_file(path, &binary, NULL) : oklc_rt_oom();
-    if (!st)
-        st = current(k->dev);
-    hipError_t r;
-    hipModule_t module = NULL;
-    if (!st && (r = hip.ModuleLoadData(&module, binary)))
-        st = hip_fail(OKLC_ERR_LOAD, r, "hipModuleLoadData", "cannot load '%s'", path);
-    k->module = module;
-    for (int i = 0; !st && i < n; i++) {
-        hipFunction_t f = NULL;
-        if ((r = hip.ModuleGetFunction(&f, module, names[i])))
-            st = hip_fail(k->nparams < 0 ? OKLC_ERR_ARGUMENT : OKLC_ERR_LOAD, r,
-                          "hipModuleGetFunction", "no kernel '%s' in '%s'", names[i], path);
-        k->functions[i] = f;
-    }
-    oklc_free(binary);
-    oklc_free(path);
-    return st;
-}
-
-static void unload_device(oklc_kernel *k)
-{
-    if (k->module && !current(k->dev))
-        hip.ModuleUnload(k->module);
-}
-
-static int launch(oklc_kernel *k, int index, const size_t grid[3], const size_t block[3],
-                  int nargs, void *const *args, const size_t *sizes, const char **call)
-{
-    (void)nargs;
-    (void)sizes;
-    for (int i = 0; i < 3; i++) {
-        if (grid[i] > UINT_MAX || block[i] > UINT_MAX) {
-            *call = "the grid or the block is more than HIP takes (an unsigned int per axis)";
-            return GPU_OWN_ERROR;
-        }
-    }
-    const Hip *h = k->dev->gpu;
-    *call = "hipSetDevice";
-    hipError_t r = hip.SetDevice(h->index);
-    if (r)
-        return r;
-    *call = "hipModuleLaunchKernel";
-    /* kernelParams is void **: the runtime only reads the values */
-    return hip.ModuleLaunchKernel(k->functions[index], (unsigned)grid[0], (unsigned)grid[1],
-                                  (unsigned)grid[2], (unsigned)block[0], (unsigned)block[1],
-                                  (unsigned)block[2], 0, NULL, (void **)args, NULL);
-}
+static const ModuleApi module_api = {
+    .rtc = &hiprtc_rtc, .calls = &hip.calls,
+    .call = {.init = "hipInit", .count = "hipGetDeviceCount",
+             .synchronize = "hipDeviceSynchronize", .select = "hipSetDevice",
+             .load = "hipModuleLoadData", .function = "hipModuleGetFunction",
+             .launch = "hipModuleLaunchKernel"},
+    .not_started = "the HIP runtime does not start", .load = load_hip,
+    .no_device = no_device, .select = set_device, .arch = arch_option,
+    .oom = hipErrorOutOfMemory,
+};
 
 const DeviceOps oklc_hip_ops = {
     .name = "hip", .title = "HIP", .backend = OKLC_BACKEND_HIP,
     .source_name = "source.hip", .binary_name = "kernel.hsaco",
     .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy_in = copy_in, .copy_out = copy_out, .finish = finish,
-    .command = oklc_gpu_command, .compile = oklc_gpu_compile, .load = oklc_gpu_load,
-    .unload = oklc_gpu_unload, .run = oklc_gpu_run,
-    .device_options = device_options, .build_device = build_device,
-    .load_device = load_device, .unload_device = unload_device, .launch = launch,
-    .error_name = error_name,
+    .copy_in = copy_in, .copy_out = copy_out, OKLC_GPU_OPS, OKLC_GPU_MODULE_OPS,
+    .error_name = error_name, .module = &module_api,
 };

@@ -24,7 +24,6 @@
 #include <CL/cl.h>
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,22 +186,9 @@ static const char *error_name(int code)
     return "an unknown OpenCL error";
 }
 
-/* "clFinish: CL_OUT_OF_RESOURCES (-5)" as the message, with context. */
-static oklc_status cl_fail(oklc_status st, cl_int err, const char *call, const char *fmt, ...)
-    OKLC_PRINTF(4, 5);
-
-static oklc_status cl_fail(oklc_status st, cl_int err, const char *call, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *what = oklc_rt_vformat(fmt, ap);
-    va_end(ap);
-    if (!what)
-        return oklc_rt_oom();
-    st = oklc_rt_fail(st, "%s: %s: %s (%d)", what, call, error_name(err), (int)err);
-    oklc_free(what);
-    return st;
-}
+/* cl_fail(st, err, call, fmt, ...): "<fmt ...>: clFinish: CL_OUT_OF_RESOURCES
+ * (-5)" as the message, with context. */
+#define cl_fail(...) oklc_gpu_fail(&oklc_opencl_ops, __VA_ARGS__)
 
 /* Running out of memory, on the device or the host, is OKLC_ERR_MEMORY. */
 static oklc_status memory_status(cl_int err)
@@ -872,9 +858,7 @@ const DeviceOps oklc_opencl_ops = {
     .name = "opencl", .title = "OpenCL", .backend = OKLC_BACKEND_OPENCL,
     .source_name = "source.cl", .binary_name = "program.bin",
     .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy_in = copy_in, .copy_out = copy_out, .finish = finish,
-    .command = oklc_gpu_command, .compile = oklc_gpu_compile, .load = oklc_gpu_load,
-    .unload = oklc_gpu_unload, .run = oklc_gpu_run,
+    .copy_in = copy_in, .copy_out = copy_out, .finish = finish, OKLC_GPU_OPS,
     .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,
     .error_name = error_name,

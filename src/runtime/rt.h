@@ -8,7 +8,8 @@
  *   device.c   device specs, the table of device kinds, dispatch
  *   cpu.c      the serial and OpenMP devices (one DeviceOps each)
  *   gpu.c      what the GPU-like devices share: launchers, the launch API,
- *              device build options, native kernels' run dims
+ *              device build options, native kernels' run dims, vendor
+ *              failures; CUDA's and HIP's modules, NVRTC and hiprtc
  *   dl.c       vendor libraries opened with dlopen, their symbols
  *   opencl.c   the OpenCL device (libOpenCL.so.1)
  *   cuda.c     the CUDA device (libcuda.so.1) and NVRTC
@@ -93,6 +94,7 @@ typedef struct Spec {
 
 typedef struct Build Build;
 typedef struct LaunchApi LaunchApi;
+typedef struct ModuleApi ModuleApi;
 
 /* One device kind (QBE's struct Target): a name, what the transpiler
  * targets, and the operations. cpu.c fills two; each GPU-like kind is one
@@ -145,7 +147,16 @@ typedef struct DeviceOps {
                   int nargs, void *const *args, const size_t *sizes, const char **call);
     /* The vendor's name of a status: "CL_INVALID_WORK_GROUP_SIZE". */
     const char *(*error_name)(int code);
+    /* CUDA and HIP: what gpu.c's oklc_gpu_module_* (their finish and GPU
+     * hooks) call; NULL for OpenCL. */
+    const ModuleApi *module;
 } DeviceOps;
+
+/* The DeviceOps entries every GPU-like kind takes from gpu.c, as QBE's
+ * amd64 targets share one macro of common fields. */
+#define OKLC_GPU_OPS                                                                      \
+    .command = oklc_gpu_command, .compile = oklc_gpu_compile, .load = oklc_gpu_load,      \
+    .unload = oklc_gpu_unload, .run = oklc_gpu_run
 
 struct oklc_device {
     const DeviceOps *ops;
@@ -199,6 +210,104 @@ OKLC_INTERNAL oklc_status oklc_gpu_device_index(const Spec *s, const char *mode,
 OKLC_INTERNAL oklc_status oklc_gpu_props_options(Build *b);
 /* Appends a copy of `opt` to b->opts. */
 OKLC_INTERNAL oklc_status oklc_rt_opt_add(Build *b, const char *opt);
+/* A vendor call's failure: "<fmt ...>: <call>: <ops->error_name(code)>
+ * (<code>)", as `st`, or OKLC_ERR_MEMORY for the module API's oom code. */
+OKLC_INTERNAL oklc_status oklc_gpu_fail(const DeviceOps *ops, oklc_status st, int code,
+                                        const char *call, const char *fmt, ...)
+    OKLC_PRINTF(5, 6);
+
+/* The runtime compilers' calls, which NVRTC and hiprtc take with the same
+ * parameters: each field is named after the call (nvrtc<Field>,
+ * hiprtc<Field>) and filled by dlsym into the vendor file's table. A
+ * program is void *; each returns the compiler's status, 0 on success. */
+typedef struct RtcCalls {
+    int (*Version)(int *major, int *minor);
+    int (*CreateProgram)(void **p, const char *source, const char *name, int nheaders,
+                         const char *const *headers, const char *const *include_names);
+    int (*CompileProgram)(void *p, int nopts, const char *const *opts);
+    int (*GetProgramLogSize)(void *p, size_t *n);
+    int (*GetProgramLog)(void *p, char *log);
+    int (*DestroyProgram)(void **p);
+    const char *(*GetErrorString)(int r);
+} RtcCalls;
+
+/* A runtime compiler, as gpu.c drives it. */
+typedef struct Rtc {
+    const char *name;        /* "NVRTC", for messages */
+    const char *prefix;      /* "nvrtc": its calls' prefix; its line in b->device_id */
+    oklc_status (*load)(void);    /* OKLC_ERR_UNAVAILABLE saying why */
+    const RtcCalls *calls;
+    int oom;                 /* CreateProgram's "out of memory"; 0: none taken as such */
+    /* The compiled program's code (oklc_free *binary). */
+    oklc_status (*code)(void *p, const char *what, char **binary, size_t *size);
+} Rtc;
+
+/* The compiler's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
+OKLC_INTERNAL oklc_status oklc_gpu_rtc_version(const Rtc *rtc, char version[32]);
+/* The code of `source` for the options (the architecture among them); the
+ * log comes back in *log (oklc_free it), on failure in the message too.
+ * `what` names the source in messages. */
+OKLC_INTERNAL oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source,
+                                               const char *what, const char *const *opts,
+                                               size_t nopts, char **binary, size_t *size,
+                                               char **log);
+
+/* The calls of CUDA's driver and HIP's runtime that take the same
+ * parameters (cuModuleLoadData and hipModuleLoadData, ...), filled by
+ * dlsym into each file's table; modules and functions are void *, as
+ * oklc_kernel keeps them. Each returns the vendor's status, 0 on success. */
+typedef struct DriverCalls {
+    int (*init)(unsigned flags);
+    int (*count)(int *n);    /* of devices */
+    int (*synchronize)(void);
+    int (*load)(void **module, const void *image);
+    int (*function)(void **f, void *module, const char *name);
+    int (*unload)(void *module);
+    int (*launch)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                  unsigned bz, unsigned shared, void *stream, void **params, void **extra);
+} DriverCalls;
+
+enum { GPU_ARCH_OPTION = 320 };    /* ModuleApi.arch: room for the option */
+
+/* What CUDA and HIP differ in where gpu.c opens their devices and builds,
+ * loads and runs their modules. */
+struct ModuleApi {
+    const Rtc         *rtc;
+    const DriverCalls *calls;     /* in the vendor's dlsym table: filled once loaded */
+    struct {
+        const char *init, *count, *synchronize, *select, *load, *function, *launch;
+    } call;                       /* the calls' names, for messages */
+    const char *not_started;      /* "the CUDA driver does not start" */
+    oklc_status (*load)(void);    /* the vendor's library; OKLC_ERR_UNAVAILABLE saying why */
+    bool (*no_device)(int r);     /* r (of init or count) means "no device" */
+    /* Makes the device current for the calling thread; the vendor's status. */
+    int (*select)(const oklc_device *d);
+    /* The compiler's option for the device's architecture. */
+    oklc_status (*arch)(const oklc_device *d, char option[GPU_ARCH_OPTION]);
+    int oom;                      /* the vendor's "out of memory" */
+};
+
+/* Opening CUDA or HIP: the spec's device index, checked against the
+ * devices there are once the vendor's library is loaded and started. */
+OKLC_INTERNAL oklc_status oklc_gpu_module_open(const oklc_device *d, const Spec *s,
+                                               int *index);
+/* ModuleApi.select, OKLC_ERR_DEVICE naming the call when it fails. */
+OKLC_INTERNAL oklc_status oklc_gpu_select(const oklc_device *d);
+/* The DeviceOps entries of CUDA and HIP that ModuleApi drives. */
+#define OKLC_GPU_MODULE_OPS                                                               \
+    .finish = oklc_gpu_module_finish, .device_options = oklc_gpu_module_options,          \
+    .build_device = oklc_gpu_module_build, .load_device = oklc_gpu_module_load,           \
+    .unload_device = oklc_gpu_module_unload, .launch = oklc_gpu_module_launch
+OKLC_INTERNAL oklc_status oklc_gpu_module_finish(oklc_device *d);
+OKLC_INTERNAL oklc_status oklc_gpu_module_options(const oklc_device *d, Build *b);
+OKLC_INTERNAL oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b,
+                                                const char *dir, char **log);
+OKLC_INTERNAL oklc_status oklc_gpu_module_load(oklc_kernel *k, const char *dir,
+                                               char *const *names, int n);
+OKLC_INTERNAL void oklc_gpu_module_unload(oklc_kernel *k);
+OKLC_INTERNAL int oklc_gpu_module_launch(oklc_kernel *k, int index, const size_t grid[3],
+                                         const size_t block[3], int nargs, void *const *args,
+                                         const size_t *sizes, const char **call);
 /* How many device kernels this process has launched (tests). */
 OKLC_INTERNAL long oklc_rt_launch_count(void);
 
@@ -297,6 +406,9 @@ OKLC_INTERNAL oklc_status oklc_rt_spawn(const char *const argv[], char **output,
  * dir/build.log; OKLC_ERR_COMPILE with the whole output when it fails. */
 OKLC_INTERNAL oklc_status oklc_rt_run_compiler(const char *const argv[], const char *dir,
                                                const char *what);
+/* Runs b->cmd on dir/src into dir/out (-o), as oklc_rt_run_compiler. */
+OKLC_INTERNAL oklc_status oklc_rt_compile_file(const Build *b, const char *dir,
+                                               const char *src, const char *out);
 /* argv as one line, quoted where a shell would need it (for messages). */
 OKLC_INTERNAL char *oklc_rt_command_line(const char *const argv[]);
 /* How many compilers this process has run (tests count cache misses). */

@@ -96,6 +96,30 @@ static int run(const Function *f, const unsigned grid[3], const unsigned block[3
     return SUCCESS;
 }
 
+/* A launch as both drivers check it: `state`, the driver's (0: it may
+ * run), no dynamic shared memory, no extra parameters. */
+static int launch(int state, Function *f, const unsigned grid[3], const unsigned block[3],
+                  unsigned shared, void **params, void **extra)
+{
+    if (state)
+        return state;
+    if (shared || extra)
+        return INVALID_VALUE;
+    return run(f, grid, block, params);
+}
+
+/* "<prefix><name of r>" in one of 8 buffers used in turn (the drivers
+ * return static names). */
+static const char *prefixed_name(const char *prefix, int r)
+{
+    static char names[8][64];
+    static int next;
+    char *s = names[next++ % 8];
+    strcpy(s, prefix);
+    strcat(s, name_of(r));
+    return s;
+}
+
 static int load(Module **m, const void *image)
 {
     if (!image)
@@ -200,21 +224,12 @@ EXPORT int cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, un
                           void **params, void **extra)
 {
     (void)stream;
-    if (CU(0))
-        return CU(0);
-    if (shared || extra)
-        return INVALID_VALUE;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    return run(f, grid, block, params);
+    return launch(CU(0), f, grid, block, shared, params, extra);
 }
 EXPORT int cuGetErrorName(int r, const char **name)
 {
-    static char names[8][64];
-    static int next;
-    char *s = names[next++ % 8];
-    strcpy(s, "CUDA_");
-    strcat(s, name_of(r));
-    *name = s;
+    *name = prefixed_name("CUDA_", r);
     return SUCCESS;
 }
 
@@ -287,19 +302,10 @@ EXPORT int hipModuleLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned
                                  void *stream, void **params, void **extra)
 {
     (void)stream;
-    if (HIP(0))
-        return HIP(0);
-    if (shared || extra)
-        return INVALID_VALUE;
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    return run(f, grid, block, params);
+    return launch(HIP(0), f, grid, block, shared, params, extra);
 }
 EXPORT const char *hipGetErrorName(int r)
 {
-    static char names[8][64];
-    static int next;
-    char *s = names[next++ % 8];
-    strcpy(s, "hip");
-    strcat(s, name_of(r));
-    return s;
+    return prefixed_name("hip", r);
 }

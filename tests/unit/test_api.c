@@ -16,6 +16,7 @@
 
 #include "oklc/oklc.h"
 #include "base/base.h"      /* oklc_arena_chunk_size */
+#include "failing_alloc.h"
 
 static const char kernel[] =
     "#define BLOCK 16\n"
@@ -33,65 +34,18 @@ static const char kernel[] =
 
 /* ---- out of memory ---------------------------------------------------------- */
 
-static long alloc_count, fail_at;
-
-static void *failing_alloc(void *ptr, size_t size, void *user)
-{
-    (void)user;
-    if (size == 0) {
-        free(ptr);
-        return NULL;
-    }
-    if (++alloc_count == fail_at)
-        return NULL;
-    return realloc(ptr, size);
-}
-
-/* Every allocation in turn fails; each run must end cleanly with "out of
- * memory" (leaks would show under AddressSanitizer). */
-static void every_allocation_may_fail(void **state)
-{
-    (void)state;
-    long n;
-    bool succeeded = false;
-    size_t saved = oklc_arena_chunk_size;
-    oklc_arena_chunk_size = 256;     /* many chunks: many places to fail */
-    for (n = 1; !succeeded && n < 100000; n++) {
-        alloc_count = 0;
-        fail_at = n;
-        oklc_set_alloc_hook(failing_alloc, NULL);
-        oklc_ctx *c = oklc_ctx_new();
-        if (!c)
-            continue;
-        oklc_define(c, "EXTRA=1");
-        oklc_include_path(c, "/tmp");
-        succeeded = oklc_normalize_buffer(c, "k.okl", kernel, strlen(kernel), 0);
-        if (!succeeded) {
-            oklc_diag_info d;
-            assert_true(oklc_diag_get(c, oklc_diag_count(c) - 1, &d));
-            assert_string_equal(d.message, "out of memory");
-        }
-        oklc_ctx_free(c);
-    }
-    oklc_set_alloc_hook(NULL, NULL);
-    oklc_arena_chunk_size = saved;
-    assert_true(succeeded);
-    assert_true(n > 50);    /* the loop really went through many failures */
-}
-
 /* Runs `stage` on a fresh context with each allocation failing in turn,
  * until it succeeds: every run must end cleanly with "out of memory"
- * (LeakSanitizer watches, libclang's objects included). */
-static void survives_failures(bool (*stage)(oklc_ctx *c))
+ * (LeakSanitizer watches, libclang's objects included). Arena chunks of
+ * `chunk` bytes: small ones are many places to fail. */
+static void survives_failures(bool (*stage)(oklc_ctx *c), size_t chunk)
 {
     size_t saved = oklc_arena_chunk_size;
-    oklc_arena_chunk_size = 512;
+    oklc_arena_chunk_size = chunk;
     bool succeeded = false;
     long runs = 0;
     for (long n = 1; !succeeded && n < 1000000; n++, runs++) {
-        alloc_count = 0;
-        fail_at = n;
-        oklc_set_alloc_hook(failing_alloc, NULL);
+        fail_allocation(n);
         oklc_ctx *c = oklc_ctx_new();
         if (!c)
             continue;
@@ -106,7 +60,20 @@ static void survives_failures(bool (*stage)(oklc_ctx *c))
     oklc_set_alloc_hook(NULL, NULL);
     oklc_arena_chunk_size = saved;
     assert_true(succeeded);
-    assert_true(runs > 50);
+    assert_true(runs > 50);    /* the loop really went through many failures */
+}
+
+static bool normalize_stage(oklc_ctx *c)
+{
+    oklc_define(c, "EXTRA=1");
+    oklc_include_path(c, "/tmp");
+    return oklc_normalize_buffer(c, "k.okl", kernel, strlen(kernel), 0);
+}
+
+static void every_allocation_may_fail(void **state)
+{
+    (void)state;
+    survives_failures(normalize_stage, 256);
 }
 
 static bool check_stage(oklc_ctx *c)
@@ -117,7 +84,7 @@ static bool check_stage(oklc_ctx *c)
 static void check_survives_failures(void **state)
 {
     (void)state;
-    survives_failures(check_stage);
+    survives_failures(check_stage, 512);
 }
 
 /* A kernel that uses every part of the CPU backends. */
@@ -160,7 +127,7 @@ static bool transpile_stage(oklc_ctx *c)
 static void transpile_survives_failures(void **state)
 {
     (void)state;
-    survives_failures(transpile_stage);
+    survives_failures(transpile_stage, 512);
 }
 
 /* ---- transpiling ---------------------------------------------------------------- */

@@ -25,75 +25,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "runtime/rt.h"     /* struct internals, compile count, cache helpers */
-
-static char work[4096];     /* the temporary folder of this run */
-static int serial_no;
+#include "runtime_helpers.h"    /* the folder, checks, kernels both runtime tests run */
 
 /* ---- helpers ------------------------------------------------------------------- */
-
-static char *work_path(const char *name)
-{
-    static char path[8][4200];
-    static int next;
-    char *p = path[next++ % 8];
-    snprintf(p, sizeof path[0], "%s/%s", work, name);
-    return p;
-}
-
-/* A new empty cache folder (not created yet: the runtime creates it). */
-static const char *fresh_cache(void)
-{
-    char name[64];
-    snprintf(name, sizeof name, "cache%d", ++serial_no);
-    char *p = work_path(name);
-    setenv("OKLC_CACHE_DIR", p, 1);
-    return p;
-}
-
-static const char *put(const char *name, const char *text)
-{
-    char *p = work_path(name);
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s", p);
-    *strrchr(dir, '/') = '\0';
-    assert_int_equal(oklc_rt_mkdirs(dir, 0700), OKLC_OK);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
-
-static oklc_device *open_dev(const char *spec)
-{
-    oklc_device *d = NULL;
-    oklc_status st = oklc_device_open(spec, &d);
-    if (st)
-        fail_msg("%s: %s", spec, oklc_last_error());
-    return d;
-}
-
-static oklc_props *native(void)
-{
-    oklc_props *p = oklc_props_new();
-    assert_int_equal(oklc_props_okl(p, false), OKLC_OK);
-    return p;
-}
-
-static void assert_ok(oklc_status st)
-{
-    if (st != OKLC_OK)
-        fail_msg("%s: %s", oklc_status_name(st), oklc_last_error());
-}
-
-/* The call failed with `want` and a message containing `part`. */
-static void assert_fails(oklc_status st, oklc_status want, const char *part)
-{
-    if (st != want || !strstr(oklc_last_error(), part))
-        fail_msg("wanted %s with '%s', got %s: %s", oklc_status_name(want), part,
-                 oklc_status_name(st), oklc_last_error());
-}
 
 static const char *add_cpp(void)
 {
@@ -110,32 +44,6 @@ static const char *add_okl(void)
     return path;
 }
 
-/* Runs addVectors(n, a, b, ab) and checks ab = a + b. */
-static void check_add(oklc_device *d, oklc_kernel *k)
-{
-    enum { N = 1000 };
-    float a[N], b[N], ab[N];
-    for (int i = 0; i < N; i++) {
-        a[i] = (float)i;
-        b[i] = (float)(2 * i);
-    }
-    oklc_memory *ma, *mb, *mab;
-    assert_ok(oklc_memory_alloc(d, sizeof a, &ma));
-    assert_ok(oklc_memory_alloc(d, sizeof b, &mb));
-    assert_ok(oklc_memory_alloc(d, sizeof ab, &mab));
-    assert_ok(oklc_memory_copy_from_host(ma, a, sizeof a, 0));
-    assert_ok(oklc_memory_copy_from_host(mb, b, sizeof b, 0));
-    oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab)};
-    assert_ok(oklc_kernel_run(k, 4, args));
-    assert_ok(oklc_device_finish(d));
-    assert_ok(oklc_memory_copy_to_host(mab, ab, sizeof ab, 0));
-    for (int i = 0; i < N; i++)
-        assert_true(ab[i] == (float)(3 * i));
-    oklc_memory_free(ma);
-    oklc_memory_free(mb);
-    oklc_memory_free(mab);
-}
-
 /* A native kernel `name` that stores the int `expr` into its one argument. */
 static const char *int_kernel(const char *file, const char *prelude, const char *expr)
 {
@@ -150,27 +58,22 @@ static const char *int_kernel(const char *file, const char *prelude, const char 
 static int run_get(oklc_device *d, const char *file, const oklc_props *p)
 {
     oklc_kernel *k;
-    oklc_memory *m;
-    int v = -1;
     assert_ok(oklc_kernel_build(d, file, "get", p, &k));
-    assert_ok(oklc_memory_alloc(d, sizeof v, &m));
-    oklc_arg arg = oklc_arg_mem(m);
-    assert_ok(oklc_kernel_run(k, 1, &arg));
-    assert_ok(oklc_memory_copy_to_host(m, &v, sizeof v, 0));
-    oklc_memory_free(m);
+    int v = get_value(d, k);
     oklc_kernel_free(k);
     return v;
 }
 
-static int entries(const char *dir)
+/* `file` includes `header` (VALUE 1, a cache hit after `built` compiles):
+ * once the header says VALUE 2, the kernel is built again. */
+static void header_edit(oklc_device *d, const char *file, const oklc_props *p,
+                        const char *header, long built)
 {
-    char cmd[4300];
-    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
-    FILE *f = popen(cmd, "r");
-    int n = -1;
-    assert_int_equal(fscanf(f, "%d", &n), 1);
-    pclose(f);
-    return n;
+    assert_int_equal(run_get(d, file, p), 1);
+    assert_int_equal(oklc_rt_compile_count(), built);
+    put(header, "#define VALUE 2\n");
+    assert_int_equal(run_get(d, file, p), 2);
+    assert_int_equal(oklc_rt_compile_count(), built + 1);
 }
 
 /* ---- devices --------------------------------------------------------------------- */
@@ -231,16 +134,9 @@ static void memory_copies(void **state)
 {
     (void)state;
     oklc_device *d = open_dev("serial");
-    oklc_memory *m;
-    assert_ok(oklc_memory_alloc(d, 100, &m));
-    assert_int_equal(oklc_memory_size(m), 100);
-    assert_int_equal((uintptr_t)m->ptr % 64, 0);
     char in[100], out[100] = {0};
-    for (int i = 0; i < 100; i++)
-        in[i] = (char)i;
-    assert_ok(oklc_memory_copy_from_host(m, in, 100, 0));
-    assert_ok(oklc_memory_copy_to_host(m, out, 10, 90));
-    assert_memory_equal(out, in + 90, 10);
+    oklc_memory *m = memory_100(d, in, out);
+    assert_int_equal((uintptr_t)m->ptr % 64, 0);
     assert_ok(oklc_memory_copy_from_host(m, in, 0, 100));    /* empty, at the end */
     oklc_memory_free(m);
     assert_ok(oklc_memory_alloc(d, 0, &m));
@@ -328,15 +224,9 @@ static void native_props(void **state)
 {
     (void)state;
     fresh_cache();
-    put("props/inc/extra.h", "#define EXTRA 30\n");
-    put("props/pre.h", "#define PRE 200\n");
-    put("props/local.h", "#define LOCAL 4000\n");
+    oklc_props *p = props_with_includes("props", "VALUE=1");
     const char *file = int_kernel("props/k.cpp", "#include \"local.h\"\n#include <extra.h>\n",
                                   "VALUE + EXTRA + PRE + LOCAL");
-    oklc_props *p = native();
-    assert_ok(oklc_props_define(p, "VALUE=1"));
-    assert_ok(oklc_props_include_path(p, work_path("props/inc")));
-    assert_ok(oklc_props_include_file(p, work_path("props/pre.h")));
     oklc_device *d = open_dev("serial");
     assert_int_equal(run_get(d, file, p), 4231);
     oklc_kernel *k;
@@ -389,23 +279,14 @@ static void compiler_choice(void **state)
 static void compile_error(void **state)
 {
     (void)state;
-    const char *cache = fresh_cache();
-    const char *file = put("bad/k.cpp", "extern \"C\" void get(void *const *args)\n"
-                                        "{\n  int x = undeclared_thing;\n}\n");
-    oklc_props *p = native();
-    oklc_device *d = open_dev("serial");
-    oklc_kernel *k;
-    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
-                 "cannot compile the kernel source of '");
-    const char *msg = oklc_last_error();
+    const char *msg = compile_fails("serial", "bad/k.cpp",
+                                    "extern \"C\" void get(void *const *args)\n"
+                                    "{\n  int x = undeclared_thing;\n}\n",
+                                    "cannot compile the kernel source of '");
     assert_non_null(strstr(msg, "the compiler exited with status 1"));
     assert_non_null(strstr(msg, "undeclared_thing"));    /* quotes depend on the locale */
     assert_non_null(strstr(msg, "source.cpp:3:11: error:"));
     assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC -O3"));
-    assert_non_null(strstr(msg, ".tmp."));    /* where the source stays */
-    assert_int_equal(entries(cache), 1);      /* only that folder */
-    oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 static void verbose(void **state)
@@ -490,11 +371,7 @@ static void cache_header_edit(void **state)
     oklc_device *d = open_dev("serial");
     long before = oklc_rt_compile_count();
     assert_int_equal(run_get(d, file, p), 1);
-    assert_int_equal(run_get(d, file, p), 1);
-    assert_int_equal(oklc_rt_compile_count(), before + 1);
-    put("hdr/value.h", "#define VALUE 2\n");
-    assert_int_equal(run_get(d, file, p), 2);
-    assert_int_equal(oklc_rt_compile_count(), before + 2);
+    header_edit(d, file, p, "hdr/value.h", before + 1);
     oklc_device_close(d);
     oklc_props_free(p);
 }
@@ -613,10 +490,8 @@ static void build_only_then_load(void **state)
 {
     (void)state;
     fresh_cache();
-    oklc_props *p = native();
     oklc_device *d = open_dev("serial");
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
+    char *dir = build_native(d, add_cpp(), "addVectors");
     long before = oklc_rt_compile_count();
     oklc_kernel *k;
     assert_ok(oklc_kernel_load(d, dir, "addVectors", &k));
@@ -634,7 +509,6 @@ static void build_only_then_load(void **state)
     assert_int_equal(oklc_rt_compile_count(), before);
     free(dir);
     oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 static void build_errors(void **state)
@@ -671,11 +545,6 @@ static const char *entry_with(const char *dir, const char *name, const char *met
     return e;
 }
 
-typedef struct Pair {
-    short  s;
-    double d;
-} Pair;
-
 static const char mixed_cpp[] =
     "#include <cstdint>\n"
     "struct Pair { short s; double d; };\n"
@@ -688,45 +557,20 @@ static const char mixed_cpp[] =
     "  out[1] = p.s + p.d;\n"
     "}\n";
 
-/* Kinds as the transpiler writes them: int, float, struct and memory, the
- * size saying which int or float. */
 static const char mixed_json[] =
     "{\"oklc\": \"0.1.0\", \"backend\": \"serial\", \"kernels\": [{\"name\": \"mixed\", "
-    "\"entry\": \"mixed\", \"arguments\": ["
-    "{\"name\": \"out\", \"type\": \"double *\", \"kind\": \"memory\", \"size\": 8},"
-    "{\"name\": \"c\", \"type\": \"signed char\", \"kind\": \"int\", \"size\": 1},"
-    "{\"name\": \"s\", \"type\": \"short\", \"kind\": \"int\", \"size\": 2},"
-    "{\"name\": \"N\", \"type\": \"const int\", \"kind\": \"int\", \"size\": 4},"
-    "{\"name\": \"l\", \"type\": \"long\", \"kind\": \"int\", \"size\": 8},"
-    "{\"name\": \"f\", \"type\": \"float\", \"kind\": \"float\", \"size\": 4},"
-    "{\"name\": \"d\", \"type\": \"double\", \"kind\": \"float\", \"size\": 8},"
-    "{\"name\": \"p\", \"type\": \"Pair\", \"kind\": \"struct\", \"size\": 16}]}]}";
+    "\"entry\": \"mixed\", " MIXED_ARGUMENTS;
 
 static void checked_arguments(void **state)
 {
     (void)state;
     fresh_cache();
-    oklc_props *p = native();
     oklc_device *d = open_dev("serial");
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, put("mixed.cpp", mixed_cpp), "mixed", p, &dir));
+    char *dir = build_native(d, put("mixed.cpp", mixed_cpp), "mixed");
     oklc_kernel *k;
     assert_ok(oklc_kernel_load(d, entry_with(dir, "mixed-entry", mixed_json), "mixed", &k));
-    assert_int_equal(oklc_kernel_arg_count(k), 8);
-    oklc_memory *out;
-    assert_ok(oklc_memory_alloc(d, 2 * sizeof(double), &out));
-    Pair pair = {-3, 0.25};
-    oklc_arg args[] = {oklc_arg_mem(out),  oklc_arg_int(-100),      oklc_arg_int(30000),
-                       oklc_arg_int(7),     oklc_arg_long(1LL << 40), oklc_arg_float(0.5f),
-                       oklc_arg_double(0.125), oklc_arg_struct(&pair, sizeof pair)};
-    assert_ok(oklc_kernel_run(k, 8, args));
-    double got[2];
-    assert_ok(oklc_memory_copy_to_host(out, got, sizeof got, 0));
-    assert_true(got[0] == -100 + 30000 + 7 + (double)(1LL << 40) + 0.5 + 0.125);
-    assert_true(got[1] == -3 + 0.25);
-
-    assert_fails(oklc_kernel_run(k, 7, args), OKLC_ERR_ARGUMENT,
-                 "'mixed' takes 8 arguments, but 7 were given");
+    Mixed m;
+    run_mixed(d, k, &m);
     const struct {
         int i;
         oklc_arg arg;
@@ -740,7 +584,7 @@ static void checked_arguments(void **state)
                                           "oklc_arg_double)"},
         {0, {OKLC_ARG_INT, {.i32 = 1}}, "argument 1 ('out') of 'mixed' is 'double *', but an "
                                         "int was given (pass it with oklc_arg_mem)"},
-        {7, {OKLC_ARG_STRUCT, {.bytes = {&pair, 8}}}, "argument 8 ('p') of 'mixed' is 'Pair', "
+        {7, {OKLC_ARG_STRUCT, {.bytes = {&m.pair, 8}}}, "argument 8 ('p') of 'mixed' is 'Pair', "
                                         "but a struct of 8 bytes was given (16 bytes, passed "
                                         "with oklc_arg_struct)"},
         {0, {OKLC_ARG_MEMORY, {.mem = NULL}}, "argument 1 of 'mixed' is NULL memory"},
@@ -749,22 +593,14 @@ static void checked_arguments(void **state)
     };
     for (size_t i = 0; i < OKLC_COUNTOF(wrong); i++) {
         oklc_arg bad[8];
-        memcpy(bad, args, sizeof bad);
+        memcpy(bad, m.args, sizeof bad);
         bad[wrong[i].i] = wrong[i].arg;
         assert_fails(oklc_kernel_run(k, 8, bad), OKLC_ERR_ARGUMENT, wrong[i].message);
     }
-    oklc_device *other = open_dev("serial");
-    oklc_memory *foreign;
-    assert_ok(oklc_memory_alloc(other, 16, &foreign));
-    args[0] = oklc_arg_mem(foreign);
-    assert_fails(oklc_kernel_run(k, 8, args), OKLC_ERR_ARGUMENT, "memory of another device");
-    oklc_memory_free(foreign);
-    oklc_device_close(other);
-    oklc_memory_free(out);
+    end_mixed(k, &m, "serial");
     oklc_kernel_free(k);
     free(dir);
     oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 /* Metadata we cannot use: not JSON, an argument without a kind. */
@@ -772,10 +608,8 @@ static void bad_metadata(void **state)
 {
     (void)state;
     fresh_cache();
-    oklc_props *p = native();
     oklc_device *d = open_dev("serial");
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, put("mixed.cpp", mixed_cpp), "mixed", p, &dir));
+    char *dir = build_native(d, put("mixed.cpp", mixed_cpp), "mixed");
     oklc_kernel *k;
     assert_fails(oklc_kernel_load(d, entry_with(dir, "bad1", "{\"kernels\": ["), "mixed", &k),
                  OKLC_ERR_LOAD, "is not valid JSON");
@@ -790,23 +624,15 @@ static void bad_metadata(void **state)
     assert_null(k);
     free(dir);
     oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 /* ---- 60 arguments of every kind ---------------------------------------------------- */
 
-enum { MANY = 60 };
-
-typedef struct S {
-    int    a;
-    double b;
-} S;
-
-/* Argument i (but the last, the output): int, long, float, double, struct,
- * memory, in turn; the kernel sums them, weighted by position. */
+/* The types of many's arguments in C++ (runtime_helpers.h). */
 static const char *const many_types[] = {"int", "long", "float", "double", "S", "const double *"};
-static const char *const many_kinds[] = {"int", "int", "float", "float", "struct", "memory"};
-static const int many_sizes[] = {4, 8, 4, 8, 16, 8};
+
+/* The metadata's kernel fields of a CPU kernel: its entry is itself. */
+#define MANY_ENTRY "\"entry\": \"many\", "
 
 static char *many_native(void)
 {
@@ -818,77 +644,11 @@ static char *many_native(void)
         "*(const int *)a[%d]", "*(const std::int64_t *)a[%d]", "*(const float *)a[%d]",
         "*(const double *)a[%d]", "(((const S *)a[%d])->a + ((const S *)a[%d])->b)",
         "(*(const double *const *)a[%d])[0]"};
-    for (int i = 0; i < MANY - 1; i++) {
-        char term[128];
-        snprintf(term, sizeof term, read[i % 6], i, i);
-        p += sprintf(p, "  sum += %d.0 * %s;\n", i + 1, term);
-    }
+    p = many_sum(p, read, "  ");
     sprintf(p, "  (*(double *const *)a[%d])[0] = sum;\n}\n", MANY - 1);
     return text;
 }
 
-static char *many_json(void)
-{
-    static char text[16384];
-    char *p = text;
-    p += sprintf(p, "{\"backend\": \"serial\", \"kernels\": [{\"name\": \"many\", \"entry\": "
-                    "\"many\", \"arguments\": [");
-    for (int i = 0; i < MANY - 1; i++)
-        p += sprintf(p, "{\"name\": \"a%d\", \"type\": \"%s\", \"kind\": \"%s\", \"size\": %d},",
-                     i, many_types[i % 6], many_kinds[i % 6], many_sizes[i % 6]);
-    sprintf(p, "{\"name\": \"out\", \"type\": \"double *\", \"kind\": \"memory\", "
-               "\"size\": 8}]}]}");
-    return text;
-}
-
-/* The arguments, and the sum the kernel must find. */
-static double many_args(oklc_device *d, oklc_arg *args, S *structs, oklc_memory **mems)
-{
-    double want = 0;
-    for (int i = 0; i < MANY - 1; i++) {
-        double v = 0;
-        switch (i % 6) {
-        case 0: args[i] = oklc_arg_int(3 * i - 70), v = 3 * i - 70; break;
-        case 1: args[i] = oklc_arg_long((1LL << 40) + i), v = (double)((1LL << 40) + i); break;
-        case 2: args[i] = oklc_arg_float(i + 0.5f), v = i + 0.5f; break;
-        case 3: args[i] = oklc_arg_double(i * 0.25), v = i * 0.25; break;
-        case 4:
-            structs[i] = (S){i, i * 0.5};
-            args[i] = oklc_arg_struct(&structs[i], sizeof(S));
-            v = i + i * 0.5;
-            break;
-        case 5: {
-            double x = 2.0 * i;
-            assert_ok(oklc_memory_alloc(d, sizeof x, &mems[i]));
-            assert_ok(oklc_memory_copy_from_host(mems[i], &x, sizeof x, 0));
-            args[i] = oklc_arg_mem(mems[i]);
-            v = x;
-        } break;
-        }
-        want += (i + 1) * v;
-    }
-    assert_ok(oklc_memory_alloc(d, sizeof(double), &mems[MANY - 1]));
-    args[MANY - 1] = oklc_arg_mem(mems[MANY - 1]);
-    return want;
-}
-
-static void run_many(oklc_device *d, oklc_kernel *k)
-{
-    oklc_arg args[MANY];
-    S structs[MANY];
-    oklc_memory *mems[MANY] = {0};
-    double want = many_args(d, args, structs, mems), got = 0;
-    assert_ok(oklc_kernel_run(k, MANY, args));
-    assert_ok(oklc_memory_copy_to_host(mems[MANY - 1], &got, sizeof got, 0));
-    assert_true(fabs(got - want) <= 1e-9 * fabs(want));
-    if (oklc_kernel_arg_count(k) == MANY) {
-        args[53] = oklc_arg_int(1);    /* a memory parameter */
-        assert_fails(oklc_kernel_run(k, MANY, args), OKLC_ERR_ARGUMENT,
-                     "argument 54 ('a53') of 'many' is 'const double *', but an int was given");
-    }
-    for (int i = 0; i < MANY; i++)
-        oklc_memory_free(mems[i]);
-}
 
 static void sixty_arguments(void **state)
 {
@@ -899,13 +659,14 @@ static void sixty_arguments(void **state)
     oklc_kernel *k;
     const char *file = put("many.cpp", many_native());
     assert_ok(oklc_kernel_build(d, file, "many", p, &k));
-    run_many(d, k);    /* unchecked */
+    run_many(d, k, many_types);    /* unchecked */
     oklc_kernel_free(k);
     char *dir;
     assert_ok(oklc_kernel_build_only(d, file, "many", p, &dir));
-    assert_ok(oklc_kernel_load(d, entry_with(dir, "many-entry", many_json()), "many", &k));
+    const char *entry = entry_with(dir, "many-entry", many_json("serial", MANY_ENTRY, many_types));
+    assert_ok(oklc_kernel_load(d, entry, "many", &k));
     assert_int_equal(oklc_kernel_arg_count(k), MANY);
-    run_many(d, k);    /* checked against the metadata */
+    run_many(d, k, many_types);    /* checked against the metadata */
     oklc_kernel_free(k);
     free(dir);
     oklc_device_close(d);
@@ -974,12 +735,7 @@ static void okl_header_edit(void **state)
     assert_ok(build_okl(d, file, NULL, "get", NULL, &k));
     oklc_kernel_free(k);
     oklc_props *p = oklc_props_new();
-    long before = oklc_rt_compile_count();
-    assert_int_equal(run_get(d, file, p), 1);
-    assert_int_equal(oklc_rt_compile_count(), before);
-    put("okl/value.h", "#define VALUE 2\n");
-    assert_int_equal(run_get(d, file, p), 2);
-    assert_int_equal(oklc_rt_compile_count(), before + 1);
+    header_edit(d, file, p, "okl/value.h", oklc_rt_compile_count());
     oklc_props_free(p);
     oklc_device_close(d);
 }
@@ -995,19 +751,14 @@ static void okl_sixty_arguments(void **state)
         p += sprintf(p, "%s a%d, ", i % 6 == 0 ? "const int" : many_types[i % 6], i);
     p += sprintf(p, "double *out) {\n  for (int o = 0; o < 1; ++o; @outer)\n"
                     "    for (int t = 0; t < 1; ++t; @inner) {\n      double sum = 0;\n");
-    for (int i = 0; i < MANY - 1; i++) {
-        static const char *const read[] = {"a%d", "a%d", "a%d", "a%d", "(a%d.a + a%d.b)",
-                                           "a%d[0]"};
-        char term[64];
-        snprintf(term, sizeof term, read[i % 6], i, i);
-        p += sprintf(p, "      sum += %d.0 * %s;\n", i + 1, term);
-    }
+    static const char *const read[] = {"a%d", "a%d", "a%d", "a%d", "(a%d.a + a%d.b)", "a%d[0]"};
+    p = many_sum(p, read, "      ");
     sprintf(p, "      out[0] = sum;\n    }\n}\n");
     oklc_device *d = open_dev("openmp");
     oklc_kernel *k;
     assert_ok(build_okl(d, "many.okl", src, "many", NULL, &k));
     assert_int_equal(oklc_kernel_arg_count(k), MANY);
-    run_many(d, k);
+    run_many(d, k, many_types);
     oklc_kernel_free(k);
     oklc_device_close(d);
 }
@@ -1064,22 +815,8 @@ static void errors_per_thread(void **state)
     assert_string_equal(oklc_status_name((oklc_status)99), "OKLC_ERR_?");
 }
 
-static long alloc_count, fail_at;
-
-static void *failing_alloc(void *ptr, size_t size, void *user)
-{
-    (void)user;
-    if (size == 0) {
-        free(ptr);
-        return NULL;
-    }
-    if (++alloc_count == fail_at)
-        return NULL;
-    return realloc(ptr, size);
-}
-
-/* Load a cached kernel and run it with every allocation in turn failing:
- * each run ends in OKLC_OK or OKLC_ERR_MEMORY, nothing leaks. */
+/* Loads a cached kernel and runs it (with allocations failing: each run
+ * ends in OKLC_OK or OKLC_ERR_MEMORY, nothing leaks). */
 static oklc_status load_and_run(const char *dir)
 {
     oklc_device *d = NULL;
@@ -1111,30 +848,12 @@ static void allocations_fail(void **state)
 {
     (void)state;
     fresh_cache();
-    oklc_props *p = native();
     oklc_device *d = open_dev("openmp");
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, put("many.cpp", many_native()), "many", p, &dir));
-    char json[16384];
-    snprintf(json, sizeof json, "%s", many_json());
-    memcpy(strstr(json, "serial"), "openmp", 6);
-    const char *entry = entry_with(dir, "many-omp", json);
-    oklc_status st = OKLC_ERR_MEMORY;
-    long n;
-    for (n = 1; st == OKLC_ERR_MEMORY && n < 10000; n++) {
-        alloc_count = 0;
-        fail_at = n;
-        oklc_set_alloc_hook(failing_alloc, NULL);
-        st = load_and_run(entry);
-        oklc_set_alloc_hook(NULL, NULL);
-        if (st == OKLC_ERR_MEMORY)
-            assert_string_equal(oklc_last_error(), "out of memory");
-    }
-    assert_ok(st);
-    assert_true(n > 10);
+    char *dir = build_native(d, put("many.cpp", many_native()), "many");
+    fails_cleanly(load_and_run, entry_with(dir, "many-omp",
+                                           many_json("openmp", MANY_ENTRY, many_types)));
     free(dir);
     oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 /* ---- main ------------------------------------------------------------------------- */
@@ -1142,20 +861,7 @@ static void allocations_fail(void **state)
 static int setup(void **state)
 {
     (void)state;
-    char tmpl[] = "/tmp/oklc-runtime-XXXXXX";
-    if (!mkdtemp(tmpl) || !realpath(tmpl, work))
-        return -1;
-    unsetenv("OKLC_CXX");
-    unsetenv("OKLC_CXXFLAGS");
-    unsetenv("OKLC_VERBOSE");
-    return getenv("OKLC_TEST_DATA") ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    oklc_rt_remove_tree(work);
-    return 0;
+    return setup_work("oklc-runtime");
 }
 
 int main(void)

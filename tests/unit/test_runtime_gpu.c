@@ -30,44 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/rt.h"    /* struct internals, compile and launch counts */
-
-static char work[4096];    /* the temporary folder of this run */
-static int serial_no;
+#include "runtime_helpers.h"    /* the folder, checks, kernels both runtime tests run */
 
 /* ---- helpers ------------------------------------------------------------------------ */
-
-static char *work_path(const char *name)
-{
-    static char path[8][4200];
-    static int next;
-    char *p = path[next++ % 8];
-    snprintf(p, sizeof path[0], "%s/%s", work, name);
-    return p;
-}
-
-static const char *fresh_cache(void)
-{
-    char name[64];
-    snprintf(name, sizeof name, "cache%d", ++serial_no);
-    char *p = work_path(name);
-    setenv("OKLC_CACHE_DIR", p, 1);
-    return p;
-}
-
-static const char *put(const char *name, const char *text)
-{
-    char *p = work_path(name);
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s", p);
-    *strrchr(dir, '/') = '\0';
-    assert_int_equal(oklc_rt_mkdirs(dir, 0700), OKLC_OK);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
 static const char *data_path(const char *name)
 {
@@ -76,46 +41,6 @@ static const char *data_path(const char *name)
     char *p = path[next++ % 4];
     snprintf(p, sizeof path[0], "%s/%s", getenv("OKLC_TEST_DATA"), name);
     return p;
-}
-
-static void assert_ok(oklc_status st)
-{
-    if (st != OKLC_OK)
-        fail_msg("%s: %s", oklc_status_name(st), oklc_last_error());
-}
-
-static void assert_fails(oklc_status st, oklc_status want, const char *part)
-{
-    if (st != want || !strstr(oklc_last_error(), part))
-        fail_msg("wanted %s with '%s', got %s: %s", oklc_status_name(want), part,
-                 oklc_status_name(st), oklc_last_error());
-}
-
-static oklc_device *open_dev(const char *spec)
-{
-    oklc_device *d = NULL;
-    oklc_status st = oklc_device_open(spec, &d);
-    if (st)
-        fail_msg("%s: %s: %s", spec, oklc_status_name(st), oklc_last_error());
-    return d;
-}
-
-static oklc_props *native(void)
-{
-    oklc_props *p = oklc_props_new();
-    assert_ok(oklc_props_okl(p, false));
-    return p;
-}
-
-static int entries(const char *dir)
-{
-    char cmd[4300];
-    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
-    FILE *f = popen(cmd, "r");
-    int n = -1;
-    assert_int_equal(fscanf(f, "%d", &n), 1);
-    pclose(f);
-    return n;
 }
 
 static bool exists(const char *dir, const char *name)
@@ -232,16 +157,9 @@ static void opencl_memory(void **state)
 {
     (void)state;
     oklc_device *d = open_dev("opencl");
-    oklc_memory *m;
-    assert_ok(oklc_memory_alloc(d, 100, &m));
-    assert_int_equal(oklc_memory_size(m), 100);
-    assert_non_null(m->ptr);    /* a cl_mem */
     char in[100], out[100] = {0};
-    for (int i = 0; i < 100; i++)
-        in[i] = (char)i;
-    assert_ok(oklc_memory_copy_from_host(m, in, 100, 0));
-    assert_ok(oklc_memory_copy_to_host(m, out, 10, 90));
-    assert_memory_equal(out, in + 90, 10);
+    oklc_memory *m = memory_100(d, in, out);
+    assert_non_null(m->ptr);    /* a cl_mem */
     char patch[5] = {-1, -2, -3, -4, -5};
     assert_ok(oklc_memory_copy_from_host(m, patch, 5, 50));
     assert_ok(oklc_memory_copy_to_host(m, out, 100, 0));
@@ -378,19 +296,15 @@ static const char *int_kernel(const char *file, const char *prelude, const char 
     return put(file, text);
 }
 
+/* Builds file's `get` on d with props p, runs it on one work-item,
+ * returns what it stored. */
 static int run_get(oklc_device *d, const char *file, const oklc_props *p)
 {
     oklc_kernel *k;
-    oklc_memory *m;
-    int v = -1;
     size_t one[3] = {1, 1, 1};
     assert_ok(oklc_kernel_build(d, file, "get", p, &k));
     assert_ok(oklc_kernel_set_run_dims(k, one, one));
-    assert_ok(oklc_memory_alloc(d, sizeof v, &m));
-    oklc_arg arg = oklc_arg_mem(m);
-    assert_ok(oklc_kernel_run(k, 1, &arg));
-    assert_ok(oklc_memory_copy_to_host(m, &v, sizeof v, 0));
-    oklc_memory_free(m);
+    int v = get_value(d, k);
     oklc_kernel_free(k);
     return v;
 }
@@ -402,15 +316,10 @@ static void opencl_native_props(void **state)
 {
     (void)state;
     fresh_cache();
-    put("clprops/inc/extra.h", "#define EXTRA 30\n");
-    put("clprops/pre.h", "#define PRE 200\n");
-    put("clprops/local.h", "#define LOCAL 4000\n");
+    /* a define with blanks: quoted in the options */
+    oklc_props *p = props_with_includes("clprops", "VALUE=(0 + 1)");
     const char *file = int_kernel("clprops/k.cl", "#include \"local.h\"\n#include <extra.h>\n",
                                   "VALUE + EXTRA + PRE + LOCAL + FLAG");
-    oklc_props *p = native();
-    assert_ok(oklc_props_define(p, "VALUE=(0 + 1)"));    /* blanks: quoted in the options */
-    assert_ok(oklc_props_include_path(p, work_path("clprops/inc")));
-    assert_ok(oklc_props_include_file(p, work_path("clprops/pre.h")));
     assert_ok(oklc_props_compiler_flags(p, "-DFLAG=50000 -cl-fast-relaxed-math"));
     oklc_device *d = open_dev("opencl");
     assert_int_equal(run_get(d, file, p), 54231);
@@ -422,22 +331,12 @@ static void opencl_native_props(void **state)
 static void opencl_build_error(void **state)
 {
     (void)state;
-    const char *cache = fresh_cache();
-    const char *file = put("clbad/k.cl", "__kernel void get(__global int *out)\n"
-                                         "{\n    out[0] = undeclared_thing;\n}\n");
-    oklc_props *p = native();
-    oklc_device *d = open_dev("opencl");
-    oklc_kernel *k;
-    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
-                 "cannot build the OpenCL program of '");
-    const char *msg = oklc_last_error();
+    const char *msg = compile_fails("opencl", "clbad/k.cl",
+                                    "__kernel void get(__global int *out)\n"
+                                    "{\n    out[0] = undeclared_thing;\n}\n",
+                                    "cannot build the OpenCL program of '");
     assert_non_null(strstr(msg, "clBuildProgram: CL_BUILD_PROGRAM_FAILURE (-11)"));
     assert_non_null(strstr(msg, "undeclared_thing"));    /* the compiler's log */
-    assert_non_null(strstr(msg, ".tmp."));               /* where the source stays */
-    assert_null(k);
-    assert_int_equal(entries(cache), 1);    /* only that folder */
-    oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 /* ---- OpenCL: the cache, build-only and load ----------------------------------------- */
@@ -505,10 +404,8 @@ static void opencl_build_only_then_load(void **state)
 {
     (void)state;
     fresh_cache();
-    oklc_props *p = native();
     oklc_device *d = open_dev("opencl");
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, put("clload/vadd.cl", vadd_cl), "vadd", p, &dir));
+    char *dir = build_native(d, put("clload/vadd.cl", vadd_cl), "vadd");
     long before = oklc_rt_compile_count();
     oklc_device *other = open_dev("mode=opencl platform=0 device=0");    /* another process */
     oklc_kernel *k;
@@ -526,24 +423,13 @@ static void opencl_build_only_then_load(void **state)
     oklc_device_close(serial);
     free(dir);
     oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 /* ---- OpenCL: arguments of every kind -------------------------------------------------- */
 
-enum { MANY = 60 };
-
-typedef struct S {
-    int    a;
-    double b;
-} S;
-
-/* Argument i (but the last, the output): int, long, float, double, struct,
- * memory, in turn; the kernel sums them, weighted by position. */
+/* The types of many's arguments in OpenCL C (runtime_helpers.h). */
 static const char *const many_types[] = {"int", "long", "float", "double", "S",
                                          "__global const double *"};
-static const char *const many_kinds[] = {"int", "int", "float", "float", "struct", "memory"};
-static const int many_sizes[] = {4, 8, 4, 8, 16, 8};
 
 static char *many_cl(void)
 {
@@ -554,77 +440,14 @@ static char *many_cl(void)
         p += sprintf(p, "%s a%d, ", many_types[i % 6], i);
     p += sprintf(p, "__global double *out)\n{\n  double sum = 0;\n");
     static const char *const read[] = {"a%d", "a%d", "a%d", "a%d", "(a%d.a + a%d.b)", "a%d[0]"};
-    for (int i = 0; i < MANY - 1; i++) {
-        char term[64];
-        snprintf(term, sizeof term, read[i % 6], i, i);
-        p += sprintf(p, "  sum += %d.0 * %s;\n", i + 1, term);
-    }
+    p = many_sum(p, read, "  ");
     sprintf(p, "  out[0] = sum;\n}\n");
     return text;
 }
 
-static char *many_json(void)
-{
-    static char text[16384];
-    char *p = text;
-    p += sprintf(p, "{\"backend\": \"opencl\", \"kernels\": [{\"name\": \"many\", \"entry\": "
-                    "\"_occa_launch_one\", \"functions\": [\"many\"], \"arguments\": [");
-    for (int i = 0; i < MANY - 1; i++)
-        p += sprintf(p, "{\"name\": \"a%d\", \"type\": \"%s\", \"kind\": \"%s\", \"size\": %d},",
-                     i, many_types[i % 6], many_kinds[i % 6], many_sizes[i % 6]);
-    sprintf(p, "{\"name\": \"out\", \"type\": \"double *\", \"kind\": \"memory\", "
-               "\"size\": 8}]}]}");
-    return text;
-}
-
-static double many_args(oklc_device *d, oklc_arg *args, S *structs, oklc_memory **mems)
-{
-    double want = 0;
-    for (int i = 0; i < MANY - 1; i++) {
-        double v = 0;
-        switch (i % 6) {
-        case 0: args[i] = oklc_arg_int(3 * i - 70), v = 3 * i - 70; break;
-        case 1: args[i] = oklc_arg_long((1LL << 40) + i), v = (double)((1LL << 40) + i); break;
-        case 2: args[i] = oklc_arg_float(i + 0.5f), v = i + 0.5f; break;
-        case 3: args[i] = oklc_arg_double(i * 0.25), v = i * 0.25; break;
-        case 4:
-            structs[i] = (S){i, i * 0.5};
-            args[i] = oklc_arg_struct(&structs[i], sizeof(S));
-            v = i + i * 0.5;
-            break;
-        case 5: {
-            double x = 2.0 * i;
-            assert_ok(oklc_memory_alloc(d, sizeof x, &mems[i]));
-            assert_ok(oklc_memory_copy_from_host(mems[i], &x, sizeof x, 0));
-            args[i] = oklc_arg_mem(mems[i]);
-            v = x;
-        } break;
-        }
-        want += (i + 1) * v;
-    }
-    assert_ok(oklc_memory_alloc(d, sizeof(double), &mems[MANY - 1]));
-    args[MANY - 1] = oklc_arg_mem(mems[MANY - 1]);
-    return want;
-}
-
-static void run_many(oklc_device *d, oklc_kernel *k)
-{
-    oklc_arg args[MANY];
-    S structs[MANY];
-    oklc_memory *mems[MANY] = {0};
-    double want = many_args(d, args, structs, mems), got = 0;
-    assert_ok(oklc_kernel_run(k, MANY, args));
-    assert_ok(oklc_memory_copy_to_host(mems[MANY - 1], &got, sizeof got, 0));
-    assert_true(fabs(got - want) <= 1e-9 * fabs(want));
-    if (oklc_kernel_arg_count(k) == MANY) {
-        args[53] = oklc_arg_int(1);    /* a memory parameter */
-        assert_fails(oklc_kernel_run(k, MANY, args), OKLC_ERR_ARGUMENT,
-                     "argument 54 ('a53') of 'many' is '__global const double *', but an int "
-                     "was given");
-    }
-    for (int i = 0; i < MANY; i++)
-        oklc_memory_free(mems[i]);
-}
+/* The metadata's kernel fields of an OKL kernel: its launcher runs the one
+ * device function once (one_launcher). */
+#define MANY_ENTRY "\"entry\": \"_occa_launch_one\", \"functions\": [\"many\"], "
 
 /* One device kernel, run once on one work-item. */
 static const char one_launcher[] =
@@ -666,14 +489,15 @@ static void opencl_many_arguments(void **state)
     assert_ok(oklc_kernel_build(d, file, "many", p, &k));
     size_t one[3] = {1, 1, 1};
     assert_ok(oklc_kernel_set_run_dims(k, one, one));
-    run_many(d, k);    /* native: unchecked, sizes as given */
+    run_many(d, k, many_types);    /* native: unchecked, sizes as given */
     oklc_kernel_free(k);
     char *dir;
     assert_ok(oklc_kernel_build_only(d, file, "many", p, &dir));
-    assert_ok(oklc_kernel_load(d, okl_entry(dir, "many-entry", one_launcher, many_json()),
-                               "many", &k));
+    const char *entry = okl_entry(dir, "many-entry", one_launcher,
+                                  many_json("opencl", MANY_ENTRY, many_types));
+    assert_ok(oklc_kernel_load(d, entry, "many", &k));
     assert_int_equal(oklc_kernel_arg_count(k), MANY);
-    run_many(d, k);    /* checked against the metadata, run through a launcher */
+    run_many(d, k, many_types);    /* checked against the metadata, run through a launcher */
     oklc_kernel_free(k);
     free(dir);
     oklc_device_close(d);
@@ -682,11 +506,6 @@ static void opencl_many_arguments(void **state)
 
 /* Integers of 1, 2, 4 and 8 bytes, float, double and a struct with padding:
  * each passed at the size the metadata says. */
-typedef struct Pair {
-    short  s;
-    double d;
-} Pair;
-
 static const char mixed_cl[] =
     "typedef struct Pair { short s; double d; } Pair;\n"
     "__kernel void mixed(__global double *out, char c, short s, const int n, long l,\n"
@@ -698,60 +517,30 @@ static const char mixed_cl[] =
 
 static const char mixed_json[] =
     "{\"oklc\": \"0.1.0\", \"backend\": \"opencl\", \"kernels\": [{\"name\": \"mixed\", "
-    "\"entry\": \"_occa_launch_one\", \"functions\": [\"mixed\"], \"arguments\": ["
-    "{\"name\": \"out\", \"type\": \"double *\", \"kind\": \"memory\", \"size\": 8},"
-    "{\"name\": \"c\", \"type\": \"signed char\", \"kind\": \"int\", \"size\": 1},"
-    "{\"name\": \"s\", \"type\": \"short\", \"kind\": \"int\", \"size\": 2},"
-    "{\"name\": \"N\", \"type\": \"const int\", \"kind\": \"int\", \"size\": 4},"
-    "{\"name\": \"l\", \"type\": \"long\", \"kind\": \"int\", \"size\": 8},"
-    "{\"name\": \"f\", \"type\": \"float\", \"kind\": \"float\", \"size\": 4},"
-    "{\"name\": \"d\", \"type\": \"double\", \"kind\": \"float\", \"size\": 8},"
-    "{\"name\": \"p\", \"type\": \"Pair\", \"kind\": \"struct\", \"size\": 16}]}]}";
+    "\"entry\": \"_occa_launch_one\", \"functions\": [\"mixed\"], " MIXED_ARGUMENTS;
 
 static void opencl_checked_arguments(void **state)
 {
     (void)state;
     fresh_cache();
-    oklc_props *p = native();
     oklc_device *d = open_dev("opencl");
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, put("clmixed/mixed.cl", mixed_cl), "mixed", p, &dir));
+    char *dir = build_native(d, put("clmixed/mixed.cl", mixed_cl), "mixed");
     oklc_kernel *k;
     assert_ok(oklc_kernel_load(d, okl_entry(dir, "mixed-entry", one_launcher, mixed_json),
                                "mixed", &k));
-    assert_int_equal(oklc_kernel_arg_count(k), 8);
-    oklc_memory *out;
-    assert_ok(oklc_memory_alloc(d, 2 * sizeof(double), &out));
-    Pair pair = {-3, 0.25};
-    oklc_arg args[] = {oklc_arg_mem(out),  oklc_arg_int(-100),      oklc_arg_int(30000),
-                       oklc_arg_int(7),     oklc_arg_long(1LL << 40), oklc_arg_float(0.5f),
-                       oklc_arg_double(0.125), oklc_arg_struct(&pair, sizeof pair)};
-    assert_ok(oklc_kernel_run(k, 8, args));
-    double got[2];
-    assert_ok(oklc_memory_copy_to_host(out, got, sizeof got, 0));
-    assert_true(got[0] == -100 + 30000 + 7 + (double)(1LL << 40) + 0.5 + 0.125);
-    assert_true(got[1] == -3 + 0.25);
-    assert_fails(oklc_kernel_run(k, 7, args), OKLC_ERR_ARGUMENT,
-                 "'mixed' takes 8 arguments, but 7 were given");
-    args[5] = oklc_arg_double(1);
-    assert_fails(oklc_kernel_run(k, 8, args), OKLC_ERR_ARGUMENT,
+    Mixed m;
+    run_mixed(d, k, &m);
+    m.args[5] = oklc_arg_double(1);
+    assert_fails(oklc_kernel_run(k, 8, m.args), OKLC_ERR_ARGUMENT,
                  "argument 6 ('f') of 'mixed' is 'float', but a double was given");
-    oklc_device *other = open_dev("opencl");
-    oklc_memory *foreign;
-    assert_ok(oklc_memory_alloc(other, 16, &foreign));
-    args[5] = oklc_arg_float(0.5f);
-    args[0] = oklc_arg_mem(foreign);
-    assert_fails(oklc_kernel_run(k, 8, args), OKLC_ERR_ARGUMENT, "memory of another device");
-    oklc_memory_free(foreign);
-    oklc_device_close(other);
+    m.args[5] = oklc_arg_float(0.5f);
+    end_mixed(k, &m, "opencl");
     size_t one[3] = {1, 1, 1};
     assert_fails(oklc_kernel_set_run_dims(k, one, one), OKLC_ERR_ARGUMENT,
                  "'mixed' is an OKL kernel: its launcher computes its dims");
-    oklc_memory_free(out);
     oklc_kernel_free(k);
     free(dir);
     oklc_device_close(d);
-    oklc_props_free(p);
 }
 
 /* ---- OpenCL: an OKL kernel's entry, written by hand ----------------------------------- */
@@ -813,16 +602,22 @@ static const char *fixture_entry(const char *name, const char *binary_of)
     return e;
 }
 
+/* The fixture as a cache entry `name` whose binary d built (from the
+ * device kernels alone: native source, the first one named). */
+static const char *fixture_built(oklc_device *d, const char *name)
+{
+    char *dir = build_native(d, data_path("opencl/source.cl"), "_occa_axpyScale_0");
+    const char *entry = fixture_entry(name, dir);
+    free(dir);
+    return entry;
+}
+
 static void opencl_okl_entry(void **state)
 {
     (void)state;
     fresh_cache();
     oklc_device *d = open_dev("opencl");
-    oklc_props *p = native();
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, data_path("opencl/source.cl"), "_occa_axpyScale_0", p,
-                                     &dir));
-    const char *entry = fixture_entry("axpy-entry", dir);
+    const char *entry = fixture_built(d, "axpy-entry");
     long before = oklc_rt_compile_count();
     oklc_kernel *k;
     assert_ok(oklc_kernel_load(d, entry, "axpyScale", &k));
@@ -895,8 +690,6 @@ static void opencl_okl_entry(void **state)
     assert_fails(oklc_kernel_load(d, broken, "f", &k), OKLC_ERR_LOAD,
                  "no launcher '_occa_launch_f' of kernel 'f' in '");
     assert_null(k);
-    free(dir);
-    oklc_props_free(p);
     oklc_device_close(d);
 }
 
@@ -917,26 +710,7 @@ static void opencl_okl_transpiled(void **state)
     }
     assert_ok(st);
     assert_int_equal(oklc_kernel_arg_count(k), 4);
-    enum { N = 1000 };
-    float a[N], b[N], ab[N];
-    for (int i = 0; i < N; i++) {
-        a[i] = (float)i;
-        b[i] = (float)(2 * i);
-    }
-    oklc_memory *ma, *mb, *mab;
-    assert_ok(oklc_memory_alloc(d, sizeof a, &ma));
-    assert_ok(oklc_memory_alloc(d, sizeof b, &mb));
-    assert_ok(oklc_memory_alloc(d, sizeof ab, &mab));
-    assert_ok(oklc_memory_copy_from_host(ma, a, sizeof a, 0));
-    assert_ok(oklc_memory_copy_from_host(mb, b, sizeof b, 0));
-    oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab)};
-    assert_ok(oklc_kernel_run(k, 4, args));
-    assert_ok(oklc_memory_copy_to_host(mab, ab, sizeof ab, 0));
-    for (int i = 0; i < N; i++)
-        assert_true(ab[i] == (float)(3 * i));
-    oklc_memory_free(ma);
-    oklc_memory_free(mb);
-    oklc_memory_free(mab);
+    check_add(d, k);
     oklc_kernel_free(k);
     oklc_device_close(d);
 }
@@ -965,20 +739,6 @@ static void opencl_environment(void **state)
 }
 
 /* ---- OpenCL: running out of memory ---------------------------------------------------- */
-
-static long alloc_count, fail_at;
-
-static void *failing_alloc(void *ptr, size_t size, void *user)
-{
-    (void)user;
-    if (size == 0) {
-        free(ptr);
-        return NULL;
-    }
-    if (++alloc_count == fail_at)
-        return NULL;
-    return realloc(ptr, size);
-}
 
 static oklc_status load_and_run(const char *dir)
 {
@@ -1012,26 +772,7 @@ static void opencl_allocations_fail(void **state)
     (void)state;
     fresh_cache();
     oklc_device *d = open_dev("opencl");
-    oklc_props *p = native();
-    char *dir;
-    assert_ok(oklc_kernel_build_only(d, data_path("opencl/source.cl"), "_occa_axpyScale_0", p,
-                                     &dir));
-    const char *entry = fixture_entry("oom-entry", dir);
-    oklc_status st = OKLC_ERR_MEMORY;
-    long n;
-    for (n = 1; st == OKLC_ERR_MEMORY && n < 10000; n++) {
-        alloc_count = 0;
-        fail_at = n;
-        oklc_set_alloc_hook(failing_alloc, NULL);
-        st = load_and_run(entry);
-        oklc_set_alloc_hook(NULL, NULL);
-        if (st == OKLC_ERR_MEMORY)
-            assert_string_equal(oklc_last_error(), "out of memory");
-    }
-    assert_ok(st);
-    assert_true(n > 10);
-    free(dir);
-    oklc_props_free(p);
+    fails_cleanly(load_and_run, fixture_built(d, "oom-entry"));
     oklc_device_close(d);
 }
 
@@ -1090,16 +831,22 @@ static const char saxpy_cu[] =
     "        y[i] = a * x[i] + y[i];\n"
     "}\n";
 
+/* Skips the test where the runtime compiler is not installed, saying why. */
+static void skip_without(oklc_status (*compiler_version)(char version[32]))
+{
+    char version[32];
+    if (compiler_version(version) != OKLC_OK) {
+        printf("(skipped: %s)\n", oklc_last_error());
+        skip();
+    }
+}
+
 /* NVRTC compiles without a device: a cubin for sm_90, PTX for compute_90,
  * and a compile error's log. */
 static void nvrtc_compile(void **state)
 {
     (void)state;
-    char version[32];
-    if (oklc_rt_nvrtc_version(version) != OKLC_OK) {
-        printf("(skipped: %s)\n", oklc_last_error());
-        skip();
-    }
+    skip_without(oklc_rt_nvrtc_version);
     char *bin, *log;
     size_t size;
     long before = oklc_rt_compile_count();
@@ -1138,11 +885,7 @@ static void nvrtc_compile(void **state)
 static void hiprtc_compile(void **state)
 {
     (void)state;
-    char version[32];
-    if (oklc_rt_hiprtc_version(version) != OKLC_OK) {
-        printf("(skipped: %s)\n", oklc_last_error());
-        skip();
-    }
+    skip_without(oklc_rt_hiprtc_version);
     char *bin, *log;
     size_t size;
     const char *gfx[] = {"--offload-arch=gfx90a"};
@@ -1216,11 +959,7 @@ static void run_saxpy(oklc_device *d, oklc_kernel *k, int n)
 
 static void mock_vendor(const Vendor *v)
 {
-    char version[32];
-    if (v->compiler(version) != OKLC_OK) {
-        printf("(skipped: %s)\n", oklc_last_error());
-        skip();
-    }
+    skip_without(v->compiler);
     v->use(getenv("OKLC_TEST_GPU_MOCK"));
     fresh_cache();
     char spec[64], what[128];
@@ -1323,20 +1062,9 @@ static void hip_on_a_stand_in(void **state)
 static int setup(void **state)
 {
     (void)state;
-    char tmpl[] = "/tmp/oklc-runtime-gpu-XXXXXX";
-    if (!mkdtemp(tmpl) || !realpath(tmpl, work))
+    if (setup_work("oklc-runtime-gpu"))
         return -1;
-    unsetenv("OKLC_CXX");
-    unsetenv("OKLC_CXXFLAGS");
-    unsetenv("OKLC_VERBOSE");
     setenv("POCL_CACHE_DIR", work_path("pocl"), 1);    /* not in the user's home */
-    return getenv("OKLC_TEST_DATA") ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    oklc_rt_remove_tree(work);
     return 0;
 }
 
