@@ -210,6 +210,14 @@ OKLC_INTERNAL void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...) OK
 OKLC_INTERNAL const char *oklc_cuda_atomic(Gpu *G, const Atomic *at);
 OKLC_INTERNAL const char *oklc_cuda_launch_hint(Arena *a, const int64_t block[3]);
 OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);
+/* The GpuTarget fields CUDA and HIP share (HIP adds its warp barrier). */
+#define OKLC_CUDA_SPELLINGS                                                               \
+    .kernel_specs = "extern \"C\" __global__", .device_specs = "__device__",               \
+    .shared = "__shared__", .block_index = {"blockIdx.x", "blockIdx.y", "blockIdx.z"},   \
+    .thread_index = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},                       \
+    .barrier = "__syncthreads();", .constant_var = "__constant__",                       \
+    .global_var = "__device__", .unroll = oklc_cuda_unroll,                               \
+    .launch_hint = oklc_cuda_launch_hint, .atomic = oklc_cuda_atomic
 /* opencl_spaces.c: the address spaces of the file's pointers, written;
  * the space an expression of kernel k points into (NULL: private). */
 OKLC_INTERNAL bool oklc_opencl_spaces(Emit *E);

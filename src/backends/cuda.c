@@ -106,18 +106,8 @@ const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
 }
 
 static const GpuTarget cuda = {
-    .kernel_specs = "extern \"C\" __global__",
-    .device_specs = "__device__",
-    .shared = "__shared__",
-    .block_index = {"blockIdx.x", "blockIdx.y", "blockIdx.z"},
-    .thread_index = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
-    .barrier = "__syncthreads();",
+    OKLC_CUDA_SPELLINGS,
     .warp_barrier = "__syncwarp();",
-    .constant_var = "__constant__",
-    .global_var = "__device__",
-    .unroll = oklc_cuda_unroll,
-    .launch_hint = oklc_cuda_launch_hint,
-    .atomic = oklc_cuda_atomic,
 };
 
 const Backend oklc_cuda_backend = {
