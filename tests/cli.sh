@@ -122,6 +122,19 @@ expect 1 "$oklc" transpile -b serial -DN=4 -DOP=fmaxf "$tmp/k.okl" -o "$tmp/k3.c
 stderr_has "cannot write"
 [ -e "$tmp/k3.cpp" ] && fail "the output stayed although the metadata could not be written"
 
+# GPU backends: the launcher beside the device code; system includes dropped
+# with a note (OpenCL C has none)
+printf '#include <math.h>\n@kernel void g(const int n, float *a) {\n  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] = sqrtf(a[i]); }\n}\n' \
+  >"$tmp/g.okl"
+expect 0 "$oklc" transpile -b opencl "$tmp/g.okl" -o "$tmp/g.cl" --launcher "$tmp/g.cpp"
+stderr_has "g.okl:1:1: note: '#include <math.h>' dropped: OpenCL C has no system headers"
+grep -q "__kernel" "$tmp/g.cl" || fail "transpile -b opencl: no __kernel"
+grep -q '_occa_launch_g' "$tmp/g.cpp" || fail "--launcher: no _occa_launch_g"
+expect 2 "$oklc" transpile -b serial "$tmp/g.okl" --launcher "$tmp/g2.cpp"
+stderr_has "--launcher applies to the GPU backends"
+[ -e "$tmp/g2.cpp" ] && fail "--launcher with a CPU backend wrote a file"
+expect 2 "$oklc" transpile "$tmp/g.okl";  stderr_has "transpile needs a backend: -b serial, openmp"
+
 # the README's examples run as shown
 expect 0 "$oklc" normalize "$tests/../examples/kernels/addVectors.okl"
 stdout_has "[[okl::kernel]]"

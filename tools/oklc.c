@@ -64,6 +64,7 @@ typedef struct Options {
     const char *launcher;
     bool backend_given;
     const char *backend;
+    oklc_backend backend_id;
     bool keep_macros;
     bool dump_model;
     bool json;
@@ -165,6 +166,7 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             oklc_set_backend(c, b);
             o->backend_given = true;
             o->backend = oklc_backend_name(b);
+            o->backend_id = b;
         } else if (is_option(a, "--metadata")) {
             if (!(v = option_value(argc, argv, &i, "--metadata")) || !*v)
                 return usage_error("option '%s' needs a file name", "--metadata");
@@ -215,7 +217,12 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     if (o->launcher && strcmp(o->command, "transpile"))
         return usage_error("%s", "--launcher only applies to transpile");
     if (!strcmp(o->command, "transpile") && !o->backend_given)
-        return usage_error("%s", "transpile needs a backend: -b serial or -b openmp");
+        return usage_error("%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
+                                 "opencl");
+    if (o->launcher && o->backend_given &&
+        (o->backend_id == OKLC_BACKEND_SERIAL || o->backend_id == OKLC_BACKEND_OPENMP))
+        return usage_error("--launcher applies to the GPU backends (cuda, hip, opencl): the %s "
+                           "backend's kernels run on the host", o->backend);
     return 0;
 }
 

@@ -207,6 +207,8 @@ struct GpuTarget {
 
 OKLC_INTERNAL bool oklc_gpu_translate(Emit *E);
 OKLC_INTERNAL void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
+/* "this @atomic is not one the <backend> backend can write: use ..." */
+OKLC_INTERNAL void oklc_gpu_atomic_form_error(Gpu *G, const Atomic *at);
 OKLC_INTERNAL const char *oklc_cuda_atomic(Gpu *G, const Atomic *at);
 OKLC_INTERNAL const char *oklc_cuda_launch_hint(Arena *a, const int64_t block[3]);
 OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);

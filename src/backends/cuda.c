@@ -98,10 +98,7 @@ const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
     const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
     if (update)
         return cas_loop(G, at, x, update);
-    oklc_gpu_error(G, at->stmt.begin, "this @atomic is not one the %s backend can write: use "
-                   "x += v, x -= v, x *= v, x /= v, x++, x--, x &= v, x |= v, x ^= v, x = v, "
-                   "x = min(x, v) or x = max(x, v)",
-                   G->E->be->name);
+    oklc_gpu_atomic_form_error(G, at);
     return NULL;
 }
 

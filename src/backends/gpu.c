@@ -449,6 +449,14 @@ static bool thread_private(const Var *v)
     return false;
 }
 
+void oklc_gpu_atomic_form_error(Gpu *G, const Atomic *at)
+{
+    oklc_gpu_error(G, at->stmt.begin, "this @atomic is not one the %s backend can write: use "
+                   "x += v, x -= v, x *= v, x /= v, x++, x--, x &= v, x |= v, x ^= v, x = v, "
+                   "x = min(x, v) or x = max(x, v)",
+                   G->E->be->name);
+}
+
 static void atomics(Gpu *G)
 {
     for (size_t i = 0; i < G->k->natomics; i++) {
@@ -462,6 +470,10 @@ static void atomics(Gpu *G)
         }
         if (thread_private(at->target))
             continue;                        /* one thread owns it */
+        if (at->op == AT_OTHER) {
+            oklc_gpu_atomic_form_error(G, at);
+            continue;
+        }
         if (at->op == AT_ASSIGN && at->target && oklc_refers_in(at->target, at->rhs)) {
             oklc_gpu_error(G, at->stmt.begin,
                            "this @atomic reads '%s', which it writes: GPUs update atomically "

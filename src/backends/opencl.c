@@ -389,9 +389,7 @@ static const char *opencl_atomic(Gpu *G, const Atomic *at)
                                  x, type, v);
     const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
     if (!update) {
-        oklc_gpu_error(G, at->stmt.begin, "this @atomic is not one the opencl backend can "
-                       "write: use x += v, x -= v, x *= v, x /= v, x++, x--, x &= v, x |= v, "
-                       "x ^= v, x = v, x = min(x, v) or x = max(x, v)");
+        oklc_gpu_atomic_form_error(G, at);
         return NULL;
     }
     if (wide && !strstr(G->E->head.data ? G->E->head.data : "", "int64_base_atomics"))
