@@ -2156,7 +2156,7 @@ static void cxx_construct(Walk *W, CXCursor cur, CXCursorKind k)
     case CXCursor_CXXTryStmt: what = "try"; break;
     case CXCursor_CXXNullPtrLiteralExpr: what = "nullptr"; break;
     case CXCursor_CXXThisExpr: what = "this"; break;
-    case CXCursor_CXXFunctionalCastExpr: what = "a functional cast, T(x)"; break;
+    case CXCursor_CXXFunctionalCastExpr: what = "a functional cast (T(x))"; break;
     default: what = "a C++ cast (static_cast, ...)"; break;
     }
     Range r = oklc_cx_range(cur);
