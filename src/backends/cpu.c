@@ -43,11 +43,8 @@ void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    Buf b;
-    oklc_buf_init(&b, C->a);
-    oklc_buf_vprintf(&b, fmt, ap);
+    oklc_model_verror(C->E->c, off, fmt, ap);
     va_end(ap);
-    oklc_model_error(C->E->c, off, "%s", b.data);
     C->ok = false;
 }
 

@@ -32,11 +32,8 @@ void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    Buf b;
-    oklc_buf_init(&b, G->a);
-    oklc_buf_vprintf(&b, fmt, ap);
+    oklc_model_verror(G->E->c, off, fmt, ap);
     va_end(ap);
-    oklc_model_error(G->E->c, off, "%s", b.data);
     G->ok = false;
 }
 

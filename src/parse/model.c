@@ -115,6 +115,11 @@ Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
     return d;
 }
 
+Diag *oklc_model_verror(oklc_ctx *c, uint32_t off, const char *fmt, va_list ap)
+{
+    return vdiag(c, DIAG_ERROR, off, fmt, ap);
+}
+
 Diag *oklc_model_diag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt, ...)
 {
     va_list ap;

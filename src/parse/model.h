@@ -15,6 +15,8 @@
 #ifndef OKLC_MODEL_H
 #define OKLC_MODEL_H
 
+#include <stdarg.h>
+
 #include "../normalize/normalize.h"
 
 typedef struct Range {
@@ -323,6 +325,7 @@ OKLC_INTERNAL bool oklc_std_header(const char *name, size_t n);
 /* Reports at an offset of the normalized text, mapped to the user's file. */
 OKLC_INTERNAL Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
     OKLC_PRINTF(3, 4);
+OKLC_INTERNAL Diag *oklc_model_verror(oklc_ctx *c, uint32_t off, const char *fmt, va_list ap);
 OKLC_INTERNAL Diag *oklc_model_diag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt,
                                     ...) OKLC_PRINTF(4, 5);
 /* The line of an offset as the user sees it (#line applied). */
