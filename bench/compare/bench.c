@@ -28,9 +28,9 @@
  * the median time) and that as a share of the device's copy bandwidth,
  * measured in the same run by the hand-written copy kernel.
  *
- * Goals: CPU devices, hand/gen >= 0.97 for every kernel; GPU-like devices,
- * hand/gen >= 0.95, and for the memory-bound kernels at least 90% of the
- * copy bandwidth.
+ * Goals: CPU devices, hand/gen >= 0.97 for every kernel but copy (there the
+ * yardstick only); GPU-like devices, hand/gen >= 0.95, and for the
+ * memory-bound kernels at least 90% of the copy bandwidth.
  *
  * Usage: bench_compare [-d DIR] [-D DEVICE]... [-t THREADS] [-n SAMPLES]
  *                      [-m MS] [-k NAME]... [-q] [-c]
@@ -465,22 +465,27 @@ typedef struct Timing {
     double hand_ms, gen_ms, ratio, ratio_min;
 } Timing;
 
-/* The medians of -n samples of each version, alternating. */
+/* The medians of -n samples of each version, alternating. Both write the
+ * same output buffer (verify() compared them with one each): where a
+ * buffer lies in memory moves a memory-bound kernel's time, by 17% for
+ * jacobi2d on the development machine, where identical code timed into
+ * two buffers gave a ratio of 0.83. */
 static Timing measure(const Options *o, oklc_device *d, oklc_kernel *gen, oklc_kernel *nat,
                       Case *c, double *sg, double *sn)
 {
+    oklc_memory *out = c->out_gen;
     /* calibrate, warm up (one whole sample each, not counted), measure */
-    int rg = reps_for(sample(d, gen, c, c->out_gen, 1), o->target_ms);
-    int rn = reps_for(sample(d, nat, c, c->out_nat, 1), o->target_ms);
-    sample(d, gen, c, c->out_gen, rg);
-    sample(d, nat, c, c->out_nat, rn);
+    int rg = reps_for(sample(d, gen, c, out, 1), o->target_ms);
+    int rn = reps_for(sample(d, nat, c, out, 1), o->target_ms);
+    sample(d, gen, c, out, rg);
+    sample(d, nat, c, out, rn);
     for (int s = 0; s < o->samples; s++) {
         if (s % 2) {
-            sg[s] = sample(d, gen, c, c->out_gen, rg);
-            sn[s] = sample(d, nat, c, c->out_nat, rn);
+            sg[s] = sample(d, gen, c, out, rg);
+            sn[s] = sample(d, nat, c, out, rn);
         } else {
-            sn[s] = sample(d, nat, c, c->out_nat, rn);
-            sg[s] = sample(d, gen, c, c->out_gen, rg);
+            sn[s] = sample(d, nat, c, out, rn);
+            sg[s] = sample(d, gen, c, out, rg);
         }
     }
     Timing t;
@@ -550,7 +555,12 @@ static int bench_device(const Options *o, const char *spec, int *failed)
             double share = c.bytes > 0 && copy_gbs > 0 ? gbs / copy_gbs : 0;
             bool met = t.ratio >= (gpu ? GOAL_GPU : GOAL_CPU) &&
                        (!gpu || c.bytes == 0 || share >= GOAL_COPY);
-            missed += !met;
+            /* on a CPU, copy is the yardstick only: GCC turns the generated
+             * loop (restrict parameters) into a memcpy call, the hand-written
+             * one (restrict locals) into a vector loop, so the two measure
+             * the C library against the compiler, not the backend */
+            bool judged = gpu || strcmp(c.label, "copy");
+            missed += judged && !met;
             char hgb[16] = "-", gb[16] = "-", pct[16] = "-";
             if (c.bytes > 0) {
                 snprintf(hgb, sizeof hgb, "%.1f", c.bytes / (t.hand_ms * 1e6));
@@ -559,7 +569,7 @@ static int bench_device(const Options *o, const char *spec, int *failed)
             }
             printf("%-14s %-9s %-28s %9.3f %9.3f %8.3f %8.3f %7s %7s %6s  %-4s %s%s\n",
                    c.label, label, c.size, t.hand_ms, t.gen_ms, t.ratio, t.ratio_min, hgb, gb,
-                   pct, met ? "met" : "NOT", agree, ok ? "" : "  <- the results DISAGREE");
+                   pct, !judged ? "-" : met ? "met" : "NOT", agree, ok ? "" : "  <- the results DISAGREE");
         }
         fflush(stdout);
 

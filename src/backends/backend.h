@@ -166,6 +166,10 @@ OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
 OKLC_INTERNAL void oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
 OKLC_INTERNAL void oklc_cpu_guarded_select(Cpu *C, const Loop *l);
 OKLC_INTERNAL void oklc_cpu_grid_stride(Cpu *C, const Loop *l);
+/* The innermost loop of a tiled nest run as one loop with the @outer
+ * loop of its axis (done when true; the nest's reordering drops that
+ * @outer loop). */
+OKLC_INTERNAL bool oklc_cpu_merge_tiles(Cpu *C, const Loop *l);
 /* Returns the new order of the nest's loops (their number), or 0. */
 OKLC_INTERNAL size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order);
 /* Does loop l's header use the iterator of loop `of`? */

@@ -636,6 +636,8 @@ static void kernel(Emit *E, Kernel *k, bool omp)
         declare_extents(&C, C.blocks.data[i]);
     unroll_attrs(&C);
     for (size_t i = 0; i < k->nloops; i++) {
+        if (oklc_cpu_merge_tiles(&C, k->loops[i]))
+            continue;
         oklc_cpu_guard_bounds(&C, k->loops[i]);
         oklc_cpu_guarded_select(&C, k->loops[i]);
         oklc_cpu_grid_stride(&C, k->loops[i]);

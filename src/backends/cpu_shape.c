@@ -7,6 +7,8 @@
  *              loop over t runs as one loop over the elements, in order
  *   loop order a GPU-style tiled nest (by, bx, ty, tx) runs by axis
  *              (by, ty, bx, tx), walking memory in order
+ *   tiles merged  then bx and tx, used only as x = bx * T + tx, run as one
+ *              loop over x: a row in one loop, not in pieces of T
  *
  * Each applies only where it cannot change the result: the conditions are
  * with each function.
@@ -36,12 +38,22 @@ typedef struct Local {
     const char *offset;        /* NULL: the iterator itself */
 } Local;
 
+/* An @outer loop over tiles and the @inner loop in a tile, of one axis,
+ * run as one loop over the elements (see "tiles of one axis merged"). */
+typedef struct Merge {
+    const Loop *outer, *inner;  /* bx, tx */
+    const char *name;           /* the one loop's iterator: _occa_bx_tx */
+    Range      *uses;           /* every `bx * T + tx` in the body */
+    size_t      nuses;
+} Merge;
+
 typedef struct Guard {
-    const Loop *l;
-    Local      *locals;        /* the declarations before the if */
-    size_t      nlocals;
-    const char *lo, *hi;       /* max of the lower bounds, min of the upper (exclusive) */
-    const char *when;          /* terms without the iterator, joined by && */
+    const Loop  *l;
+    const Merge *merge;        /* l is the inner loop of this merge, or NULL */
+    Local       *locals;       /* the declarations before the if */
+    size_t       nlocals;
+    const char  *lo, *hi;      /* max of the lower bounds, min of the upper (exclusive) */
+    const char  *when;         /* terms without the iterator, joined by && */
 } Guard;
 
 static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
@@ -62,6 +74,18 @@ static Range trimmed(const char *t, uint32_t b, uint32_t e)
 static bool text_is(const char *t, Range r, const char *s)
 {
     return strlen(s) == r.end - r.begin && !strncmp(t + r.begin, s, r.end - r.begin);
+}
+
+/* Is r the guarded loop's iterator: its name, or for a merged loop one
+ * of the `bx * T + tx` it stands for? */
+static bool is_iter(const char *t, const Guard *g, Range r)
+{
+    if (!g->merge)
+        return text_is(t, r, g->l->iter);
+    for (size_t i = 0; i < g->merge->nuses; i++)
+        if (g->merge->uses[i].begin == r.begin && g->merge->uses[i].end == r.end)
+            return true;
+    return false;
 }
 
 /* Is the operator at t[p] unary: nothing that ends an operand before it? */
@@ -161,8 +185,9 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
         if (lc && lc->value) {
             oklc_buf_puts(&out, lc->value);     /* a value the loop cannot change */
         } else if (oklc_cpu_exclusive(v) || oklc_in_range(l->stmt, v->name_off) ||
-                   written_in(C, v, l->stmt)) {
-            return NULL;                        /* per thread, or changed by the loop */
+                   written_in(C, v, l->stmt) ||
+                   (g->merge && v->name_off == g->merge->outer->iter_off)) {
+            return NULL;          /* per thread, changed by the loop, or merged into it */
         } else {
             oklc_buf_puts(&out, v->name);
         }
@@ -208,7 +233,7 @@ static bool on_iterator(Cpu *C, const Guard *g, Range side, const char **offset)
 {
     const char *t = C->E->nz->text;
     *offset = NULL;
-    if (text_is(t, side, g->l->iter))
+    if (is_iter(t, g, side))
         return true;
     const Local *lc = local_at(g, side.begin);
     if (!lc || !lc->affine || !text_is(t, side, lc->v->name))
@@ -287,7 +312,7 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
     if (v->init_form != '=' || written_in(C, v, g->l->stmt))
         return lc;
     Range init = trimmed(t, v->init.begin, v->init.end);
-    if (text_is(t, init, g->l->iter)) {
+    if (is_iter(t, g, init)) {
         lc.affine = true;
         return lc;
     }
@@ -297,7 +322,7 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
         if (depth || t[p] != '+' || unary(t, init.begin, p))
             continue;
         Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
-        Range other = text_is(t, a, g->l->iter) ? b : text_is(t, b, g->l->iter) ? a : (Range){0, 0};
+        Range other = is_iter(t, g, a) ? b : is_iter(t, g, b) ? a : (Range){0, 0};
         const char *off = other.end ? invariant(C, g, other.begin, other.end) : NULL;
         if (off) {
             lc.affine = true;
@@ -377,14 +402,17 @@ static bool guard_terms(Cpu *C, Guard *g, Range cond)
     return all;
 }
 
-/* The loop's range with the guard's bounds: [*start, *end). */
+/* The loop's range with the guard's bounds: [*start, *end). A merged
+ * loop runs over [0, tiles * T). */
 static void narrowed(Cpu *C, const Guard *g, const char **start, const char **end)
 {
-    const Loop *l = g->l;
+    const Loop *l = g->merge ? g->merge->outer : g->l;
     *start = oklc_cpu_op(C, l->start);
     *end = oklc_cpu_op(C, l->bound);
     if (l->cmp == CMP_LE)
         *end = plus_one(C, *end);
+    if (g->merge)
+        *end = oklc_arena_printf(C->a, "%s * %lld", *end, (long long)g->l->ntrips);
     if (g->lo)
         tighten(C, start, g->lo, false);
     if (g->hi)
@@ -395,33 +423,47 @@ static void narrowed(Cpu *C, const Guard *g, const char **start, const char **en
 }
 
 /* "(int t = START; t < END; ++t)", the end computed once. */
-static const char *loop_head(Cpu *C, const Loop *l, const char *start, const char *end)
+static const char *loop_head(Cpu *C, const Guard *g, const char *start, const char *end)
 {
     long long v;
-    const char *type = oklc_emit_iter_type(C->E, l), *step = oklc_cpu_render(C, l->step);
+    const Loop *l = g->l;
+    const char *type = oklc_emit_iter_type(C->E, l);
+    const char *it = g->merge ? g->merge->name : l->iter;
+    const char *step = g->merge ? oklc_arena_printf(C->a, "++%s", it) : oklc_cpu_render(C, l->step);
+    const char *end_name =
+        g->merge ? oklc_arena_printf(C->a, "_occa_end_%s_%s", g->merge->outer->iter, l->iter)
+                 : oklc_arena_printf(C->a, "_occa_end_%s", l->iter);
     if (literal(end, &v) || !strncmp(end, "_occa_", 6))
-        return oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", type, l->iter, start, l->iter,
-                                 end, step);
-    return oklc_arena_printf(C->a, "(%s _occa_end_%s = %s, %s = %s; %s < _occa_end_%s; %s)",
-                             type, l->iter, end, l->iter, start, l->iter, l->iter, step);
+        return oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", type, it, start, it, end, step);
+    return oklc_arena_printf(C->a, "(%s %s = %s, %s = %s; %s < %s; %s)", type, end_name, end, it,
+                             start, it, end_name, step);
+}
+
+/* The loop's bounds narrowed by the guard at the top of its body, if it
+ * has one, the if gone when the bounds say it all; false if nothing
+ * changed. */
+static bool apply_guard(Cpu *C, Guard *g)
+{
+    const Loop *l = g->l;
+    const Stmt *st = guard_of(C, g);
+    if (!st || st->kind != ST_IF || st->nkids != 1)
+        return false;
+    bool all = guard_terms(C, g, st->head);
+    if (!g->lo && !g->hi && (!g->when || !all))
+        return false;
+    const char *start, *end;
+    narrowed(C, g, &start, &end);
+    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, loop_head(C, g, start, end));
+    if (all)     /* the bounds say it all: "if (...)" goes */
+        oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
+    return true;
 }
 
 void oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
 {
-    if (!boundable(C, l))
-        return;
-    Guard g = {l, NULL, 0, NULL, NULL, NULL};
-    const Stmt *st = guard_of(C, &g);
-    if (!st || st->kind != ST_IF || st->nkids != 1)
-        return;
-    bool all = guard_terms(C, &g, st->head);
-    if (!g.lo && !g.hi && (!g.when || !all))
-        return;
-    const char *start, *end;
-    narrowed(C, &g, &start, &end);
-    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, loop_head(C, l, start, end));
-    if (all)     /* the bounds say it all: "if (...)" goes */
-        oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
+    Guard g = {.l = l};
+    if (boundable(C, l))
+        apply_guard(C, &g);
 }
 
 /* The declarations before `last` that x = value needs (directly or
@@ -464,7 +506,7 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
 {
     if (!boundable(C, l) || l->tile_part)
         return;
-    Guard g = {l, NULL, 0, NULL, NULL, NULL};
+    Guard g = {.l = l};
     const Stmt *st = guard_of(C, &g);
     if (!st || st->kind != ST_EXPR)
         return;
@@ -525,7 +567,7 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
                          : k == 1 ? oklc_arena_printf(C->a, "_occa_hi_%s", it) : full;
         if (k == 0 && !g.lo)
             continue;                             /* no iteration below the guard */
-        oklc_buf_printf(&out, "%s  for %s {%s%s %s;\n%s  }\n", ind, loop_head(C, l, from_s, to_s),
+        oklc_buf_printf(&out, "%s  for %s {%s%s %s;\n%s  }\n", ind, loop_head(C, &g, from_s, to_s),
                         k == 1 ? decls_a : decls_b, lhs, k == 1 ? a : b, ind);
     }
     oklc_buf_printf(&out, "%s}", ind);
@@ -661,6 +703,8 @@ static int by_axis_order(const void *pa, const void *pb)
     return a->level < b->level ? -1 : a->level > b->level;
 }
 
+enum { NEST_MAX = 6 };   /* loops in a nest reordered */
+
 static size_t perfect_nest(const Loop *top, const Loop **chain, size_t max)
 {
     size_t n = 0;
@@ -678,27 +722,214 @@ static size_t perfect_nest(const Loop *top, const Loop **chain, size_t max)
     }
 }
 
-/* Returns the new order's length (0: the nest stays as it is). */
-size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
+/* The nest under top in the order by axis; returns its length (0: not a
+ * perfect nest of at least 3 loops, or its loops cannot run in that order). */
+static size_t nest_order(Cpu *C, const Loop *top, const Loop **chain, const Loop **order)
 {
-    enum { MAX = 6 };
-    const Loop *chain[MAX];
-    size_t n = perfect_nest(top, chain, MAX);
+    size_t n = perfect_nest(top, chain, NEST_MAX);
     if (n < 3)
         return 0;
     memcpy(order, chain, n * sizeof *order);
     qsort(order, n, sizeof *order, by_axis_order);
-    if (order[n - 1] != chain[n - 1] || !memcmp(order, chain, n * sizeof *order))
+    if (order[n - 1] != chain[n - 1])
         return 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
             if (oklc_cpu_header_uses(C, order[i], order[j]))
                 return 0;                    /* a bound needs a loop that would come later */
+    return n;
+}
+
+/* ---- tiles of one axis merged ---------------------------------------------------------------
+ * Ordered by axis, a tiled nest ends in bx (@outer, over the tiles) and tx
+ * (@inner, in a tile): one row walked in pieces of T elements, each piece a
+ * loop of its own with its set-up (and a vectorised loop's prologue and
+ * epilogue). When the body uses bx and tx only as x = bx * T + tx (both
+ * counting up by one from 0, T the trip count of tx), the two run as one
+ * loop over x, `_occa_bx_tx` from 0 to tiles * T: the same iterations in
+ * the same order. A guard on x then bounds that loop (see guards). */
+
+/* The token of identifier characters, or the one punctuator, at p (after
+ * blanks): its range. */
+static Range token_at(const char *t, uint32_t p, uint32_t end)
+{
+    p = skip_blanks(t, p, end);
+    uint32_t e = p;
+    while (e < end && oklc_ident_char(t[e]))
+        e++;
+    return (Range){p, e > p ? e : p < end ? p + 1 : p};
+}
+
+/* The token that ends just before p (before blanks). */
+static Range token_before(const char *t, uint32_t from, uint32_t p)
+{
+    while (p > from && isspace((unsigned char)t[p - 1]))
+        p--;
+    uint32_t b = p;
+    while (b > from && oklc_ident_char(t[b - 1]))
+        b--;
+    return (Range){b < p ? b : p > from ? p - 1 : p, p};
+}
+
+static bool is_ref(const Var *v, Range r)
+{
+    for (size_t i = 0; i < v->nrefs; i++)
+        if (v->refs[i].begin == r.begin)
+            return true;
+    return false;
+}
+
+/* Tokens a, ..., matched from `at` forwards: "" matches the tile size.
+ * Returns the end of the last one, or 0. */
+static uint32_t match_tokens(const char *t, uint32_t at, uint32_t end, const char *const *tok,
+                             size_t n, const char *size, Range *first)
+{
+    for (size_t i = 0; i < n; i++) {
+        Range r = token_at(t, at, end);
+        if (!text_is(t, r, *tok[i] ? tok[i] : size))
+            return 0;
+        if (!i)
+            *first = r;
+        at = r.end;
+    }
+    return at;
+}
+
+/* `bx * T + tx` (or T * bx + tx, tx + bx * T, tx + T * bx) around the use
+ * of bx at `at`, where nothing next to it binds tighter than its +: its
+ * range, or {0, 0}. */
+static Range merged_use(const char *t, Range body, const Merge *m, const Var *tx, uint32_t at,
+                        const char *size)
+{
+    const char *bx = m->outer->iter, *ix = m->inner->iter;
+    const char *const forms[4][5] = {{bx, "*", "", "+", ix}, {"", "*", bx, "+", ix},
+                                     {ix, "+", bx, "*", ""}, {ix, "+", "", "*", bx}};
+    const int bx_at[4] = {0, 2, 2, 4};
+    for (int f = 0; f < 4; f++) {
+        /* step back from bx to where the form would begin */
+        uint32_t b = at;
+        for (int k = 0; k < bx_at[f]; k++)
+            b = token_before(t, body.begin, b).begin;
+        Range first = {0, 0};
+        uint32_t e = match_tokens(t, b, body.end, forms[f], 5, size, &first);
+        if (!e || first.begin != b)
+            continue;
+        Range txr = f < 2 ? token_before(t, body.begin, e) : first;
+        if (!is_ref(tx, txr))
+            continue;
+        Range prev = token_before(t, body.begin, b), next = token_at(t, e, body.end);
+        /* the operators around it bind less tightly than + (or are a +
+         * before it, which adds from the left) */
+        char p = prev.end > prev.begin ? t[prev.begin] : '(', q = t[next.begin];
+        char p0 = prev.begin > body.begin ? t[prev.begin - 1] : ' ', q1 = t[next.begin + 1];
+        bool p_ok = p && strchr("(,[{;=?:<>&|^+", p) && !(p == '+' && p0 == '+') &&
+                    !(p == '&' && p0 != '&' && unary(t, body.begin, prev.begin));
+        bool q_ok = q && strchr("),]};?:<>=&|^+-", q) && !(q == '=' && q1 != '=') &&
+                    !(q == '+' && q1 == '+') && !(q == '-' && (q1 == '-' || q1 == '>'));
+        if (!p_ok || !q_ok)
+            continue;
+        return (Range){b, e};
+    }
+    return (Range){0, 0};
+}
+
+static const Var *iter_var(Cpu *C, const Loop *l)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++)
+        if (C->k->locals[i]->name_off == l->iter_off)
+            return C->k->locals[i];
+    return NULL;
+}
+
+/* Every use of bx and tx in tx's body inside one of the forms. */
+static bool merged_uses(Cpu *C, Merge *m)
+{
+    const char *t = C->E->nz->text;
+    const Loop *tx = m->inner;
+    const Var *bv = iter_var(C, m->outer), *tv = iter_var(C, tx);
+    if (!bv || !tv || !tx->node || !tx->node->nkids)
+        return false;
+    Range body = tx->node->kids[tx->node->nkids - 1]->range;
+    const char *size = oklc_arena_printf(C->a, "%lld", (long long)tx->ntrips);
+    m->uses = oklc_arena_alloc(C->a, (bv->nrefs + 1) * sizeof *m->uses);
+    for (size_t i = 0; i < bv->nrefs; i++) {
+        if (!oklc_in_range(body, bv->refs[i].begin))
+            continue;
+        Range u = merged_use(t, body, m, tv, bv->refs[i].begin, size);
+        if (!u.end)
+            return false;
+        m->uses[m->nuses++] = u;
+    }
+    for (size_t i = 0; i < tv->nrefs; i++) {
+        bool in_use = false;
+        for (size_t u = 0; u < m->nuses && !in_use; u++)
+            in_use = oklc_in_range(m->uses[u], tv->refs[i].begin);
+        if (oklc_in_range(body, tv->refs[i].begin) && !in_use)
+            return false;
+    }
+    return true;
+}
+
+/* Counts up by one from 0, with `<`? */
+static bool plain_count(const Loop *l)
+{
+    return l->analyzed && !l->tile_part && !l->down && !strcmp(l->stride, "1") &&
+           !strcmp(l->start, "0") && l->cmp == CMP_LT;
+}
+
+/* Can l, the innermost loop of its nest, run merged with the @outer loop
+ * of its axis? Fills m if so. */
+static bool merge_of(Cpu *C, const Loop *l, Merge *m)
+{
+    if (l->kind != LOOP_INNER || l->nkids || !plain_count(l) || !l->trips_known ||
+        l->ntrips <= 0 || oklc_cpu_in_split(C, l->stmt.begin))
+        return false;
+    const Loop *top = l;
+    while (top->parent)
+        top = top->parent;
+    const Loop *chain[NEST_MAX], *order[NEST_MAX];
+    size_t n = nest_order(C, top, chain, order);
+    if (n < 4)
+        return false;        /* the loop before the pair stays the parallel one */
+    const Loop *bx = order[n - 2];
+    if (bx->kind != LOOP_OUTER || bx->axis != l->axis || !plain_count(bx) ||
+        oklc_cpu_header_uses(C, l, bx))
+        return false;
+    *m = (Merge){bx, l, oklc_arena_printf(C->a, "_occa_%s_%s", bx->iter, l->iter), NULL, 0};
+    return merged_uses(C, m);
+}
+
+bool oklc_cpu_merge_tiles(Cpu *C, const Loop *l)
+{
+    Merge m;
+    if (!merge_of(C, l, &m))
+        return false;
+    for (size_t i = 0; i < m.nuses; i++)
+        oklc_edit_replace(&C->E->ed, m.uses[i].begin, m.uses[i].end, m.name);
+    Guard g = {.l = l, .merge = &m};
+    if (!apply_guard(C, &g)) {
+        const char *start, *end;
+        narrowed(C, &g, &start, &end);
+        oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, loop_head(C, &g, start, end));
+    }
+    return true;
+}
+
+/* Returns the new order's length (0: the nest stays as it is). */
+size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
+{
+    const Loop *chain[NEST_MAX];
+    size_t n = nest_order(C, top, chain, order);
+    Merge m;
+    bool merged = n && merge_of(C, chain[n - 1], &m);
+    if (!n || (!merged && !memcmp(order, chain, n * sizeof *order)))
+        return 0;
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
     Buf b;
     oklc_buf_init(&b, C->a);
-    for (size_t i = 0; i < n; i++) {
-        const Loop *l = order[i];
+    size_t shown = merged ? n - 1 : n;     /* a merged bx has no loop of its own */
+    for (size_t i = 0; i < shown; i++) {
+        const Loop *l = order[i + (merged && i == n - 2)];
         const char *head =
             l == chain[n - 1]
                 ? oklc_cpu_render(C, l->header) /* it may have new bounds */
@@ -706,11 +937,11 @@ size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
                                     l->iter, l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
                                     oklc_cpu_render(C, l->step));
         oklc_buf_printf(&b, "%s%*sfor %s%s", i ? "\n" : "", i ? (int)(strlen(ind) + 2 * i) : 0,
-                        i ? "" : "", head, i + 1 < n ? " {" : " ");
+                        i ? "" : "", head, i + 1 < shown ? " {" : " ");
     }
     const Stmt *body = chain[n - 1]->node->kids[chain[n - 1]->node->nkids - 1];
     oklc_buf_puts(&b, oklc_cpu_render(C, body->range));
-    for (size_t i = n - 1; i-- > 0;)
+    for (size_t i = shown - 1; i-- > 0;)
         oklc_buf_printf(&b, "\n%s%*s}", ind, (int)(2 * i), "");
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, b.data);
     return n;

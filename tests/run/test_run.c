@@ -377,6 +377,37 @@ static void test_guards(void **state)
     guards_with(-5, 2);
 }
 
+static void tiles_with(int nx, int ny)
+{
+    enum { MAX = 6 * 40 * 13 };
+    int out[MAX] = {0}, want[MAX] = {0};
+    const int nb = (nx + 7) / 8 * 8, plane = nx * ny;
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            if (x > 0 && y > 0 && x < nx - 1 && y < ny - 1)
+                want[y * nx + x] = 1 + x + 1000 * y;
+            want[plane + y * nx + x] = 2 + x - 1;
+            if (x < nx - 2)
+                for (int z = 0; z < 3; z++)
+                    want[(3 + z) * plane + y * nx + x] = 4 + z;
+        }
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < 2 * nb; x++)
+            if (x % 16 < 8 && x < nx)
+                want[2 * plane + y * nx + x] = 3 + x / 16;
+    RUN_ON("guards.okl", "tiles", out, oklc_arg_int(nx), oklc_arg_int(ny));
+    same_ints(want, out, MAX);
+}
+
+static void test_tiles(void **state)
+{
+    (void)state;
+    tiles_with(40, 13);
+    tiles_with(37, 9);
+    tiles_with(8, 4);
+    tiles_with(1, 1);
+}
+
 /* ---- blocks.okl ------------------------------------------------------------------------ */
 
 static void test_reverse_blocks(void **state)
@@ -856,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
+        cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
