@@ -84,6 +84,16 @@ static void run_on(const char *file, const char *name, void *host, size_t bytes,
     oklc_kernel_free(k);
 }
 
+/* Runs kernel `name` of `file` as name(n, in, out), then copies out back. */
+static void run_in_out(const char *file, const char *name, int n, const void *in,
+                       size_t in_bytes, void *out, size_t out_bytes)
+{
+    oklc_memory *mi = to_device(in, in_bytes);
+    oklc_arg args[] = {oklc_arg_int(n), oklc_arg_mem(mi)};
+    run_on(file, name, out, out_bytes, 2, args);
+    oklc_memory_free(mi);
+}
+
 #define RUN_ON(file, name, host, ...)                                              \
     do {                                                                           \
         oklc_arg args_[] = {__VA_ARGS__};                                          \
@@ -420,14 +430,8 @@ static void test_reverse_blocks(void **state)
     for (int b = 0; b < N; b += 64)
         for (int t = 0; t < 64 && b + t < N; t++)
             want[b + t] = b + 63 - t < N ? in[b + 63 - t] : 0;
-    oklc_kernel *k = build("blocks.okl", "reverseBlocks");
-    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(mi), oklc_arg_mem(mo));
-    to_host(mo, out, sizeof out);
+    run_in_out("blocks.okl", "reverseBlocks", N, in, sizeof in, out, sizeof out);
     same_floats(want, out, N);
-    oklc_memory_free(mi);
-    oklc_memory_free(mo);
-    oklc_kernel_free(k);
 }
 
 static void test_no_barrier(void **state)
@@ -471,14 +475,8 @@ static void block_sums(const char *name)
         x[i] = (float)(i % 7) - 3;
         want[i / 256] += x[i];
     }
-    oklc_kernel *k = build("blocks.okl", name);
-    oklc_memory *mx = to_device(x, sizeof x), *mp = to_device(partial, sizeof partial);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(mx), oklc_arg_mem(mp));
-    to_host(mp, partial, sizeof partial);
+    run_in_out("blocks.okl", name, N, x, sizeof x, partial, sizeof partial);
     same_floats(want, partial, NB);
-    oklc_memory_free(mx);
-    oklc_memory_free(mp);
-    oklc_kernel_free(k);
 }
 
 static void test_block_sum(void **state)
@@ -598,14 +596,8 @@ static void test_histogram_shared(void **state)
         v[i] = (i * 2654435761u) >> 9 & 0xffff;
         want[v[i] % BINS]++;
     }
-    oklc_kernel *k = build("data.okl", "histogramShared");
-    oklc_memory *mv = to_device(v, sizeof v), *mh = to_device(hist, sizeof hist);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(mv), oklc_arg_mem(mh));
-    to_host(mh, hist, sizeof hist);
+    run_in_out("data.okl", "histogramShared", N, v, sizeof v, hist, sizeof hist);
     same_ints(want, hist, BINS);
-    oklc_memory_free(mv);
-    oklc_memory_free(mh);
-    oklc_kernel_free(k);
 }
 
 static void test_dims(void **state)
@@ -752,14 +744,8 @@ static void test_spaces(void **state)
         out[i] = -1;
         want[i] = tile + in[i] + 1 + 2 + weights[t % 4] + in[i] + in[i + 1];
     }
-    oklc_kernel *k = build("data.okl", "spaces");
-    oklc_memory *mi = to_device(in, sizeof in), *mo = to_device(out, sizeof out);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(mi), oklc_arg_mem(mo));
-    to_host(mo, out, sizeof out);
+    run_in_out("data.okl", "spaces", N, in, sizeof in, out, sizeof out);
     same_floats(want, out, N);
-    oklc_memory_free(mi);
-    oklc_memory_free(mo);
-    oklc_kernel_free(k);
 }
 
 static void test_atomics(void **state)

@@ -31,24 +31,7 @@
 #define INPUTS 256
 #define GROUP 64
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *text = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    const long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1))) {
-      if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-      } else {
-        text[n] = '\0';
-      }
-    }
-  }
-  fclose(f);
-  return text;
-}
+#include "slurp.h"
 
 static int fail(const char *what, cl_int err) {
   fprintf(stderr, "clbuild: %s failed (OpenCL error %d)\n", what, (int)err);

@@ -34,24 +34,7 @@ typedef const char **options_t;
 #error "define RTC_NVRTC or RTC_HIPRTC"
 #endif
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *text = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    const long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1))) {
-      if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-      } else {
-        text[n] = '\0';
-      }
-    }
-  }
-  fclose(f);
-  return text;
-}
+#include "slurp.h"
 
 int main(int argc, char **argv) {
   int first = 1, timing = 0;
