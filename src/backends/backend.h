@@ -76,6 +76,9 @@ OKLC_INTERNAL const SpecRange *oklc_emit_spec_of(const Emit *E, const Attr *a);
 OKLC_INTERNAL const char *oklc_emit_indent(Emit *E, uint32_t off);
 /* s, in parentheses unless it is one token. */
 OKLC_INTERNAL const char *oklc_emit_operand(Emit *E, const char *s);
+/* The count of a `#pragma unroll [n]` line from its arguments ("" for a
+ * bare unroll), or NULL when the pragma is another one. */
+OKLC_INTERNAL const char *oklc_emit_unroll_count(const char *args);
 /* A line (a #pragma) before a statement, and before the [[...]] that
  * hold its attributes. */
 OKLC_INTERNAL void oklc_emit_pragma_before(Emit *E, Attr *const *attrs, size_t nattrs,

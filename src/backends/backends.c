@@ -56,6 +56,18 @@ static bool parenthesized(const char *s)
     return true;
 }
 
+const char *oklc_emit_unroll_count(const char *args)
+{
+    while (*args == ' ' || *args == '\t')
+        args++;
+    if (strncmp(args, "unroll", 6) || oklc_ident_char(args[6]))
+        return NULL;
+    args += 6;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    return args;
+}
+
 const char *oklc_emit_operand(Emit *E, const char *s)
 {
     if (parenthesized(s))

@@ -597,15 +597,9 @@ static void unroll_attrs(Cpu *C)
  * file. */
 static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 {
-    Cpu *C = data;
-    while (*args == ' ' || *args == '\t')
-        args++;
-    if (strncmp(args, "unroll", 6) || oklc_ident_char(args[6]))
-        return;
-    args += 6;
-    while (*args == ' ' || *args == '\t')
-        args++;
-    oklc_edit_replace(ed, line.begin, line.end, gcc_unroll(C, args));
+    const char *count = oklc_emit_unroll_count(args);
+    if (count)
+        oklc_edit_replace(ed, line.begin, line.end, gcc_unroll(data, count));
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------- */

@@ -343,14 +343,9 @@ static void unroll_attrs(Gpu *G)
 static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 {
     Emit *E = data;
-    while (*args == ' ' || *args == '\t')
-        args++;
-    if (strncmp(args, "unroll", 6) || oklc_ident_char(args[6]))
-        return;
-    args += 6;
-    while (*args == ' ' || *args == '\t')
-        args++;
-    oklc_edit_replace(ed, line.begin, line.end, E->be->gpu->unroll(&E->c->arena, args));
+    const char *count = oklc_emit_unroll_count(args);
+    if (count)
+        oklc_edit_replace(ed, line.begin, line.end, E->be->gpu->unroll(&E->c->arena, count));
 }
 
 /* ---- barriers, shared memory, atomics ------------------------------------------------------------- */
