@@ -122,6 +122,7 @@ typedef struct Cpu {
     Arena  *a;
     bool    ok;
     VEC(Block *) blocks;
+    VEC(const Atomic *) reduced; /* OpenMP: updates made in a reduction */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -160,6 +161,8 @@ OKLC_INTERNAL const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char 
 OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *at);
 /* Is the offset in an @inner loop that a barrier splits? */
 OKLC_INTERNAL bool oklc_cpu_in_split(Cpu *C, uint32_t off);
+/* Is `inner` the whole body of `outer`, a rectangular nest? */
+OKLC_INTERNAL bool oklc_cpu_collapsible(Cpu *C, const Loop *outer, const Loop *inner);
 
 /* cpu_split.c: an @inner loop with a barrier inside, split at it */
 OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
@@ -177,6 +180,17 @@ OKLC_INTERNAL bool oklc_cpu_merge_tiles(Cpu *C, const Loop *l);
 OKLC_INTERNAL size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order);
 /* Does loop l's header use the iterator of loop `of`? */
 OKLC_INTERNAL bool oklc_cpu_header_uses(Cpu *C, const Loop *l, const Loop *of);
+OKLC_INTERNAL const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l);
+/* Does the code in r write v (or take its address)? */
+OKLC_INTERNAL bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r);
+/* Is the expression free of calls and side effects? */
+OKLC_INTERNAL bool oklc_cpu_pure(const char *expr);
+
+/* cpu_reduce.c: OpenMP reductions for @atomic updates of an argument's
+ * elements. The clauses for nest `top` ("" if none), and in *guard the
+ * test that the nest runs at all, to put before it; marks the updates. */
+OKLC_INTERNAL const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard);
+OKLC_INTERNAL bool oklc_cpu_reduced(const Cpu *C, const Atomic *at);
 
 /* ---- gpu.c: CUDA, HIP, OpenCL ------------------------------------------------------ */
 

@@ -23,8 +23,8 @@
  * With OpenMP, `#pragma omp parallel for` goes on each top-level @outer
  * loop (collapsed over a perfect rectangular @outer nest), @atomic becomes
  * `omp atomic` unless it updates memory that belongs to one block (a
- * @shared, @exclusive or local variable: one thread owns it), and a block
- * is `omp critical`.
+ * @shared, @exclusive or local variable: one thread owns it) or is one
+ * of a reduction (cpu_reduce.c), and a block is `omp critical`.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -493,7 +493,7 @@ static void drop_barriers(Cpu *C)
 
 /* Is `inner` the whole body of `outer`, with bounds that do not depend
  * on it (a rectangular nest OpenMP can collapse)? */
-static bool collapsible(Cpu *C, const Loop *outer, const Loop *inner)
+bool oklc_cpu_collapsible(Cpu *C, const Loop *outer, const Loop *inner)
 {
     if (!outer->node || !inner->node || outer->tile_part || inner->tile_part)
         return false;
@@ -518,7 +518,10 @@ static void canonical_init(Cpu *C, const Loop *l)
         oklc_arena_printf(C->a, "%s %s = %s", oklc_emit_iter_type(C->E, l), l->iter, l->start));
 }
 
-static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder)
+/* `#pragma omp parallel for` on the nest of top-level @outer loop l, with
+ * its reductions (and the test before it that they need). */
+static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder,
+                           const char *reductions, const char *guard)
 {
     {
         int n = 1;
@@ -530,14 +533,18 @@ static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size
             const Loop *cur = l;
             canonical_init(C, l);
             while (cur->nkids == 1 && cur->kids[0]->kind == LOOP_OUTER &&
-                   collapsible(C, cur, cur->kids[0])) {
+                   oklc_cpu_collapsible(C, cur, cur->kids[0])) {
                 cur = cur->kids[0], n++;
                 canonical_init(C, cur);
             }
         }
         const char *collapse = n > 1 ? oklc_arena_printf(C->a, " collapse(%d)", n) : "";
-        oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin,
-                      oklc_arena_printf(C->a, "#pragma omp parallel for%s", collapse));
+        const char *pragma =
+            oklc_arena_printf(C->a, "#pragma omp parallel for%s%s", collapse, reductions);
+        if (guard)
+            pragma = oklc_arena_printf(C->a, "if (%s)\n%s%s", guard,
+                                       oklc_emit_indent(C->E, l->stmt.begin), pragma);
+        oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin, pragma);
     }
 }
 
@@ -552,9 +559,10 @@ static void atomics(Cpu *C)
 {
     for (size_t i = 0; i < C->k->natomics; i++) {
         const Atomic *at = C->k->atomics[i];
-        if (!at->block && block_private(at->target) &&
-            (at->op != AT_ASSIGN || block_private(at->source)))
-            continue;             /* one thread owns it: nothing to do */
+        if ((!at->block && block_private(at->target) &&
+             (at->op != AT_ASSIGN || block_private(at->source))) ||
+            oklc_cpu_reduced(C, at))
+            continue;             /* one thread owns it (or a copy of it): nothing to do */
         const char *form;
         if (at->block || !at->scalar)
             form = "critical";
@@ -606,15 +614,21 @@ static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
-    Cpu C = {E, k, &E->c->arena, true, {0}};
+    Cpu C = {E, k, &E->c->arena, true, {0}, {0}};
     find_blocks(&C);
     /* uses first, then what is built from their text */
     for (size_t i = 0; i < k->nlocals; i++)
         if (oklc_cpu_exclusive(k->locals[i]))
             exclusive_var(&C, k->locals[i]);
     oklc_emit_jumps(E, k, true);
-    if (omp)
+    const char **reductions = NULL, **guards = NULL;
+    if (omp) {
+        reductions = oklc_arena_alloc(C.a, (k->nouters + 1) * sizeof *reductions);
+        guards = oklc_arena_alloc(C.a, (k->nouters + 1) * sizeof *guards);
+        for (size_t i = 0; i < k->nouters; i++)
+            reductions[i] = oklc_cpu_reductions(&C, k->outers[i], &guards[i]);
         atomics(&C);
+    }
     oklc_emit_dims(E, k);
     tile_loops(&C);
     drop_barriers(&C);
@@ -641,7 +655,7 @@ static void kernel(Emit *E, Kernel *k, bool omp)
         const Loop *order[6];
         size_t n = oklc_cpu_reorder_nest(&C, k->outers[i], order);
         if (omp)
-            parallel_loops(&C, k->outers[i], order, n);
+            parallel_loops(&C, k->outers[i], order, n, reductions[i], guards[i]);
     }
 }
 
@@ -674,7 +688,7 @@ bool oklc_cpu_translate(Emit *E)
     if (!oklc_emit_kernel_list(E))
         return false;
     oklc_emit_attributes(E);
-    Cpu file = {E, NULL, &E->c->arena, true, {0}};
+    Cpu file = {E, NULL, &E->c->arena, true, {0}, {0}};
     oklc_edits_directives(&E->ed, "pragma", unroll_pragma, &file);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);

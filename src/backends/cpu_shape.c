@@ -97,7 +97,7 @@ static bool unary(const char *t, uint32_t from, uint32_t p)
 }
 
 /* Does the loop write v (or take its address) anywhere in range r? */
-static bool written_in(Cpu *C, const Var *v, Range r)
+bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r)
 {
     const char *t = C->E->nz->text;
     static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
@@ -149,6 +149,11 @@ static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
     return true;
 }
 
+bool oklc_cpu_pure(const char *expr)
+{
+    return pure(expr, 0, (uint32_t)strlen(expr), true);
+}
+
 static const Local *local_at(const Guard *g, uint32_t off)
 {
     for (size_t i = 0; i < g->nlocals; i++)
@@ -185,7 +190,7 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
         if (lc && lc->value) {
             oklc_buf_puts(&out, lc->value);     /* a value the loop cannot change */
         } else if (oklc_cpu_exclusive(v) || oklc_in_range(l->stmt, v->name_off) ||
-                   written_in(C, v, l->stmt) ||
+                   oklc_cpu_written_in(C, v, l->stmt) ||
                    (g->merge && v->name_off == g->merge->outer->iter_off)) {
             return NULL;          /* per thread, changed by the loop, or merged into it */
         } else {
@@ -309,7 +314,7 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
 {
     const char *t = C->E->nz->text;
     Local lc = {v, NULL, false, NULL};
-    if (v->init_form != '=' || written_in(C, v, g->l->stmt))
+    if (v->init_form != '=' || oklc_cpu_written_in(C, v, g->l->stmt))
         return lc;
     Range init = trimmed(t, v->init.begin, v->init.end);
     if (is_iter(t, g, init)) {
@@ -833,7 +838,7 @@ static Range merged_use(const char *t, Range body, const Merge *m, const Var *tx
     return (Range){0, 0};
 }
 
-static const Var *iter_var(Cpu *C, const Loop *l)
+const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l)
 {
     for (size_t i = 0; i < C->k->nlocals; i++)
         if (C->k->locals[i]->name_off == l->iter_off)
@@ -846,7 +851,7 @@ static bool merged_uses(Cpu *C, Merge *m)
 {
     const char *t = C->E->nz->text;
     const Loop *tx = m->inner;
-    const Var *bv = iter_var(C, m->outer), *tv = iter_var(C, tx);
+    const Var *bv = oklc_cpu_iter_var(C, m->outer), *tv = oklc_cpu_iter_var(C, tx);
     if (!bv || !tv || !tx->node || !tx->node->nkids)
         return false;
     Range body = tx->node->kids[tx->node->nkids - 1]->range;

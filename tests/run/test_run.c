@@ -748,6 +748,59 @@ static void test_spaces(void **state)
     same_floats(want, out, N);
 }
 
+/* binSums(n, ...) on bins that start at hist0[t], fsum0[t], bits0[t] and
+ * count0[t], compared with the same sums in C. */
+static void bin_sums(int n, float fsum0)
+{
+    enum { BINS = 16, MAX = 100000 };
+    static int v[MAX];
+    int hist[BINS], want_hist[BINS];
+    float fsum[BINS], want_fsum[BINS];
+    unsigned bits[BINS], want_bits[BINS];
+    long count[BINS], want_count[BINS];
+    for (int t = 0; t < BINS; t++) {
+        hist[t] = want_hist[t] = 1000 + t;
+        fsum[t] = want_fsum[t] = fsum0;
+        bits[t] = want_bits[t] = 0x5a5a0000u + (unsigned)t;
+        count[t] = want_count[t] = 7 * t;
+    }
+    for (int i = 0; i < n; i++) {
+        v[i] = (int)((i * 2654435761u) >> 7 & 0xffff);
+        want_hist[v[i] % BINS]++;
+        want_fsum[v[i] % BINS] -= 0.5f;
+    }
+    for (int b = 0; b < n; b += 64)
+        for (int t = 0; t < BINS; t++) {
+            want_bits[t] ^= 1u << (b / 64 % 32);
+            want_count[t]++;
+        }
+    oklc_kernel *k = build("data.okl", "binSums");
+    oklc_memory *m[5] = {to_device(v, (size_t)n * sizeof *v), to_device(hist, sizeof hist),
+                         to_device(fsum, sizeof fsum), to_device(bits, sizeof bits),
+                         to_device(count, sizeof count)};
+    RUN(k, oklc_arg_int(n), oklc_arg_mem(m[0]), oklc_arg_mem(m[1]), oklc_arg_mem(m[2]),
+        oklc_arg_mem(m[3]), oklc_arg_mem(m[4]));
+    to_host(m[1], hist, sizeof hist);
+    to_host(m[2], fsum, sizeof fsum);
+    to_host(m[3], bits, sizeof bits);
+    to_host(m[4], count, sizeof count);
+    same_ints(want_hist, hist, BINS);
+    assert_memory_equal(want_fsum, fsum, sizeof fsum);     /* bit for bit: -0.0 stays */
+    assert_memory_equal(want_bits, bits, sizeof bits);
+    assert_memory_equal(want_count, count, sizeof count);
+    for (int i = 0; i < 5; i++)
+        oklc_memory_free(m[i]);
+    oklc_kernel_free(k);
+}
+
+static void test_bin_sums(void **state)
+{
+    (void)state;
+    bin_sums(100000, 0.0f);
+    bin_sums(64 * 40 + 13, 2.5f);
+    bin_sums(0, -0.0f);    /* no block: the arguments are left alone */
+}
+
 static void test_atomics(void **state)
 {
     (void)state;
@@ -880,6 +933,7 @@ int main(void)
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_grid_stride),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
+        cmocka_unit_test(test_bin_sums),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large),

@@ -1,0 +1,261 @@
+/*
+ * cpu_reduce.c - with OpenMP, @atomic updates of a kernel argument's
+ * elements as a reduction: each thread updates its own copy of the
+ * elements and the copies are combined into the argument once, when the
+ * nest ends (OpenMP's reduction clause on an array section). Otherwise
+ * every block pays one locked update per element, and the threads take
+ * the argument's cache lines from each other.
+ *
+ * The usual end of a block histogram or block sum qualifies:
+ *
+ *   for (int t = 0; t < 256; ++t; @inner)
+ *     @atomic hist[t] += s_h[t];
+ *
+ * becomes `hist[t] += s_h[t];` under `#pragma omp parallel for
+ * reduction(+ : hist[0:256])`. The conditions, each needed for the same
+ * result:
+ *  - the update is +=, -=, ++, --, *=, &=, |= or ^= (combined with +, +,
+ *    +, +, *, &, |, ^) of `arg[i]`, arg a kernel argument and i the
+ *    iterator of an enclosing @inner loop counting up by one from a number
+ *    over a constant count: the section arg[start:count];
+ *  - every use of arg in the nest is such an update, of the same section
+ *    with the same combination: nothing reads arg midway;
+ *  - every iteration of the nest's @outer loops makes the update for every
+ *    i: between the @outer loop and the update only braces and @inner
+ *    loops of constant counts, and no return, break, continue or goto in
+ *    the nest. The combination writes each element of the section, so the
+ *    kernel must write each one too; a nest that runs no iteration is
+ *    skipped by an `if` on the @outer loops' first tests (which must read
+ *    nothing the nest declares, and call nothing);
+ *  - the section is at most 64 KiB: each thread holds a copy.
+ * Floating-point values are combined in another order, which the atomics
+ * allowed already.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+enum { MAX_COPY = 64 * 1024 };
+
+typedef struct Reduction {
+    const Var  *arg;
+    char        op;           /* '+', '*', '&', '|' or '^' */
+    long long   start;
+    int64_t     count;
+} Reduction;
+
+static char combination(AtomicOp op)
+{
+    switch (op) {
+    case AT_ADD: case AT_SUB: case AT_INC: case AT_DEC: return '+';
+    case AT_MUL: return '*';
+    case AT_AND: return '&';
+    case AT_OR: return '|';
+    case AT_XOR: return '^';
+    default: return 0;
+    }
+}
+
+static uint32_t blanks(const char *t, uint32_t p, uint32_t end)
+{
+    while (p < end && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r'))
+        p++;
+    return p;
+}
+
+static bool refers_at(const Var *v, uint32_t off)
+{
+    for (size_t i = 0; v && i < v->nrefs; i++)
+        if (v->refs[i].begin == off)
+            return true;
+    return false;
+}
+
+/* The @inner loop whose iterator is the whole subscript of `arg[i]` in
+ * the update's target, or NULL. */
+static const Loop *indexing_loop(Cpu *C, const Atomic *at)
+{
+    const char *t = C->E->nz->text;
+    uint32_t p = blanks(t, at->lhs.begin, at->lhs.end), n = (uint32_t)strlen(at->target->name);
+    if (!refers_at(at->target, p))
+        return NULL;
+    p = blanks(t, p + n, at->lhs.end);
+    if (t[p] != '[')
+        return NULL;
+    uint32_t i = blanks(t, p + 1, at->lhs.end), e = i;
+    while (e < at->lhs.end && oklc_ident_char(t[e]))
+        e++;
+    p = blanks(t, e, at->lhs.end);
+    if (e == i || t[p] != ']' || blanks(t, p + 1, at->lhs.end) != at->lhs.end)
+        return NULL;
+    for (const Loop *l = at->loop; l; l = l->parent)
+        if (l->kind == LOOP_INNER && refers_at(oklc_cpu_iter_var(C, l), i))
+            return l;
+    return NULL;
+}
+
+/* The section an update covers: its loop counts up by one from a number,
+ * a constant number of times, and nothing else moves the iterator. */
+static bool section(Cpu *C, const Loop *l, Reduction *r)
+{
+    char *end;
+    const Var *i = oklc_cpu_iter_var(C, l);
+    if (!i || l->tile_part || !l->analyzed || l->down || strcmp(l->stride, "1") ||
+        !l->trips_known || l->ntrips <= 0 || oklc_cpu_written_in(C, i, l->body))
+        return false;
+    r->start = strtoll(l->start, &end, 10);
+    r->count = l->ntrips;
+    return *end == '\0' && end != l->start;
+}
+
+/* The deepest statement of `st` that holds offset `off`. */
+static const Stmt *stmt_at(const Stmt *st, uint32_t off)
+{
+    for (size_t i = 0; i < st->nkids; i++)
+        if (oklc_in_range(st->kids[i]->range, off))
+            return stmt_at(st->kids[i], off);
+    return st;
+}
+
+static bool jumps(const Stmt *st)
+{
+    if (st->kind == ST_RETURN || st->kind == ST_BREAK || st->kind == ST_CONTINUE ||
+        st->kind == ST_GOTO)
+        return true;
+    for (size_t i = 0; i < st->nkids; i++)
+        if (jumps(st->kids[i]))
+            return true;
+    return false;
+}
+
+/* Is the update made in every iteration of the nest, for every i? Only
+ * braces and attributed loops around it, the @inner ones of constant
+ * counts. */
+static bool always_made(const Loop *top, const Atomic *at)
+{
+    for (const Stmt *s = stmt_at(top->node, at->stmt.begin)->parent; s && s != top->node;
+         s = s->parent) {
+        if (s->kind == ST_COMPOUND)
+            continue;
+        const Loop *l = s->kind == ST_FOR ? s->loop : NULL;
+        if (!l || l->tile_part || (l->kind == LOOP_INNER && (!l->trips_known || l->ntrips <= 0)) ||
+            l->kind == LOOP_REGULAR)
+            return false;
+    }
+    return true;
+}
+
+/* The update's reduction, if it is one. */
+static bool reduction_of(Cpu *C, const Loop *top, const Atomic *at, Reduction *r)
+{
+    const Var *v = at->target;
+    if (at->block || !at->scalar || !combination(at->op) || !v || v->kind != VAR_PARAM ||
+        !v->type.pointer || v->type.array || !oklc_in_range(top->stmt, at->stmt.begin))
+        return false;
+    const Loop *l = indexing_loop(C, at);
+    r->arg = v;
+    r->op = combination(at->op);
+    return l && section(C, l, r) && r->count * at->size <= MAX_COPY && always_made(top, at);
+}
+
+/* Is every use of r->arg in the nest an update of r's reduction? */
+static bool only_updates(Cpu *C, const Loop *top, const Reduction *r)
+{
+    for (size_t i = 0; i < r->arg->nrefs; i++) {
+        uint32_t off = r->arg->refs[i].begin;
+        if (!oklc_in_range(top->stmt, off))
+            continue;
+        bool update = false;
+        for (size_t j = 0; j < C->k->natomics && !update; j++) {
+            const Atomic *at = C->k->atomics[j];
+            Reduction s;
+            update = blanks(C->E->nz->text, at->lhs.begin, at->lhs.end) == off &&
+                     reduction_of(C, top, at, &s) && s.op == r->op && s.start == r->start &&
+                     s.count == r->count;
+        }
+        if (!update)
+            return false;
+    }
+    return true;
+}
+
+/* `start CMP bound`: whether loop l runs at all, or NULL when that cannot
+ * be tested before the nest. */
+static const char *runs(Cpu *C, const Loop *top, const Loop *l)
+{
+    static const char *const cmp[] = {"<", "<=", ">", ">=", "!="};
+    if (!l->analyzed || !oklc_cpu_pure(l->start) || !oklc_cpu_pure(l->bound))
+        return NULL;
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        if (!oklc_in_range(top->stmt, v->range.begin) || v->name_off == l->iter_off)
+            continue;
+        for (size_t j = 0; j < v->nrefs; j++)
+            if (oklc_in_range(l->header, v->refs[j].begin))
+                return NULL;            /* declared in the nest */
+    }
+    return oklc_arena_printf(C->a, "%s %s %s", oklc_cpu_op(C, l->start), cmp[l->cmp],
+                             oklc_cpu_op(C, l->bound));
+}
+
+/* The nest's first tests, joined by &&: the @outer loops around the
+ * update, which must be a perfect nest (each the whole body of the one
+ * before), so that when one has no iteration the nest does nothing. NULL
+ * if the tests cannot be made. */
+static const char *nest_runs(Cpu *C, const Loop *top, const Atomic *at)
+{
+    const Loop *chain[8];
+    size_t n = 0;
+    for (const Loop *l = at->loop; l; l = l->parent)
+        if (l->kind == LOOP_OUTER && n < OKLC_COUNTOF(chain))
+            chain[n++] = l;
+    if (!n || chain[n - 1] != top)
+        return NULL;
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    for (size_t i = n; i-- > 0;) {
+        const char *test = runs(C, top, chain[i]);
+        if (!test || (i && (chain[i]->nkids != 1 || !oklc_cpu_collapsible(C, chain[i], chain[i - 1]))))
+            return NULL;
+        oklc_buf_printf(&b, "%s%s", b.len ? " && " : "", test);
+    }
+    return b.data;
+}
+
+const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard)
+{
+    Buf clauses;
+    oklc_buf_init(&clauses, C->a);
+    VEC(const Var *) args = {0};
+    *guard = NULL;
+    if (jumps(top->node))
+        return "";
+    for (size_t i = 0; i < C->k->natomics; i++) {
+        const Atomic *at = C->k->atomics[i];
+        Reduction r;
+        const char *test;
+        if (!reduction_of(C, top, at, &r) || !only_updates(C, top, &r) ||
+            !(test = nest_runs(C, top, at)))
+            continue;
+        vec_push(C->a, &C->reduced, at);
+        size_t seen = 0;
+        while (seen < args.len && args.data[seen] != r.arg)
+            seen++;
+        if (seen == args.len) {
+            vec_push(C->a, &args, r.arg);
+            oklc_buf_printf(&clauses, " reduction(%c : %s[%lld:%lld])", r.op, r.arg->name,
+                            r.start, (long long)r.count);
+        }
+        *guard = test;                /* one perfect nest: the same for every update */
+    }
+    return clauses.len ? clauses.data : "";
+}
+
+bool oklc_cpu_reduced(const Cpu *C, const Atomic *at)
+{
+    for (size_t i = 0; i < C->reduced.len; i++)
+        if (C->reduced.data[i] == at)
+            return true;
+    return false;
+}
