@@ -57,40 +57,25 @@ static char combination(AtomicOp op)
     }
 }
 
-static uint32_t blanks(const char *t, uint32_t p, uint32_t end)
-{
-    while (p < end && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r'))
-        p++;
-    return p;
-}
-
-static bool refers_at(const Var *v, uint32_t off)
-{
-    for (size_t i = 0; v && i < v->nrefs; i++)
-        if (v->refs[i].begin == off)
-            return true;
-    return false;
-}
-
 /* The @inner loop whose iterator is the whole subscript of `arg[i]` in
  * the update's target, or NULL. */
 static const Loop *indexing_loop(Cpu *C, const Atomic *at)
 {
     const char *t = C->E->nz->text;
-    uint32_t p = blanks(t, at->lhs.begin, at->lhs.end), n = (uint32_t)strlen(at->target->name);
-    if (!refers_at(at->target, p))
+    uint32_t p = oklc_cpu_skip_blanks(t, at->lhs.begin, at->lhs.end);
+    if (!oklc_cpu_refers_at(at->target, p))
         return NULL;
-    p = blanks(t, p + n, at->lhs.end);
+    p = oklc_cpu_skip_blanks(t, p + (uint32_t)strlen(at->target->name), at->lhs.end);
     if (t[p] != '[')
         return NULL;
-    uint32_t i = blanks(t, p + 1, at->lhs.end), e = i;
+    uint32_t i = oklc_cpu_skip_blanks(t, p + 1, at->lhs.end), e = i;
     while (e < at->lhs.end && oklc_ident_char(t[e]))
         e++;
-    p = blanks(t, e, at->lhs.end);
-    if (e == i || t[p] != ']' || blanks(t, p + 1, at->lhs.end) != at->lhs.end)
+    p = oklc_cpu_skip_blanks(t, e, at->lhs.end);
+    if (e == i || t[p] != ']' || oklc_cpu_skip_blanks(t, p + 1, at->lhs.end) != at->lhs.end)
         return NULL;
     for (const Loop *l = at->loop; l; l = l->parent)
-        if (l->kind == LOOP_INNER && refers_at(oklc_cpu_iter_var(C, l), i))
+        if (l->kind == LOOP_INNER && oklc_cpu_refers_at(oklc_cpu_iter_var(C, l), i))
             return l;
     return NULL;
 }
@@ -116,17 +101,6 @@ static const Stmt *stmt_at(const Stmt *st, uint32_t off)
         if (oklc_in_range(st->kids[i]->range, off))
             return stmt_at(st->kids[i], off);
     return st;
-}
-
-static bool jumps(const Stmt *st)
-{
-    if (st->kind == ST_RETURN || st->kind == ST_BREAK || st->kind == ST_CONTINUE ||
-        st->kind == ST_GOTO)
-        return true;
-    for (size_t i = 0; i < st->nkids; i++)
-        if (jumps(st->kids[i]))
-            return true;
-    return false;
 }
 
 /* Is the update made in every iteration of the nest, for every i? Only
@@ -170,7 +144,7 @@ static bool only_updates(Cpu *C, const Loop *top, const Reduction *r)
         for (size_t j = 0; j < C->k->natomics && !update; j++) {
             const Atomic *at = C->k->atomics[j];
             Reduction s;
-            update = blanks(C->E->nz->text, at->lhs.begin, at->lhs.end) == off &&
+            update = oklc_cpu_skip_blanks(C->E->nz->text, at->lhs.begin, at->lhs.end) == off &&
                      reduction_of(C, top, at, &s) && s.op == r->op && s.start == r->start &&
                      s.count == r->count;
         }
@@ -184,7 +158,6 @@ static bool only_updates(Cpu *C, const Loop *top, const Reduction *r)
  * be tested before the nest. */
 static const char *runs(Cpu *C, const Loop *top, const Loop *l)
 {
-    static const char *const cmp[] = {"<", "<=", ">", ">=", "!="};
     if (!l->analyzed || !oklc_cpu_pure(l->start) || !oklc_cpu_pure(l->bound))
         return NULL;
     for (size_t i = 0; i < C->k->nlocals; i++) {
@@ -195,7 +168,7 @@ static const char *runs(Cpu *C, const Loop *top, const Loop *l)
             if (oklc_in_range(l->header, v->refs[j].begin))
                 return NULL;            /* declared in the nest */
     }
-    return oklc_arena_printf(C->a, "%s %s %s", oklc_cpu_op(C, l->start), cmp[l->cmp],
+    return oklc_arena_printf(C->a, "%s %s %s", oklc_cpu_op(C, l->start), oklc_cmp_spelling(l->cmp),
                              oklc_cpu_op(C, l->bound));
 }
 
@@ -216,7 +189,9 @@ static const char *nest_runs(Cpu *C, const Loop *top, const Atomic *at)
     oklc_buf_init(&b, C->a);
     for (size_t i = n; i-- > 0;) {
         const char *test = runs(C, top, chain[i]);
-        if (!test || (i && (chain[i]->nkids != 1 || !oklc_cpu_collapsible(C, chain[i], chain[i - 1]))))
+        bool perfect = !i || (chain[i]->nkids == 1 &&
+                              oklc_cpu_collapsible(C, chain[i], chain[i - 1]));
+        if (!test || !perfect)
             return NULL;
         oklc_buf_printf(&b, "%s%s", b.len ? " && " : "", test);
     }
@@ -229,7 +204,7 @@ const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard)
     oklc_buf_init(&clauses, C->a);
     VEC(const Var *) args = {0};
     *guard = NULL;
-    if (jumps(top->node))
+    if (oklc_cpu_has_jump(top->node, false))
         return "";
     for (size_t i = 0; i < C->k->natomics; i++) {
         const Atomic *at = C->k->atomics[i];

@@ -56,7 +56,7 @@ typedef struct Guard {
     const char  *when;         /* terms without the iterator, joined by && */
 } Guard;
 
-static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
+uint32_t oklc_cpu_skip_blanks(const char *t, uint32_t p, uint32_t end)
 {
     while (p < end && isspace((unsigned char)t[p]))
         p++;
@@ -65,7 +65,7 @@ static uint32_t skip_blanks(const char *t, uint32_t p, uint32_t end)
 
 static Range trimmed(const char *t, uint32_t b, uint32_t e)
 {
-    b = skip_blanks(t, b, e);
+    b = oklc_cpu_skip_blanks(t, b, e);
     while (e > b && isspace((unsigned char)t[e - 1]))
         e--;
     return (Range){b, e};
@@ -106,7 +106,7 @@ bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r)
         Range ref = v->refs[i];
         if (!oklc_in_range(r, ref.begin))
             continue;
-        uint32_t a = skip_blanks(t, ref.end, (uint32_t)C->E->nz->len);
+        uint32_t a = oklc_cpu_skip_blanks(t, ref.end, (uint32_t)C->E->nz->len);
         if (t[a] == '=' && t[a + 1] != '=')
             return true;
         for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
@@ -599,13 +599,13 @@ static bool uses_var_of(Cpu *C, Range r, const Loop *l)
     return false;
 }
 
-static bool has_jump(const Stmt *st)
+bool oklc_cpu_has_jump(const Stmt *st, bool barriers)
 {
     if (st->kind == ST_RETURN || st->kind == ST_GOTO || st->kind == ST_BREAK ||
-        st->kind == ST_CONTINUE || st->barrier)
+        st->kind == ST_CONTINUE || (barriers && st->barrier))
         return true;
     for (size_t i = 0; i < st->nkids; i++)
-        if (has_jump(st->kids[i]))
+        if (oklc_cpu_has_jump(st->kids[i], barriers))
             return true;
     return false;
 }
@@ -621,7 +621,7 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     if (body->kind != ST_COMPOUND || !body->nkids)
         return;
     const Stmt *f = body->kids[body->nkids - 1];
-    if (f->kind != ST_FOR || f->loop || !f->nkids || has_jump(f))
+    if (f->kind != ST_FOR || f->loop || !f->nkids || oklc_cpu_has_jump(f, true))
         return;
     for (size_t i = 0; i + 1 < body->nkids; i++) {
         const Stmt *d = body->kids[i];
@@ -758,7 +758,7 @@ static size_t nest_order(Cpu *C, const Loop *top, const Loop **chain, const Loop
  * blanks): its range. */
 static Range token_at(const char *t, uint32_t p, uint32_t end)
 {
-    p = skip_blanks(t, p, end);
+    p = oklc_cpu_skip_blanks(t, p, end);
     uint32_t e = p;
     while (e < end && oklc_ident_char(t[e]))
         e++;
@@ -776,10 +776,10 @@ static Range token_before(const char *t, uint32_t from, uint32_t p)
     return (Range){b < p ? b : p > from ? p - 1 : p, p};
 }
 
-static bool is_ref(const Var *v, Range r)
+bool oklc_cpu_refers_at(const Var *v, uint32_t off)
 {
-    for (size_t i = 0; i < v->nrefs; i++)
-        if (v->refs[i].begin == r.begin)
+    for (size_t i = 0; v && i < v->nrefs; i++)
+        if (v->refs[i].begin == off)
             return true;
     return false;
 }
@@ -820,7 +820,7 @@ static Range merged_use(const char *t, Range body, const Merge *m, const Var *tx
         if (!e || first.begin != b)
             continue;
         Range txr = f < 2 ? token_before(t, body.begin, e) : first;
-        if (!is_ref(tx, txr))
+        if (!oklc_cpu_refers_at(tx, txr.begin))
             continue;
         Range prev = token_before(t, body.begin, b), next = token_at(t, e, body.end);
         /* the operators around it bind less tightly than + (or are a +

@@ -150,7 +150,7 @@ void oklc_rt_cache_key(const Build *b, char key[33])
 
 oklc_status oklc_rt_cache_tmp(const char *root, const char *key, char **tmp)
 {
-    /* XXXXXX: the part mkdtemp fills in, unique per build */
+    /* mkdtemp replaces the six last characters: unique per build */
     char *t = oklc_rt_format("%s/%s.tmp.%ld.XXXXXX", root, key, (long)getpid());
     if (!t)
         return oklc_rt_oom();
