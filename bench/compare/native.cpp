@@ -2,8 +2,8 @@
 // for a CPU: plain loops, `#pragma omp parallel for` where the work splits,
 // nothing of OKL. Built by the runtime as native source (oklc_props_okl
 // false) on the same device as the generated code, so with the same
-// compiler, flags (-std=c++17 -shared -fPIC [-fopenmp] -O3, or OKLC_CXX /
-// OKLC_CXXFLAGS) and launch path: each kernel is
+// compiler, flags (-std=c++17 -shared -fPIC [-fopenmp] -O3 -march=native,
+// or OKLC_CXX / OKLC_CXXFLAGS) and launch path: each kernel is
 // `extern "C" void name(void *const *args)`, args[i] pointing to argument i
 // (for memory, to a variable holding the address). Without -fopenmp (the
 // serial device) the pragmas are ignored and the code is the serial version.
@@ -56,7 +56,6 @@ extern "C" void triad_native(void *const *args)
 }
 
 // partial[b] = the sum of x[256 b .. 256 b + 255] (x beyond n counts 0).
-// 16 running sums, so that the adds vectorize without -ffast-math.
 extern "C" void blockSum_native(void *const *args)
 {
     // The kernel's own order of additions (a tree over each block), so the

@@ -137,7 +137,9 @@ oklc_status oklc_props_include_path(oklc_props *p, const char *dir);
 /* A file included before the kernel (OCCA's "includes"). */
 oklc_status oklc_props_include_file(oklc_props *p, const char *path);
 /* The compiler and its flags, for this kernel (else OKLC_CXX / OKLC_CXXFLAGS,
- * else "c++" and "-O3"). Flags are split at blanks; no shell is involved.
+ * else "c++" and "-O3 -march=native", -mcpu=native on POWER: built for the
+ * CPU that runs them; with such flags the cache key holds the CPU's model
+ * and features). Flags are split at blanks; no shell is involved.
  * NULL restores the default. CPU devices add -std=c++17 -shared -fPIC (and
  * -fopenmp) before these flags, so that these can override them.
  * GPU-like devices: the compiler builds the OKL host launcher (with
@@ -179,7 +181,9 @@ oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const cha
                                      const char *name, const oklc_props *props,
                                      oklc_kernel **out);
 /* Builds into the cache without loading (one MPI rank builds, the others
- * load): *binary receives the cache entry's folder (free() it). */
+ * load): *binary receives the cache entry's folder (free() it). With the
+ * default flags the binary is for the building CPU: ranks on another kind
+ * of CPU should build their own. */
 oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char *name,
                                    const oklc_props *props, char **binary);
 /* Loads kernel `name` from a cache entry built by oklc_kernel_build_only. */

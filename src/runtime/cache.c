@@ -115,7 +115,8 @@ static void add_compiler(XXH3_state_t *h, const char *path)
  * hashed too, so a changed transpiler never reuses an old entry. GPU-like
  * devices add the launcher, the device compiler's options, and the device
  * with its driver and compiler versions (b->device_id): their binaries are
- * the device's. */
+ * the device's. CPU devices add the CPU there when the flags make code for
+ * it alone (-march=native, the default). */
 void oklc_rt_cache_key(const Build *b, char key[33])
 {
     XXH3_state_t h;
@@ -134,7 +135,7 @@ void oklc_rt_cache_key(const Build *b, char key[33])
         add_str(&h, b->props->cmds[i].text);
     }
     add_str(&h, b->launcher);
-    add_str(&h, b->device_id);    /* GPU binaries are the device's and its compiler's */
+    add_str(&h, b->device_id);    /* binaries for one device (or CPU) only */
     for (size_t i = 0; i < b->nopts; i++)
         add_str(&h, b->opts[i]);
     add_str(&h, "cmd");

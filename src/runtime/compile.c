@@ -87,12 +87,22 @@ oklc_status oklc_rt_compiler(Build *b)
     return st;
 }
 
+/* Kernels are built where they run, so by default for this CPU, as OCCA's
+ * release flags do: GCC and Clang vectorise for its widest registers and
+ * use its FMA. POWER's GCC spells it -mcpu. The key then holds the CPU
+ * (oklc_rt_cpu_identity), for caches that nodes of other kinds share. */
+#if defined(__powerpc__) || defined(__powerpc64__)
+#define DEFAULT_FLAGS "-O3 -mcpu=native"
+#else
+#define DEFAULT_FLAGS "-O3 -march=native"
+#endif
+
 oklc_status oklc_rt_compiler_flags(Build *b)
 {
     const char *flags = b->props->flags;
     if (!flags)
         flags = getenv("OKLC_CXXFLAGS");
-    char *copy = oklc_rt_strdup(flags ? flags : "-O3");
+    char *copy = oklc_rt_strdup(flags ? flags : DEFAULT_FLAGS);
     if (!copy)
         return oklc_rt_oom();
     oklc_status st = OKLC_OK;

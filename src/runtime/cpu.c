@@ -10,8 +10,11 @@
  * OpenMP build lets us set through its _occa_set_num_threads.
  */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
 
 #include "rt.h"
 
@@ -113,6 +116,64 @@ static oklc_status add_props(Build *b)
     return st;
 }
 
+/* The model and feature lines of the first processor: those say which
+ * instructions a binary may use. Clock speed, BogoMIPS and ids differ
+ * between boots and between nodes of one kind, which should share entries. */
+char *oklc_rt_cpu_identity(const char *cpuinfo)
+{
+    static const char *const keys[] = {
+        "vendor_id", "cpu family", "model", "model name", "stepping", "flags",    /* x86 */
+        "CPU implementer", "CPU architecture", "CPU variant", "CPU part", "CPU revision",
+        "Features",    /* Arm */
+        "cpu", "revision", "isa", "uarch",    /* POWER, RISC-V */
+    };
+    char *id = oklc_rt_strdup("");
+    for (const char *line = cpuinfo; id && *line && *line != '\n';) {
+        size_t len = strcspn(line, "\n"), key = strcspn(line, "\t:");
+        for (size_t i = 0; i < OKLC_COUNTOF(keys); i++) {
+            if (key != strlen(keys[i]) || strncmp(line, keys[i], key))
+                continue;
+            char *more = oklc_rt_format("%s%.*s\n", id, (int)len, line);
+            oklc_free(id);
+            id = more;
+            break;
+        }
+        line += len + (line[len] == '\n');
+    }
+    return id;
+}
+
+/* -march=native and its kin make code that another kind of CPU may not
+ * run: such a binary's key holds this CPU's identity, so that a cache
+ * shared by nodes of several kinds keeps one entry per kind. */
+static bool for_this_cpu(const Build *b)
+{
+    for (size_t i = 0; i < b->ncmd; i++) {
+        const char *a = b->cmd[i];
+        if (!strcasecmp(a, "-xHost") || (!strncmp(a, "-m", 2) && strstr(a, "=native")))
+            return true;
+    }
+    return false;
+}
+
+static oklc_status key_this_cpu(Build *b)
+{
+    if (!for_this_cpu(b))
+        return OKLC_OK;
+    char text[65536] = "";    /* the first processor's lines are far fewer */
+    FILE *f = fopen("/proc/cpuinfo", "r");    /* not on every system: then uname's alone */
+    if (f) {
+        text[fread(text, 1, sizeof text - 1, f)] = '\0';
+        fclose(f);
+    }
+    struct utsname u;
+    char *id = oklc_rt_cpu_identity(text);
+    if (id)
+        b->device_id = oklc_rt_format("host cpu %s\n%s", uname(&u) ? "?" : u.machine, id);
+    oklc_free(id);
+    return b->device_id ? OKLC_OK : oklc_rt_oom();
+}
+
 static oklc_status command(const oklc_device *d, Build *b)
 {
     static const char *const fixed[] = {"-std=c++17", "-shared", "-fPIC"};
@@ -123,6 +184,8 @@ static oklc_status command(const oklc_device *d, Build *b)
         st = oklc_rt_cmd_add(b, "-fopenmp");
     if (!st)
         st = oklc_rt_compiler_flags(b);    /* after ours, so that they can override */
+    if (!st)
+        st = key_this_cpu(b);
     if (!st && !b->props->okl && b->source_dir)
         st = add_joined(b, "-I", b->source_dir);
     return st ? st : add_props(b);

@@ -178,6 +178,10 @@ struct oklc_memory {
 
 OKLC_INTERNAL extern const DeviceOps oklc_serial_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_openmp_ops;
+/* The lines of /proc/cpuinfo's text that say which CPU it is and what it
+ * can do (its first processor's model and feature lines), or NULL when
+ * memory ran out. */
+OKLC_INTERNAL char *oklc_rt_cpu_identity(const char *cpuinfo);
 
 /* ---- gpu.c ---------------------------------------------------------------------- */
 
@@ -382,7 +386,8 @@ struct Build {
     char              *launcher;   /* OKL: the host launcher's C++ (oklc_free) */
     char             **opts;       /* the device compiler's options, NULL-terminated */
     size_t             nopts;
-    char              *device_id;  /* the device and its compiler, for the key */
+    char              *device_id;  /* the device and its compiler, for the key; CPU
+                                    * devices: the CPU, when the flags say native */
 };
 
 /* Makes b->source and b->metadata from `text` (NULL: read b->path):
@@ -395,7 +400,8 @@ OKLC_INTERNAL oklc_status oklc_rt_cmd_add(Build *b, const char *arg);
 /* ---- compile.c ------------------------------------------------------------------ */
 
 /* Appends to b->cmd the compiler (props, else OKLC_CXX, else "c++") as an
- * absolute path; then its flags (props, else OKLC_CXXFLAGS, else "-O3"). */
+ * absolute path; then its flags (props, else OKLC_CXXFLAGS, else
+ * "-O3 -march=native"; on POWER -mcpu=native). */
 OKLC_INTERNAL oklc_status oklc_rt_compiler(Build *b);
 OKLC_INTERNAL oklc_status oklc_rt_compiler_flags(Build *b);
 /* Runs argv (argv[0] through PATH); *output gets stdout and stderr

@@ -242,7 +242,13 @@ static void native_props(void **state)
 
 /* ---- the compiler --------------------------------------------------------------- */
 
-/* Flags: props, else OKLC_CXXFLAGS, else -O3; compiler: props, else
+#if defined(__powerpc__) || defined(__powerpc64__)
+#define DEFAULT_FLAGS "-O3 -mcpu=native"
+#else
+#define DEFAULT_FLAGS "-O3 -march=native"
+#endif
+
+/* Flags: props, else OKLC_CXXFLAGS, else -O3 for this CPU; compiler: props, else
  * OKLC_CXX, else c++. Flags are split at blanks, with no shell. */
 static void compiler_choice(void **state)
 {
@@ -286,7 +292,7 @@ static void compile_error(void **state)
     assert_non_null(strstr(msg, "the compiler exited with status 1"));
     assert_non_null(strstr(msg, "undeclared_thing"));    /* quotes depend on the locale */
     assert_non_null(strstr(msg, "source.cpp:3:11: error:"));
-    assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC -O3"));
+    assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC " DEFAULT_FLAGS));
 }
 
 static void verbose(void **state)
@@ -312,7 +318,7 @@ static void verbose(void **state)
     char *text;
     assert_ok(oklc_rt_read_file(log, &text, NULL));
     assert_non_null(strstr(text, "oklc: compiling: /"));
-    assert_non_null(strstr(text, " -std=c++17 -shared -fPIC -fopenmp -O3 -I/"));
+    assert_non_null(strstr(text, " -std=c++17 -shared -fPIC -fopenmp " DEFAULT_FLAGS " -I/"));
     assert_non_null(strstr(text, " '-DMSG=a b' "));    /* quoted for a shell */
     assert_non_null(strstr(text, "source.cpp -o /"));
     assert_non_null(strstr(text, "oklc: source of 'addVectors': /"));
@@ -320,6 +326,69 @@ static void verbose(void **state)
     oklc_kernel_free(k);
     oklc_device_close(d);
     oklc_props_free(p);
+}
+
+/* What names a CPU in /proc/cpuinfo: the first processor's model and
+ * feature lines, not its clock, BogoMIPS or ids. */
+static void cpu_identity(void **state)
+{
+    (void)state;
+    const char *x86 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+                      "model\t\t: 17\nmodel name\t: AMD EPYC 9654\nstepping\t: 1\n"
+                      "cpu MHz\t\t: %s\napicid\t\t: 0\nflags\t\t: fpu sse2 avx2 avx512f\n"
+                      "bogomips\t: %s\n\nprocessor\t: 1\nmodel name\t: Other\n";
+    char one[600], two[600];
+    snprintf(one, sizeof one, x86, "2400.000", "4800.00");
+    snprintf(two, sizeof two, x86, "3551.208", "4799.98");
+    char *a = oklc_rt_cpu_identity(one), *b = oklc_rt_cpu_identity(two);
+    assert_string_equal(a, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+                           "model name\t: AMD EPYC 9654\nstepping\t: 1\n"
+                           "flags\t\t: fpu sse2 avx2 avx512f\n");
+    assert_string_equal(a, b);    /* another clock, the same CPU */
+    oklc_free(b);
+    one[strlen("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 2")] = '3';
+    b = oklc_rt_cpu_identity(one);
+    assert_string_not_equal(a, b);    /* another family */
+    oklc_free(a);
+    oklc_free(b);
+    a = oklc_rt_cpu_identity("processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd sve\n"
+                             "CPU implementer\t: 0x41\nCPU part\t: 0xd40\n");
+    assert_string_equal(a, "Features\t: fp asimd sve\nCPU implementer\t: 0x41\n"
+                           "CPU part\t: 0xd40\n");
+    oklc_free(a);
+    a = oklc_rt_cpu_identity("");
+    assert_string_equal(a, "");
+    oklc_free(a);
+}
+
+/* Flags that make code for this CPU alone (the default) put the CPU in
+ * the key; others do not. */
+static void cpu_in_key(void **state)
+{
+    (void)state;
+    char *info = NULL;
+    (void)oklc_rt_read_file("/proc/cpuinfo", &info, NULL);
+    char *id = oklc_rt_cpu_identity(info ? info : "");
+    oklc_free(info);
+    oklc_device *d = open_dev("openmp");
+    oklc_props *p = native();
+    const char *const flags[] = {NULL, "-O2 -mcpu=native", "-xHost", "-O3", "-O3 -DX=native"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        assert_ok(oklc_props_compiler_flags(p, flags[i]));
+        Build b = {.dev = d, .props = p, .name = "k"};
+        assert_ok(d->ops->command(d, &b));
+        if (i < 3) {
+            assert_non_null(b.device_id);
+            assert_non_null(strstr(b.device_id, "host cpu "));
+            assert_non_null(strstr(b.device_id, id));
+        } else {
+            assert_null(b.device_id);
+        }
+        oklc_rt_build_free(&b);
+    }
+    oklc_free(id);
+    oklc_props_free(p);
+    oklc_device_close(d);
 }
 
 /* ---- the cache ----------------------------------------------------------------- */
@@ -877,6 +946,8 @@ int main(void)
         cmocka_unit_test(compiler_choice),
         cmocka_unit_test(compile_error),
         cmocka_unit_test(verbose),
+        cmocka_unit_test(cpu_identity),
+        cmocka_unit_test(cpu_in_key),
         cmocka_unit_test(cache_hits),
         cmocka_unit_test(cache_header_edit),
         cmocka_unit_test(cache_folder),
