@@ -10,6 +10,7 @@
  * OpenMP build lets us set through its _occa_set_num_threads.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,21 +157,39 @@ static bool for_this_cpu(const Build *b)
     return false;
 }
 
+/* The kernel writes /proc/cpuinfo anew at each read: this process reads
+ * the first processor's lines once (on Linux; elsewhere uname's machine
+ * alone) and keeps its identity. */
+static char *this_cpu(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char *id;
+    pthread_mutex_lock(&lock);
+    if (!id) {
+        char text[16384] = "";
+        size_t n = 0;
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        while (f && n < sizeof text - 1 && fgets(text + n, (int)(sizeof text - n), f) &&
+               text[n] != '\n')
+            n += strlen(text + n);
+        if (f)
+            fclose(f);
+        struct utsname u;
+        char *lines = oklc_rt_cpu_identity(text);
+        if (lines)
+            id = oklc_rt_format("host cpu %s\n%s", uname(&u) ? "?" : u.machine, lines);
+        oklc_free(lines);
+    }
+    char *copy = id ? oklc_rt_strdup(id) : NULL;
+    pthread_mutex_unlock(&lock);
+    return copy;
+}
+
 static oklc_status key_this_cpu(Build *b)
 {
     if (!for_this_cpu(b))
         return OKLC_OK;
-    char text[65536] = "";    /* the first processor's lines are far fewer */
-    FILE *f = fopen("/proc/cpuinfo", "r");    /* not on every system: then uname's alone */
-    if (f) {
-        text[fread(text, 1, sizeof text - 1, f)] = '\0';
-        fclose(f);
-    }
-    struct utsname u;
-    char *id = oklc_rt_cpu_identity(text);
-    if (id)
-        b->device_id = oklc_rt_format("host cpu %s\n%s", uname(&u) ? "?" : u.machine, id);
-    oklc_free(id);
+    b->device_id = this_cpu();
     return b->device_id ? OKLC_OK : oklc_rt_oom();
 }
 
