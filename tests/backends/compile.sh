@@ -21,6 +21,7 @@ case $backend in
 esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export TMPDIR="$tmp"    # the compilers' temporary files: hipcc leaves empty folders
 
 # check N INPUT: its report goes to $tmp/N.log, a failure leaves $tmp/N.fail
 check() {

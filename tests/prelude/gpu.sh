@@ -50,6 +50,7 @@ dir=tests/prelude/gpu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export POCL_CACHE_DIR="$tmp/pocl" # every build afresh, nothing left in ~/.cache
+export TMPDIR="$tmp"               # hipcc leaves empty folders in TMPDIR
 failed=0 checked=0 skipped=0
 fail() {
   echo "FAIL: $*"
