@@ -188,8 +188,15 @@ OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
 /* Does the code in r write v (or take its address)? */
 OKLC_INTERNAL bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r);
-/* Is the expression free of calls and side effects? */
-OKLC_INTERNAL bool oklc_cpu_pure(const char *expr);
+/* Is the expression free of calls and side effects (and, unless `reads`,
+ * of subscripts and dereferences)? */
+OKLC_INTERNAL bool oklc_cpu_pure(const char *expr, bool reads);
+
+/* cpu_counts.c: the loop f (`for (decl = base; cond; ++n) body`, the
+ * grid-stride loop run in order) with copies of the @shared arrays it
+ * counts into; NULL when it has none. */
+OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl,
+                                                 const char *base, Range cond);
 
 /* cpu_reduce.c: OpenMP reductions for @atomic updates of an argument's
  * elements. The clauses for nest `top` ("" if none), and in *guard the

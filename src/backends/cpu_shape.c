@@ -149,9 +149,9 @@ static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
     return true;
 }
 
-bool oklc_cpu_pure(const char *expr)
+bool oklc_cpu_pure(const char *expr, bool reads)
 {
-    return pure(expr, 0, (uint32_t)strlen(expr), true);
+    return pure(expr, 0, (uint32_t)strlen(expr), reads);
 }
 
 static const Local *local_at(const Guard *g, uint32_t off)
@@ -617,13 +617,15 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
         strcmp(l->stride, "1") || strcmp(l->start, "0") || oklc_cpu_in_split(C, l->stmt.begin) ||
         !l->node || !l->node->nkids)
         return;
+    /* the body: { declarations; for ... } or the for alone */
     const Stmt *body = l->node->kids[l->node->nkids - 1];
-    if (body->kind != ST_COMPOUND || !body->nkids)
+    bool braces = body->kind == ST_COMPOUND;
+    if (braces && !body->nkids)
         return;
-    const Stmt *f = body->kids[body->nkids - 1];
+    const Stmt *f = braces ? body->kids[body->nkids - 1] : body;
     if (f->kind != ST_FOR || f->loop || !f->nkids || oklc_cpu_has_jump(f, true))
         return;
-    for (size_t i = 0; i + 1 < body->nkids; i++) {
+    for (size_t i = 0; braces && i + 1 < body->nkids; i++) {
         const Stmt *d = body->kids[i];
         if (d->kind != ST_DECL || uses_var_of(C, d->range, l))
             return;
@@ -678,13 +680,23 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     /* one loop over the elements, in order */
     Buf out;
     oklc_buf_init(&out, C->a);
-    oklc_buf_puts(&out, "{");
-    oklc_buf_puts(&out, oklc_cpu_render(C, (Range){body->range.begin + 1, f->range.begin}));
-    oklc_buf_printf(&out, "for (%s = %s; %s; ++%s) ",
-                    oklc_cpu_render(C, trimmed(t, h.begin, eq)), base,
-                    oklc_cpu_render(C, trimmed(t, cond.begin, cond.end)), n);
-    oklc_buf_puts(&out, oklc_cpu_render(C, f->kids[f->nkids - 1]->range));
-    oklc_buf_puts(&out, oklc_cpu_render(C, (Range){f->range.end, body->range.end}));
+    oklc_buf_puts(&out, braces ? "{" : "{\n");
+    if (braces)
+        oklc_buf_puts(&out, oklc_cpu_render(C, (Range){body->range.begin + 1, f->range.begin}));
+    else
+        oklc_buf_printf(&out, "%s  ", oklc_emit_indent(C->E, l->stmt.begin));
+    const char *decl = oklc_cpu_render(C, trimmed(t, h.begin, eq));
+    const char *counting = oklc_cpu_counting_loop(C, f, decl, base, trimmed(t, cond.begin, cond.end));
+    if (counting)
+        oklc_buf_puts(&out, counting);
+    else
+        oklc_buf_printf(&out, "for (%s = %s; %s; ++%s)%s", decl, base,
+                        oklc_cpu_render(C, trimmed(t, cond.begin, cond.end)), n,
+                        oklc_cpu_render(C, (Range){f->head.end + 1, f->range.end}));
+    if (braces)
+        oklc_buf_puts(&out, oklc_cpu_render(C, (Range){f->range.end, body->range.end}));
+    else
+        oklc_buf_printf(&out, "\n%s}", oklc_emit_indent(C->E, l->stmt.begin));
     oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, out.data);
 }
 

@@ -87,6 +87,17 @@ static void loop(oklc_ctx *c, Buf *out, const Loop *l, int depth)
         loop(c, out, l->kids[i], depth + 1);
 }
 
+/* The for loops without OKL attributes whose count is known. */
+static void plain_loops(oklc_ctx *c, Buf *out, const Stmt *st)
+{
+    if (st->kind == ST_FOR && !st->loop && st->trips >= 0) {
+        oklc_buf_printf(out, "  plain loop, iterations: %d", (int)st->trips);
+        pos(c, out, st->range.begin);
+    }
+    for (size_t i = 0; i < st->nkids; i++)
+        plain_loops(c, out, st->kids[i]);
+}
+
 static void kernel(oklc_ctx *c, Buf *out, const Kernel *k)
 {
     oklc_buf_printf(out, "kernel %s", k->name);
@@ -101,6 +112,8 @@ static void kernel(oklc_ctx *c, Buf *out, const Kernel *k)
         if (!l->parent && (l->kind != LOOP_REGULAR || l->tile_part))
             loop(c, out, l, 0);
     }
+    if (k->root)
+        plain_loops(c, out, k->root);
     for (size_t i = 0; i < k->nlocals; i++) {
         const Var *v = k->locals[i];
         if (v->shared || v->exclusive || (v->typedef_var &&

@@ -849,11 +849,13 @@ static bool single_operand(Walk *W, size_t from, size_t to)
     return true;
 }
 
-/* for (T i = start; i CMP bound; step): the parts of the header. When a
- * form is not one OKL can map, l->problem says why. */
-static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
+/* for (T i = start; i CMP bound; step): the iterator, start and bound,
+ * and the clauses' tokens in cl (open + 1, the two semicolons, close).
+ * When a form is not one OKL can map, l->problem says why. */
+static bool read_header(Walk *W, Loop *l, size_t open, size_t cl[4], Range *start, Range *bound)
 {
-    size_t close = closing(W, open), cl[4] = {open + 1, 0, 0, close};
+    size_t close = closing(W, open);
+    cl[0] = open + 1, cl[1] = cl[2] = 0, cl[3] = close;
     int n = 0;
     for (size_t k = open + 1; k < close; k++) {
         const Token *t = W->toks[k];
@@ -866,7 +868,7 @@ static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
     l->header = (Range){W->toks[open]->loc.off, tok_end(W->toks[close])};
     if (n != 2) {
         l->problem = "a range-based for loop has no iteration count OKL can compute";
-        return;
+        return false;
     }
     l->init = tok_range(W, cl[0], cl[1]);
     l->cond = tok_range(W, cl[1] + 1, cl[2]);
@@ -892,48 +894,57 @@ static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
     if (cl[1] == cl[0] && cl[2] == cl[1] + 1 && cl[3] == cl[2] + 1) {
         l->problem = "the loop has no header; write it in full: "
                      "for (int i = start; i < bound; ++i)";
-        return;
+        return false;
     }
     if (eq >= cl[1] || eq == cl[0] || W->toks[eq - 1]->kind != TK_IDENT || eq == cl[0] + 1) {
         l->problem = "the loop must declare its iterator in its first clause: "
                      "for (int i = start; ...)";
-        return;
+        return false;
     }
     for (size_t k = eq; k < cl[1]; k++)
         if (oklc_tok_is_punct(W->toks[k], P_COMMA)) {
             l->problem = "the loop must declare one iterator only";
-            return;
+            return false;
         }
     const Token *it = W->toks[eq - 1];
     l->iter = oklc_arena_strndup(&W->c->arena, it->text, it->len);
     l->iter_off = it->loc.off;
-    Range start = tok_range(W, eq + 1, init_end);
+    *start = tok_range(W, eq + 1, init_end);
     l->start = text_of(W, eq + 1, init_end);
 
     /* cond: i CMP bound, or bound CMP i */
     size_t a = cl[1] + 1, b = cl[2];
-    Range bound;
     if (b - a >= 3 && oklc_tok_eq(W->toks[a], l->iter) && cmp_of(W->toks[a + 1], &l->cmp)) {
         l->bound = text_of(W, a + 2, b);
-        bound = tok_range(W, a + 2, b);
+        *bound = tok_range(W, a + 2, b);
     } else if (b - a >= 3 && oklc_tok_eq(W->toks[b - 1], l->iter) &&
                cmp_of(W->toks[b - 2], &l->cmp)) {
         l->cmp = flip(l->cmp);
         l->bound = text_of(W, a, b - 2);
-        bound = tok_range(W, a, b - 2);
+        *bound = tok_range(W, a, b - 2);
     } else {
-        bound = (Range){0, 0};
+        *bound = (Range){0, 0};
     }
-    if (bound.end && !single_operand(W, tok_at(W, bound.begin), tok_at(W, bound.end)))
-        bound = (Range){0, 0};        /* i < N && i < M: not one bound */
-    if (!bound.end) {
+    if (bound->end && !single_operand(W, tok_at(W, bound->begin), tok_at(W, bound->end)))
+        *bound = (Range){0, 0};       /* i < N && i < M: not one bound */
+    if (!bound->end) {
         l->problem = oklc_arena_printf(&W->c->arena, "the condition must compare the iterator "
                                        "with a bound: %s < N, %s <= N, %s > N, %s >= N or "
                                        "%s != N",
                                        l->iter, l->iter, l->iter, l->iter, l->iter);
-        return;
+        return false;
     }
+    return true;
+}
 
+/* The header of an OKL loop (see read_header); the step must be one OKL
+ * can map, and the iteration count follows. */
+static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
+{
+    size_t cl[4];
+    Range start, bound;
+    if (!read_header(W, l, open, cl, &start, &bound))
+        return;
     Range stride;
     if (!read_step(W, l, cl[2] + 1, cl[3], &stride)) {
         l->problem = oklc_arena_printf(&W->c->arena, "the step must be ++%s, %s++, --%s, %s--, "
@@ -952,6 +963,76 @@ static void analyze_header(Walk *W, CXCursor fs, Loop *l, size_t open)
         return;
     }
     trip_count(W, fs, l, start, bound, stride);
+}
+
+/* The most iterations plain_trips counts: enough for any loop worth
+ * unrolling whole. */
+#define PLAIN_TRIPS_MAX 64
+
+/* One step of a plain loop's iterator (the operator of `x op= by`); false
+ * when the value would leave the range that is safe to compute in. */
+static bool plain_step(int64_t *v, int op, int64_t by)
+{
+    const int64_t limit = (int64_t)1 << 40;
+    switch (op) {
+    case '+': *v += by; break;
+    case '-': *v -= by; break;
+    case '*': *v *= by; break;
+    case '/': *v /= by; break;
+    case '<': *v <<= by; break;
+    default: *v >>= by; break;
+    }
+    return *v >= -limit && *v <= limit;
+}
+
+/* A for loop without OKL attributes: its iteration count, when its header
+ * is `T x = start; x CMP bound; step` with a step ++x, x++, --x, x--,
+ * x += s, x -= s, x *= s, x /= s, x <<= s or x >>= s, and Clang computes
+ * start, bound and s (`for (int alive = 128; alive > 0; alive /= 2)`: 8);
+ * -1 if not, or above PLAIN_TRIPS_MAX. A CPU backend unrolls such a loop
+ * around @inner loops. */
+static int32_t plain_trips(Walk *W, CXCursor fs)
+{
+    Loop l = {0};
+    size_t cl[4];
+    Range start, bound;
+    if (!read_header(W, &l, tok_at(W, oklc_cx_range(fs).begin) + 1, cl, &start, &bound))
+        return -1;
+    size_t s = cl[2] + 1, e = cl[3];
+    const Token *t0 = s < e ? W->toks[s] : NULL, *t1 = s + 1 < e ? W->toks[s + 1] : NULL;
+    if (!t1)
+        return -1;
+    int op = 0;
+    int64_t by = 1, v, end;
+    if (e - s == 2 && (oklc_tok_eq(t0, l.iter) || oklc_tok_eq(t1, l.iter))) {
+        const Token *o = oklc_tok_eq(t0, l.iter) ? t1 : t0;
+        op = oklc_tok_is_punct(o, P_INC) ? '+' : oklc_tok_is_punct(o, P_DEC) ? '-' : 0;
+    } else if (e - s >= 3 && oklc_tok_eq(t0, l.iter) && t1->kind == TK_PUNCT) {
+        switch (t1->punct) {
+        case P_PLUSEQ: op = '+'; break;
+        case P_MINUSEQ: op = '-'; break;
+        case P_STAREQ: op = '*'; break;
+        case P_SLASHEQ: op = '/'; break;
+        case P_SHLEQ: op = '<'; break;
+        case P_SHREQ: op = '>'; break;
+        default: break;
+        }
+        if (op && !evaluate(W, fs, tok_range(W, s + 2, e), &by))
+            return -1;
+    }
+    if (!op || !evaluate(W, fs, start, &v) || !evaluate(W, fs, bound, &end) ||
+        (op == '/' && !by) || ((op == '<' || op == '>') && (by < 0 || by > 40)) ||
+        by < -((int64_t)1 << 20) || by > (int64_t)1 << 20)
+        return -1;
+    for (int32_t n = 0; n <= PLAIN_TRIPS_MAX; n++) {
+        bool more = l.cmp == CMP_LT ? v < end : l.cmp == CMP_LE ? v <= end
+                  : l.cmp == CMP_GT ? v > end : l.cmp == CMP_GE ? v >= end : v != end;
+        if (!more)
+            return n;
+        if (!plain_step(&v, op, by) || (v < 0 && (op == '<' || op == '>')))
+            return -1;
+    }
+    return -1;
 }
 
 /* A loop level of a for statement, hooked into the tree of the kernel. */
@@ -1581,6 +1662,9 @@ static void for_stmt(Walk *W, CXCursor cur, AttrList *attrs)
         header = (Range){tok_end(W->toks[k]), W->toks[closing(W, k)]->loc.off};
     W->for_header = header;
     bool attributed = W->loop != saved;
+    if (!attributed && W->kernel && !W->in_lambda && W->stmt && W->stmt->kind == ST_FOR &&
+        W->stmt->range.begin == oklc_cx_range(cur).begin)
+        W->stmt->trips = plain_trips(W, cur);
     /* a regular loop's header decides which threads iterate */
     push_ctl(W, CTL_LOOP, cur, attributed ? (Range){0, 0} : header, attributed ? W->loop : NULL);
     walk_children(W, cur);
@@ -1836,6 +1920,7 @@ static void statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k)
     s->kind = stmt_kind(k);
     s->range = with_semicolon(W, r);
     s->head = stmt_head(W, k, r);
+    s->trips = -1;
     s->parent = up;
     if (up) {
         up->kids = oklc_arena_grow(&W->c->arena, up->kids, up->nkids * sizeof(Stmt *),

@@ -136,6 +136,8 @@ struct Stmt {
     Stmt      **kids;         /* nested statements, in order */
     size_t      nkids;
     Loop       *loop;         /* ST_FOR with OKL attributes: its innermost level */
+    int32_t     trips;        /* ST_FOR without: its iteration count if Clang can
+                                 compute it (at most 64), else -1 */
     Barrier    *barrier;      /* ST_NULL that is a @barrier */
     Var       **decls;        /* ST_DECL: the variables it declares */
     size_t      ndecls;

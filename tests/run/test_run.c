@@ -600,6 +600,43 @@ static void test_histogram_shared(void **state)
     same_ints(want, hist, BINS);
 }
 
+/* chunkCounts(n): 2 per value in up, -1 in down, on bins that start at
+ * 1000 + t and -t. */
+static void chunk_counts(int n)
+{
+    enum { BINS = 16, MAX = 100037 };
+    static int v[MAX];
+    unsigned up[BINS], want_up[BINS];
+    int down[BINS], want_down[BINS];
+    for (int t = 0; t < BINS; t++)
+        up[t] = want_up[t] = 1000u + (unsigned)t, down[t] = want_down[t] = -t;
+    for (int i = 0; i < n; i++) {
+        v[i] = (int)((i * 2654435761u) >> 11 & 0xffff);
+        want_up[v[i] % BINS] += 2;
+        want_down[v[i] % BINS]--;
+    }
+    oklc_kernel *k = build("data.okl", "chunkCounts");
+    oklc_memory *mv = to_device(v, sizeof v), *mu = to_device(up, sizeof up);
+    oklc_memory *md = to_device(down, sizeof down);
+    RUN(k, oklc_arg_int(n), oklc_arg_mem(mv), oklc_arg_mem(mu), oklc_arg_mem(md));
+    to_host(mu, up, sizeof up);
+    to_host(md, down, sizeof down);
+    assert_memory_equal(want_up, up, sizeof up);
+    assert_memory_equal(want_down, down, sizeof down);
+    oklc_memory_free(mv);
+    oklc_memory_free(mu);
+    oklc_memory_free(md);
+    oklc_kernel_free(k);
+}
+
+static void test_chunk_counts(void **state)
+{
+    (void)state;
+    chunk_counts(100037);         /* 99 chunks of 1001 and one of 938: copies in each */
+    chunk_counts(3 * 1001 + 100); /* a last chunk of 100: under 16 per bin, one loop */
+    chunk_counts(3);
+}
+
 static void test_dims(void **state)
 {
     (void)state;
@@ -933,7 +970,7 @@ int main(void)
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_grid_stride),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
-        cmocka_unit_test(test_bin_sums),
+        cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large),
