@@ -186,14 +186,15 @@ const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl, cons
     const char *type = oklc_arena_strndup(C->a, decl, strlen(decl) - strlen(n->name));
     const char *q = oklc_arena_printf(C->a, "_occa_%s_from", n->name);
     const char *ind = oklc_emit_indent(C->E, f->range.begin);
-    const char *in1 = oklc_arena_printf(C->a, "%s  ", ind), *in2 = oklc_arena_printf(C->a, "%s    ", ind);
+    const char *in1 = oklc_arena_printf(C->a, "%s  ", ind);
+    const char *in2 = oklc_arena_printf(C->a, "%s    ", ind);
     const char *in3 = oklc_arena_printf(C->a, "%s      ", ind);
     Buf o;
     oklc_buf_init(&o, C->a);
     oklc_buf_printf(&o, "%s%s = %s;\n", type, q, base);
     oklc_buf_printf(&o, "%sif (%s - %s >= %lld) {  /* %d copies: adds that do not wait for "
-                    "each other */\n", ind, operand(C, end), q, (long long)(bins * ELEMENTS_PER_BIN),
-                    COPIES);
+                    "each other */\n", ind, operand(C, end), q,
+                    (long long)(bins * ELEMENTS_PER_BIN), COPIES);
     for (size_t i = 0; i < ncs; i++)
         oklc_buf_printf(&o, "%sdecltype(%s) %s[%d] = {};\n", in1, cs[i].v->name, cs[i].copies,
                         COPIES - 1);
@@ -201,15 +202,18 @@ const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl, cons
                     operand(C, end), q, COPIES);
     for (int c = 0; c < COPIES; c++) {
         oklc_buf_printf(&o, "%s{\n%sconst %s = %s", in2, in3, decl, q);
-        oklc_buf_printf(&o, c ? " + %d;\n" : ";\n", c);
+        if (c)
+            oklc_buf_printf(&o, " + %d", c);
+        oklc_buf_puts(&o, ";\n");
         put_lines(&o, c ? in_copy(C, cs, ncs, inner, c - 1) : body, in3);
         oklc_buf_printf(&o, "%s}\n", in2);
     }
     oklc_buf_printf(&o, "%s}\n", in1);
     for (size_t i = 0; i < ncs; i++) {
         const char *name = cs[i].v->name, *cp = cs[i].copies;
-        oklc_buf_printf(&o, "%sfor (int _occa_i = 0; _occa_i < %lld; ++_occa_i)\n%s%s[_occa_i] +=",
-                        in1, (long long)cs[i].v->type.array_size, in2, name);
+        oklc_buf_printf(&o, "%sfor (int _occa_i = 0; _occa_i < %lld; ++_occa_i)\n",
+                        in1, (long long)cs[i].v->type.array_size);
+        oklc_buf_printf(&o, "%s%s[_occa_i] +=", in2, name);
         for (int c = 0; c < COPIES - 1; c++)
             oklc_buf_printf(&o, "%s %s[%d][_occa_i]", c ? " +" : "", cp, c);
         oklc_buf_puts(&o, ";\n");

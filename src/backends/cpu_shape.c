@@ -686,12 +686,12 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     else
         oklc_buf_printf(&out, "%s  ", oklc_emit_indent(C->E, l->stmt.begin));
     const char *decl = oklc_cpu_render(C, trimmed(t, h.begin, eq));
-    const char *counting = oklc_cpu_counting_loop(C, f, decl, base, trimmed(t, cond.begin, cond.end));
+    Range test = trimmed(t, cond.begin, cond.end);
+    const char *counting = oklc_cpu_counting_loop(C, f, decl, base, test);
     if (counting)
         oklc_buf_puts(&out, counting);
     else
-        oklc_buf_printf(&out, "for (%s = %s; %s; ++%s)%s", decl, base,
-                        oklc_cpu_render(C, trimmed(t, cond.begin, cond.end)), n,
+        oklc_buf_printf(&out, "for (%s = %s; %s; ++%s)%s", decl, base, oklc_cpu_render(C, test), n,
                         oklc_cpu_render(C, (Range){f->head.end + 1, f->range.end}));
     if (braces)
         oklc_buf_puts(&out, oklc_cpu_render(C, (Range){f->range.end, body->range.end}));

@@ -979,8 +979,16 @@ static bool plain_step(int64_t *v, int op, int64_t by)
     case '-': *v -= by; break;
     case '*': *v *= by; break;
     case '/': *v /= by; break;
-    case '<': *v <<= by; break;
-    default: *v >>= by; break;
+    case '<':
+        if (*v < 0 || *v > limit >> by)
+            return false;
+        *v <<= by;
+        break;
+    default:
+        if (*v < 0)
+            return false;
+        *v >>= by;
+        break;
     }
     return *v >= -limit && *v <= limit;
 }
@@ -1029,7 +1037,7 @@ static int32_t plain_trips(Walk *W, CXCursor fs)
                   : l.cmp == CMP_GT ? v > end : l.cmp == CMP_GE ? v >= end : v != end;
         if (!more)
             return n;
-        if (!plain_step(&v, op, by) || (v < 0 && (op == '<' || op == '>')))
+        if (!plain_step(&v, op, by))
             return -1;
     }
     return -1;
