@@ -163,8 +163,10 @@ const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl, cons
         if (C->k->locals[i]->loop_iter && oklc_in_range(f->head, C->k->locals[i]->name_off))
             n = C->k->locals[i];
     const char *op, *end;
-    if (!n || !upper_bound(C, n->name, cond, &op, &end) || writes_of(C, cond, st->range))
-        return NULL;
+    size_t dl = strlen(decl), nl = n ? strlen(n->name) : 0;
+    if (!n || dl <= nl || strcmp(decl + dl - nl, n->name) || oklc_ident_char(decl[dl - nl - 1]) ||
+        !upper_bound(C, n->name, cond, &op, &end) || writes_of(C, cond, st->range))
+        return NULL;                   /* decl must be "T n": the type is what precedes n */
     Counted *cs = oklc_arena_alloc(C->a, C->k->nlocals * sizeof *cs);
     size_t ncs = 0;
     int64_t bins = 0;
@@ -183,7 +185,7 @@ const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl, cons
     if (st->kind == ST_COMPOUND)
         inner = (Range){inner.begin + 1, inner.end - 1};
     const char *body = oklc_cpu_render(C, inner);
-    const char *type = oklc_arena_strndup(C->a, decl, strlen(decl) - strlen(n->name));
+    const char *type = oklc_arena_strndup(C->a, decl, dl - nl);
     const char *q = oklc_arena_printf(C->a, "_occa_%s_from", n->name);
     const char *ind = oklc_emit_indent(C->E, f->range.begin);
     const char *in1 = oklc_arena_printf(C->a, "%s  ", ind);
