@@ -181,6 +181,8 @@ OKLC_INTERNAL size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop *
 /* Does loop l's header use the iterator of loop `of`? */
 OKLC_INTERNAL bool oklc_cpu_header_uses(Cpu *C, const Loop *l, const Loop *of);
 OKLC_INTERNAL const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l);
+/* The variable a for statement declares in its header, or NULL. */
+OKLC_INTERNAL const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f);
 OKLC_INTERNAL uint32_t oklc_cpu_skip_blanks(const char *t, uint32_t p, uint32_t end);
 /* Is a use of v at offset off (v may be NULL)? */
 OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);

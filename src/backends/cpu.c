@@ -651,12 +651,8 @@ static bool unrolls_well(Cpu *C, const Stmt *st)
         holds_inner(st) != 1 || unroll_given(C, st))
         return false;
     Range body = {st->head.end, st->range.end};
-    for (size_t i = 0; i < C->k->nlocals; i++) {
-        const Var *v = C->k->locals[i];
-        if (v->loop_iter && oklc_in_range(st->head, v->name_off))
-            return oklc_refers_in(v, body) && !oklc_cpu_written_in(C, v, body);
-    }
-    return false;
+    const Var *v = oklc_cpu_for_var(C, st);
+    return v && oklc_refers_in(v, body) && !oklc_cpu_written_in(C, v, body);
 }
 
 /* The statements in @outer loops, outside @inner loops. */

@@ -145,12 +145,6 @@ static void put_lines(Buf *o, const char *text, const char *ind)
     }
 }
 
-/* An expression as an operand of `-` and `<`. */
-static const char *operand(Cpu *C, const char *e)
-{
-    return strpbrk(e, " +-*/%<>=&|^?:,!~") ? oklc_arena_printf(C->a, "(%s)", e) : e;
-}
-
 /* The statement f, `for (T n = base; n < end; ++n) body` after the
  * grid-stride rewrite (`decl` is "T n", `cond` the condition), with
  * copies of the arrays it counts into; NULL when nothing qualifies. */
@@ -158,10 +152,7 @@ const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl, cons
                                    Range cond)
 {
     const Stmt *st = f->kids[f->nkids - 1];
-    const Var *n = NULL;
-    for (size_t i = 0; i < C->k->nlocals && !n; i++)
-        if (C->k->locals[i]->loop_iter && oklc_in_range(f->head, C->k->locals[i]->name_off))
-            n = C->k->locals[i];
+    const Var *n = oklc_cpu_for_var(C, f);
     const char *op, *end;
     size_t dl = strlen(decl), nl = n ? strlen(n->name) : 0;
     if (!n || dl <= nl || strcmp(decl + dl - nl, n->name) || oklc_ident_char(decl[dl - nl - 1]) ||
@@ -195,13 +186,13 @@ const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl, cons
     oklc_buf_init(&o, C->a);
     oklc_buf_printf(&o, "%s%s = %s;\n", type, q, base);
     oklc_buf_printf(&o, "%sif (%s - %s >= %lld) {  /* %d copies: adds that do not wait for "
-                    "each other */\n", ind, operand(C, end), q,
+                    "each other */\n", ind, oklc_cpu_op(C, end), q,
                     (long long)(bins * ELEMENTS_PER_BIN), COPIES);
     for (size_t i = 0; i < ncs; i++)
         oklc_buf_printf(&o, "%sdecltype(%s) %s[%d] = {};\n", in1, cs[i].v->name, cs[i].copies,
                         COPIES - 1);
     oklc_buf_printf(&o, "%sfor (; %s + %d %s %s; %s += %d) {\n", in1, q, COPIES - 1, op,
-                    operand(C, end), q, COPIES);
+                    oklc_cpu_op(C, end), q, COPIES);
     for (int c = 0; c < COPIES; c++) {
         oklc_buf_printf(&o, "%s{\n%sconst %s = %s", in2, in3, decl, q);
         if (c)

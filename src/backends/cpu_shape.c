@@ -858,6 +858,14 @@ const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l)
     return NULL;
 }
 
+const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++)
+        if (C->k->locals[i]->loop_iter && oklc_in_range(f->head, C->k->locals[i]->name_off))
+            return C->k->locals[i];
+    return NULL;
+}
+
 /* Every use of bx and tx in tx's body inside one of the forms. */
 static bool merged_uses(Cpu *C, Merge *m)
 {
