@@ -14,6 +14,11 @@
 #                  default: -std=c++17 -Wall -Werror -fsyntax-only)
 #   MODE transpile-error: oklc transpile -b serial (or the -b of the
 #                  input's oklc-args): INPUT.okl -> INPUT.err
+#   MODE legacy:   a legacy spelling: oklc check INPUT.okl -> INPUT.err (the
+#                  warnings, exit 0); with -Werror they are errors (exit 1;
+#                  the stage that reports the first one is the last to run);
+#                  oklc normalize --keep-macros -> INPUT.out, which oklc
+#                  check accepts without any diagnostic
 # Extra options come from a line "// oklc-args: ..." in the input.
 # OKLC_UPDATE_GOLDEN=1 rewrites the expected file instead of comparing.
 set -u
@@ -40,6 +45,8 @@ case $mode in
     cmd=check; expected=$base.err ;;
   serial|openmp)
     cmd="transpile -b $mode --metadata $tmp/meta.json"; expected=$base.out ;;
+  legacy)
+    cmd=check; expected=$base.err ;;
   transpile-error)
     cmd="transpile"; expected=$base.err
     case " ${args[*]} " in *" -b "*) ;; *) cmd="transpile -b serial" ;; esac ;;
@@ -58,7 +65,29 @@ if [ "$mode" = valid ] || [ "$mode" = model ]; then
 fi
 
 
-if [ "$mode" = error ] || [ "$mode" = check-error ] || [ "$mode" = transpile-error ]; then
+if [ "$mode" = legacy ]; then
+  if [ $status -ne 0 ] || ! grep -q ': warning: ' "$tmp/err"; then
+    echo "FAIL: expected warnings and exit 0 (exit $status)"; cat "$tmp/err"; exit 1
+  fi
+  "$oklc" check -Werror "${args[@]}" --color=never "$base.okl" 2>"$tmp/werror"
+  status=$?
+  sed 's/: warning: /: error: /' "$tmp/err" | head -c "$(wc -c <"$tmp/werror")" >"$tmp/want-werror"
+  if [ $status -ne 1 ] || [ ! -s "$tmp/werror" ] || ! diff -u "$tmp/want-werror" "$tmp/werror"; then
+    echo "FAIL: -Werror must make each warning an error (exit $status)"; exit 1
+  fi
+  if ! "$oklc" normalize --keep-macros "${args[@]}" "$base.okl" -o "$tmp/modern.okl" 2>/dev/null ||
+     ! "$oklc" check -I . "${args[@]}" --color=never "$tmp/modern.okl" 2>"$tmp/modern.err" ||
+     [ -s "$tmp/modern.err" ]; then
+    echo "FAIL: the --keep-macros output is not modern OKL accepted without a diagnostic"
+    cat "$tmp/modern.err"; exit 1
+  fi
+  if [ "${OKLC_UPDATE_GOLDEN:-}" = 1 ]; then
+    cp "$tmp/modern.okl" "$base.out"
+  elif ! diff -u "$base.out" "$tmp/modern.okl"; then
+    echo "FAIL: --keep-macros output differs from $dir/$base.out"; exit 1
+  fi
+  actual=$tmp/err
+elif [ "$mode" = error ] || [ "$mode" = check-error ] || [ "$mode" = transpile-error ]; then
   actual=$tmp/err
   if [ $status -ne 1 ]; then
     echo "FAIL: expected exit status 1, got $status"; cat "$tmp/err"; exit 1

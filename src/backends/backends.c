@@ -256,6 +256,13 @@ void oklc_emit_attributes(Emit *E)
         for (size_t p = 0; p < k->nlocals; p++)
             restrict_var(E, k->locals[p]);
     }
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        const Function *f = m->functions[i];
+        for (size_t p = 0; p < f->nparams; p++)
+            restrict_var(E, f->params[p]);
+        for (size_t p = 0; p < f->nlocals; p++)
+            restrict_var(E, f->locals[p]);
+    }
     for (size_t i = 0; i < m->nglobals; i++)
         restrict_var(E, m->globals[i]);
     for (size_t i = 0; i < m->ntypedefs; i++)

@@ -195,7 +195,7 @@ static void struct_names(Emit *E)
     const Model *m = E->m;
     for (size_t i = 0; i < m->nrecords; i++) {
         const Record *r = &m->records[i];
-        bool named = r->nested;
+        bool named = r->nested || !r->name[0];
         for (size_t j = 0; j < m->ntype_names && !named; j++)
             named = !strcmp(m->type_names[j], r->name);
         if (!named)

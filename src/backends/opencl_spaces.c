@@ -11,7 +11,8 @@
  * pointers into different spaces is written once per combination (an
  * instance, `_occa_<name>_<spaces>`), and each call names the right one:
  * legacy OCCA writes one function without spaces, which OpenCL C 1.2
- * rejects.
+ * rejects. A pointer declared @globalPtr (legacy @global) points into
+ * __global memory, whatever is passed to it.
  *
  * What depends on the spaces (the pointers' declarations, &v.x, the calls)
  * is written per context: a kernel, or an instance of a function.
@@ -107,7 +108,7 @@ static Space base_space(const Spaces *S, Range r)
 static void derive_locals(Spaces *S, Var **locals, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        S->space[var_index(S, locals[i])] = SP_UNKNOWN;
+        S->space[var_index(S, locals[i])] = locals[i]->global_ptr ? SP_GLOBAL : SP_UNKNOWN;
     bool changed = true;
     while (changed) {
         changed = false;
@@ -165,10 +166,28 @@ static size_t instance_for(Spaces *S, const Function *f, const Space *sig)
     }
     Instance in = {f, oklc_arena_alloc(&S->E->c->arena, (f->nparams + 1) * sizeof(Space)),
                    f->name};
+    /* (a @globalPtr parameter's space came from its declaration) */
     for (size_t p = 0; p < f->nparams; p++)
         in.sig[p] = is_pointer(f->params[p]) && sig[p] == SP_UNKNOWN ? SP_PRIVATE : sig[p];
     vec_push(&S->E->c->arena, &S->inst, in);
     return S->inst.len - 1;
+}
+
+/* The space of g's parameter a in a call: the argument's, or __global for
+ * a @globalPtr parameter, which no argument into other memory may reach. */
+static Space param_space(Spaces *S, const Function *g, const Call *call, size_t a)
+{
+    const Var *p = g->params[a];
+    if (!is_pointer(p))
+        return SP_UNKNOWN;
+    Space s = a < call->nargs ? base_space(S, call->args[a]) : SP_UNKNOWN;
+    if (!p->global_ptr)
+        return s;
+    if (s != SP_UNKNOWN && s != SP_GLOBAL)
+        oklc_model_error(S->E->c, call->args[a].begin, "this argument points to %s memory, but "
+                                                       "'%s' of '%s' is '@%s'",
+                         space_names[s], p->name, g->name, p->global_ptr->name);
+    return SP_GLOBAL;
 }
 
 /* The calls of the loaded context (a kernel, or instance `caller` of f). */
@@ -181,8 +200,8 @@ static void context_calls(Spaces *S, const Kernel *k, const Function *f, size_t 
         if (!g || !in_context(call, k, f))
             continue;
         Space *sig = oklc_arena_alloc(&S->E->c->arena, (g->nparams + 1) * sizeof *sig);
-        for (size_t a = 0; a < call->nargs && a < g->nparams; a++)
-            sig[a] = is_pointer(g->params[a]) ? base_space(S, call->args[a]) : SP_UNKNOWN;
+        for (size_t a = 0; a < g->nparams; a++)
+            sig[a] = param_space(S, g, call, a);
         size_t callee_inst = instance_for(S, g, sig);
         vec_push(&S->E->c->arena, &S->targets, ((Target){caller, c, callee_inst}));
     }
@@ -413,6 +432,9 @@ bool oklc_opencl_spaces(Emit *E)
     E->target = S;
     find_instances(S);
     bool ok = write_vars(S, m->globals, m->nglobals);
+    for (size_t i = 0; i < m->nfields; i++)
+        if (m->fields[i]->global_ptr && is_pointer(m->fields[i]))
+            oklc_edit_before(&E->ed, m->fields[i]->type_at, "__global ");
     for (size_t i = 0; i < m->nfunctions; i++)
         ok &= write_function(S, m->functions[i]);
     for (size_t i = 0; i < m->nkernels; i++)

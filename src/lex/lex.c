@@ -346,8 +346,27 @@ static unsigned skip_space(Lexer *L)
     return fl;
 }
 
-/* Scans one token at L->p; returns its kind and sets *e past it. */
-static TokKind scan(Lexer *L, const char **e, Punct *pu, bool *bad)
+/* Where an attribute's name starts after its '@': past blanks and block
+ * comments on the same line (code formatters write `@ restrict`, which
+ * legacy OCCA accepts). A gap that crosses a line is not bridged: the end
+ * of a line ends a directive. */
+static const char *attr_name_start(const char *p, const char *end)
+{
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (end - p < 2 || p[0] != '/' || p[1] != '*')
+            return p;
+        const char *e = comment_end(p, end);
+        if (!e || memchr(p, '\n', (size_t)(e - p)))
+            return p;
+        p = e;
+    }
+}
+
+/* Scans one token at L->p; returns its kind and sets *e past it. *spaced
+ * tells that an attribute's '@' stands apart from its name. */
+static TokKind scan(Lexer *L, const char **e, Punct *pu, bool *bad, bool *spaced)
 {
     const char *p = L->p, *end = L->end;
     unsigned char ch = (unsigned char)*p;
@@ -375,11 +394,15 @@ static TokKind scan(Lexer *L, const char **e, Punct *pu, bool *bad)
         *e = p;
         return TK_IDENT;
     }
-    if (ch == '@' && p + 1 < end && ident_start((unsigned char)p[1])) {
-        for (p++; p < end && ident_char((unsigned char)*p);)
-            p++;
-        *e = p;
-        return TK_ATTR;
+    if (ch == '@') {
+        const char *n = attr_name_start(p + 1, end);
+        if (n < end && ident_start((unsigned char)*n)) {
+            for (p = n; p < end && ident_char((unsigned char)*p);)
+                p++;
+            *e = p;
+            *spaced = n != L->p + 1;
+            return TK_ATTR;
+        }
     }
     size_t n = punct(p, end, pu);
     if (n) {
@@ -397,6 +420,33 @@ static void check_text(Lexer *L)
     if (nul)
         oklc_diag_error(L->c, oklc_src_loc(L->c, L->view, (uint32_t)(nul - L->f->text)),
                         "'%s' is not a text file (it contains a NUL byte)", L->f->path);
+}
+
+/* `@ name` is spelled `@name`, as every later stage expects; the flag
+ * keeps the legacy spelling known for its warning. */
+static void spell_attr(Lexer *L, Token *t, const char *e)
+{
+    const char *name = e;
+    while (name > t->text && ident_char((unsigned char)name[-1]))
+        name--;
+    t->text = oklc_arena_printf(&L->c->arena, "@%.*s", (int)(e - name), name);
+    t->len = (uint32_t)(e - name) + 1;
+    t->flags |= TF_SPACED_ATTR;
+}
+
+void oklc_tok_warn_spaced(oklc_ctx *c, const Token *t)
+{
+    oklc_diag_warning(c, t->loc, "'@' is separated from '%.*s' (a legacy spelling); write '%.*s'",
+                      (int)t->len - 1, t->text + 1, (int)t->len, t->text);
+}
+
+bool oklc_tok_drop_backslash(oklc_ctx *c, const Token *t)
+{
+    if (t->kind != TK_OTHER || t->len != 1 || t->text[0] != '\\')
+        return false;
+    oklc_diag_warning(c, t->loc, "stray '\\' in a macro definition, ignored as legacy OCCA "
+                                 "does; delete it (only the last '\\' of a line continues it)");
+    return true;
 }
 
 /* Inside a raw string a backslash-newline is text, not a splice: take the
@@ -425,13 +475,15 @@ static Token *run(Lexer *L)
             break;
         const char *e;
         Punct pu = P_NONE;
-        bool bad = false;
-        TokKind k = scan(L, &e, &pu, &bad);
+        bool bad = false, spaced = false;
+        TokKind k = scan(L, &e, &pu, &bad, &spaced);
         Token *t = add(L, k, L->p, e);
         if (k == TK_STRING && L->nsp)
             keep_raw_splices(L, t, e);
         t->punct = (uint16_t)pu;
         t->flags = (uint8_t)(fl | (bad ? TF_BAD : 0));
+        if (spaced)
+            spell_attr(L, t, e);
         t->lead = lead;
         t->lead_len = (uint32_t)(L->p - lead);
         L->p = e;
@@ -500,13 +552,33 @@ bool oklc_tok_is_punct(const Token *t, Punct p)
     return t->kind == TK_PUNCT && t->punct == p;
 }
 
+const char *oklc_tok_lead_as_written(oklc_ctx *c, const Token *prev, const Token *t, size_t *n)
+{
+    *n = t->lead_len;
+    if (!prev || ((prev->flags | t->flags) & TF_MACRO) || prev->loc.file != t->loc.file ||
+        prev->loc.file >= c->views.len)
+        return t->lead;
+    const SrcFile *f = c->views.data[t->loc.file].src;
+    uint32_t from = prev->loc.off + prev->len;
+    /* a token with a splice inside, or one not spelled as in the file */
+    if (from > t->loc.off || t->loc.off > f->len ||
+        memcmp(f->text + prev->loc.off, prev->text, prev->len))
+        return t->lead;
+    *n = t->loc.off - from;
+    return f->text + from;
+}
+
 char *oklc_tok_join(oklc_ctx *c, const Token *from, const Token *stop, size_t *len)
 {
     Buf b;
     oklc_buf_init(&b, &c->arena);
-    for (const Token *t = from; t && t != stop; t = t->next) {
-        if (t != from)
-            oklc_buf_putn(&b, t->lead, t->lead_len);
+    const Token *prev = NULL;
+    for (const Token *t = from; t && t != stop; prev = t, t = t->next) {
+        if (t != from) {
+            size_t n;
+            const char *lead = oklc_tok_lead_as_written(c, prev, t, &n);
+            oklc_buf_putn(&b, lead, n);
+        }
         oklc_buf_putn(&b, t->text, t->len);
     }
     if (len)
@@ -759,11 +831,11 @@ size_t oklc_lex_first_len(const char *s, size_t n)
     Lexer L = {.f = &f, .text = s, .p = s, .end = s + n, .flags = LEX_COMMENTS};
     const char *e;
     Punct pu;
-    bool bad = false;
+    bool bad = false, spaced = false;
     if (n == 0)
         return 0;
     if (n >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*'))
         return 2;    /* a comment would start here */
-    scan(&L, &e, &pu, &bad);
+    scan(&L, &e, &pu, &bad, &spaced);
     return (size_t)(e - s);
 }

@@ -44,7 +44,8 @@ enum TokFlag {
     TF_MACRO    = 1 << 2,   /* produced by a macro expansion */
     TF_NOEXPAND = 1 << 3,   /* a macro name that must not expand again */
     TF_BAD      = 1 << 4,   /* malformed: unterminated literal */
-    TF_KEEPLEAD = 1 << 5    /* print `lead` even though TF_MACRO is set */
+    TF_KEEPLEAD = 1 << 5,   /* print `lead` even though TF_MACRO is set */
+    TF_SPACED_ATTR = 1 << 6 /* TK_ATTR written `@ name` (legacy); text is `@name` */
 };
 
 typedef struct Expansion Expansion;
@@ -93,11 +94,23 @@ OKLC_INTERNAL size_t oklc_lex_first_len(const char *s, size_t n);
 OKLC_INTERNAL Token *oklc_tok_copy(oklc_ctx *c, const Token *t);
 OKLC_INTERNAL bool oklc_tok_eq(const Token *t, const char *s);
 OKLC_INTERNAL bool oklc_tok_is_punct(const Token *t, Punct p);
-/* The text of tokens [from, stop) with the whitespace and comments between
- * them as written: a directive line, a header name. (Not pointer arithmetic
- * on the source: a raw string keeps its line splices in the file's text.) */
+/* The whitespace and comments between prev and t as written in the file,
+ * line splices included (t->lead has them removed); t->lead where the file
+ * does not tell (tokens of macros, a splice inside prev). */
+OKLC_INTERNAL const char *oklc_tok_lead_as_written(oklc_ctx *c, const Token *prev,
+                                                   const Token *t, size_t *n);
+/* The text of tokens [from, stop) with the whitespace, comments and line
+ * splices between them as written: a directive line, a header name. (Not
+ * pointer arithmetic on the source: a raw string keeps its line splices in
+ * the file's text.) */
 OKLC_INTERNAL char *oklc_tok_join(oklc_ctx *c, const Token *from, const Token *stop,
                                   size_t *len);
+/* The warning for a TF_SPACED_ATTR token (`@ name`), at its '@'. */
+OKLC_INTERNAL void oklc_tok_warn_spaced(oklc_ctx *c, const Token *t);
+/* A stray '\' in a #define body (`}   \      \` at the end of a continued
+ * line): legacy OCCA drops it, and so do we, with a warning. True (and the
+ * warning given) when t is one. */
+OKLC_INTERNAL bool oklc_tok_drop_backslash(oklc_ctx *c, const Token *t);
 /* What is wrong with a TF_BAD token. */
 OKLC_INTERNAL const char *oklc_tok_bad_message(const Token *t);
 /* A terminated "..." literal without prefix or suffix (a file name). */

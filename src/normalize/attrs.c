@@ -25,14 +25,37 @@ static const AttrSpec specs[] = {
     {"max_inner_dims", ATTR_MAX_INNER_DIMS, 1, 3, false},
     {"simd_length", ATTR_SIMD_LENGTH, 1, 1, false},
     {"unroll", ATTR_UNROLL, 0, 1, false},
+    {"globalPtr", ATTR_GLOBAL_PTR, 0, 0, false},
 };
+
+/* Legacy names of attributes, accepted with a warning (oklc_attr_legacy). */
+static const struct {
+    const char *name;
+    AttrId      id;
+} legacy_names[] = {
+    {"global", ATTR_GLOBAL_PTR},
+};
+
+static bool same_name(const char *spec, const char *name, size_t len)
+{
+    return strlen(spec) == len && !memcmp(spec, name, len);
+}
 
 const AttrSpec *oklc_attr_lookup(const char *name, size_t len)
 {
     for (size_t i = 0; i < OKLC_COUNTOF(specs); i++)
-        if (strlen(specs[i].name) == len && !memcmp(specs[i].name, name, len))
+        if (same_name(specs[i].name, name, len))
             return &specs[i];
+    for (size_t i = 0; i < OKLC_COUNTOF(legacy_names); i++)
+        if (same_name(legacy_names[i].name, name, len))
+            return oklc_attr_lookup(oklc_attr_name(legacy_names[i].id),
+                                    strlen(oklc_attr_name(legacy_names[i].id)));
     return NULL;
+}
+
+bool oklc_attr_legacy(const AttrSpec *s, const char *name, size_t len)
+{
+    return !same_name(s->name, name, len);
 }
 
 const char *oklc_attr_name(AttrId id)

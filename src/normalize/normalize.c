@@ -335,6 +335,24 @@ static void unknown_attr(Norm *N, const Token *t, const char *name, size_t len,
     oklc_tok_note_expansion(N->c, d, t);
 }
 
+/* `@ restrict` and `@global`: accepted as legacy OCCA accepts them, each
+ * with a warning that gives the spelling to write (`oklc normalize` writes
+ * it). A spaced '@' in a macro was reported at the #define. */
+static void legacy_spelling(Norm *N, const Token *t, const AttrSpec *spec, const char *name,
+                            size_t len)
+{
+    if (oklc_attr_legacy(spec, name, len)) {
+        Diag *d = oklc_diag_warning(N->c, oklc_tok_user_loc(t),
+                                    "'%.*s' is a legacy name of '%s%s'; write '%s%s'",
+                                    (int)(name + len - t->text), t->text,
+                                    t->kind == TK_ATTR ? "@" : "okl::", spec->name,
+                                    t->kind == TK_ATTR ? "@" : "okl::", spec->name);
+        oklc_tok_note_expansion(N->c, d, t);
+    } else if ((t->flags & TF_SPACED_ATTR) && !(t->flags & TF_MACRO)) {
+        oklc_tok_warn_spaced(N->c, t);
+    }
+}
+
 /* attribute = ('@' name | 'okl' '::' name | legacy-name) ['(' args ')']
  * Returns the index after it; *out is NULL after an error. */
 static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, Attr **out)
@@ -364,6 +382,7 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
             unknown_attr(N, t, name, len, "okl::", "", true);
         return next;
     }
+    legacy_spelling(N, t, spec, name, len);
     if (++N->depth > MAX_NESTING) {
         error_at(N, t, "attributes are nested too deeply in '@%s'", spec->name);
         N->depth--;
@@ -783,14 +802,19 @@ static bool for_header(Norm *N, size_t i)
     }
     VEC(Attr *) moved = {0};
     VEC(const Token *) macros = {0};
+    VEC(const char *) macro_texts = {0};
     for (size_t k = from; k < close;) {
         if (is_punct(v[k], P_COMMA) && k > from) {
             k++;
             continue;
         }
-        if (N->keep_macros && attr_macro(N, v[k])) {
+        if (N->keep_macros && attr_macro(N, v[k])) {    /* NAME or NAME(args) */
+            size_t after = k + 1;
+            if (after < close && is_punct(v[after], P_LPAREN) && N->matches[after] < close)
+                after = N->matches[after] + 1;
             vec_push(&N->c->arena, &macros, v[k]);
-            k++;
+            vec_push(&N->c->arena, &macro_texts, tokens_text(N, v, k, after));
+            k = after;
             continue;
         }
         if (v[k]->kind != TK_ATTR && !legacy_name(v[k], &lname, &axis) &&
@@ -815,7 +839,7 @@ static bool for_header(Norm *N, size_t i)
     oklc_print_lead(&N->pr, v[i]);
     for (size_t k = 0; k < macros.len; k++) {
         map_here(N, macros.data[k]);
-        oklc_print_raw(&N->pr, macros.data[k]->text, macros.data[k]->len);
+        raw(N, macro_texts.data[k]);
         raw(N, " ");
     }
     for (size_t k = 0; k < moved.len; k++) {
@@ -1082,8 +1106,45 @@ static Normalized *finish(Norm *N)
     return N->c->nerrors ? NULL : nz;
 }
 
+static bool macro_at(Token **v, size_t i, size_t n)
+{
+    const Token *t = v[i];
+    return t->kind == TK_OTHER && t->len == 1 && t->text[0] == '@' && (t->flags & TF_MACRO) &&
+           i + 1 < n && v[i + 1]->kind == TK_IDENT && (v[i + 1]->flags & TF_MACRO);
+}
+
+/* '@' and a name that a macro's expansion brought together (`@name` in a
+ * macro whose parameter is `name`, see pp/macro.c) are one attribute.
+ * Gives the tokens to normalize: `toks` itself when there is none. */
+static Token **join_macro_attrs(oklc_ctx *c, Token **toks, size_t *n)
+{
+    size_t i = 0;
+    while (i < *n && !macro_at(toks, i, *n))
+        i++;
+    if (i == *n)
+        return toks;
+    Token **v = oklc_arena_alloc(&c->arena, *n * sizeof *v);
+    size_t out = 0;
+    for (i = 0; i < *n; i++) {
+        if (macro_at(toks, i, *n)) {
+            const Token *t = toks[i], *nx = toks[i + 1];
+            Token *a = oklc_tok_copy(c, t);
+            a->kind = TK_ATTR;
+            a->text = oklc_arena_printf(&c->arena, "@%.*s", (int)nx->len, nx->text);
+            a->len = nx->len + 1;
+            v[out++] = a;
+            i++;
+            continue;
+        }
+        v[out++] = toks[i];
+    }
+    *n = out;
+    return v;
+}
+
 Normalized *oklc_normalize_tokens(oklc_ctx *c, Token **toks, size_t n)
 {
+    toks = join_macro_attrs(c, toks, &n);
     Norm N = {.c = c, .v = toks, .n = n};
     oklc_buf_init(&N.out, &c->arena);
     oklc_print_init(&N.pr, &N.out);
@@ -1093,9 +1154,30 @@ Normalized *oklc_normalize_tokens(oklc_ctx *c, Token **toks, size_t n)
 
 /* ---- --keep-macros: the raw tokens of one file ------------------------------------------ */
 
+/* Whether attribute token `at` names one of the parameters v[0..n). */
+static bool names_param(Token **v, size_t n, const Token *at)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i]->kind == TK_IDENT && v[i]->len == at->len - 1 &&
+            !memcmp(v[i]->text, at->text + 1, v[i]->len))
+            return true;
+    return false;
+}
+
+/* A body token with what precedes it as written (line splices kept). */
+static void put_written(Norm *N, const Token *prev, const Token *t)
+{
+    size_t n;
+    const char *lead = oklc_tok_lead_as_written(N->c, prev, t, &n);
+    oklc_print_raw(&N->pr, lead, n);
+    if (!oklc_tok_drop_backslash(N->c, t))
+        oklc_print_text(&N->pr, t);
+}
+
 /* A #define line whose body has @attributes gets them rewritten in place;
  * a macro that is nothing but attributes is remembered, so that using it in
- * a for header moves it in front of `for` like the attribute itself. */
+ * a for header moves it in front of `for` like the attribute itself. Line
+ * splices stay; stray backslashes go. */
 static Token *define_line(Norm *N, Token *hash, Token *last)
 {
     VEC(Token *) body = {0};
@@ -1105,6 +1187,7 @@ static Token *define_line(Norm *N, Token *hash, Token *last)
         vec_push(&N->c->arena, &body, t);
         any |= t->kind == TK_ATTR;
     }
+    const Token *prev = name;
     Buf saved = N->out;
     Printer saved_pr = N->pr;
     size_t saved_map = N->map.len;
@@ -1114,33 +1197,42 @@ static Token *define_line(Norm *N, Token *hash, Token *last)
     oklc_print_init(&N->pr, &N->out);
     oklc_print_raw(&N->pr, hash->text, (size_t)(name->text + name->len - hash->text));
     bool only_attrs = any && body.len > 0;
-    size_t k = 0;
+    size_t k = 0, params = 0;
     /* A function-like macro's parameter list comes first, unchanged. */
     if (k < body.len && is_punct(body.data[0], P_LPAREN) && !(body.data[0]->flags & TF_SPACE)) {
         size_t rp = match_close(body.data, 0, body.len);
-        for (; k <= rp && k < body.len; k++) {
-            oklc_print_lead(&N->pr, body.data[k]);
-            oklc_print_text(&N->pr, body.data[k]);
-        }
-        only_attrs = false;
+        for (; k <= rp && k < body.len; k++)
+            put_written(N, prev, body.data[k]), prev = body.data[k];
+        params = k;
     }
     while (k < body.len) {
         Token *t = body.data[k];
+        if (t->kind == TK_ATTR && names_param(body.data, params, t)) {
+            if (t->flags & TF_SPACED_ATTR)          /* `@ name` of a parameter `name` */
+                oklc_tok_warn_spaced(N->c, t);
+            put_written(N, prev, t);
+            prev = t;
+            k++;
+            continue;
+        }
         if (t->kind == TK_ATTR) {
             Attr *a;
             size_t next = parse_attr(N, body.data, k, body.len, false, &a);
-            oklc_print_lead(&N->pr, t);
+            size_t n;
+            const char *lead = oklc_tok_lead_as_written(N->c, prev, t, &n);
+            oklc_print_raw(&N->pr, lead, n);
             if (a) {
                 oklc_print_raw(&N->pr, "[[", 2);
                 render_inner(N, a);
                 oklc_print_raw(&N->pr, "]]", 2);
             }
             k = next;
+            prev = body.data[next - 1];
             continue;
         }
         only_attrs = false;
-        oklc_print_lead(&N->pr, t);
-        oklc_print_text(&N->pr, t);
+        put_written(N, prev, t);
+        prev = t;
         k++;
     }
     Token *d = oklc_tok_copy(N->c, hash);
@@ -1157,18 +1249,72 @@ static Token *define_line(Norm *N, Token *hash, Token *last)
     return d;
 }
 
+/* #if / #elif: a single '=' (legacy OCCA's assignment, see pp/ifexpr.c)
+ * becomes the '==' its writer meant, with a warning, since the result
+ * changes where the two sides differ. */
+static char *if_line(Norm *N, Token *hash, Token *last, size_t *len)
+{
+    Buf b;
+    oklc_buf_init(&b, &N->c->arena);
+    for (Token *t = hash, *prev = NULL; t != last->next; prev = t, t = t->next) {
+        size_t n = 0;
+        const char *lead = prev ? oklc_tok_lead_as_written(N->c, prev, t, &n) : "";
+        oklc_buf_putn(&b, lead, n);
+        if (is_punct(t, P_ASSIGN)) {
+            oklc_diag_warning(N->c, t->loc, "'=' in a preprocessor condition written as '==': "
+                                            "legacy OCCA read it as an assignment, whose value "
+                                            "is its right side; check the comparison is meant");
+            oklc_buf_puts(&b, "==");
+        } else {
+            oklc_buf_putn(&b, t->text, t->len);
+        }
+    }
+    *len = b.len;
+    return b.data;
+}
+
+/* Conditionals open at the end of the file get their #endif there. */
+typedef VEC(Token *) Tokens;
+
+static void track_if(oklc_ctx *c, Tokens *open, Token *name)
+{
+    if (oklc_tok_eq(name, "if") || oklc_tok_eq(name, "ifdef") || oklc_tok_eq(name, "ifndef"))
+        vec_push(&c->arena, open, name);
+    else if (oklc_tok_eq(name, "endif") && open->len)
+        open->len--;
+}
+
+static void close_ifs(oklc_ctx *c, Tokens *v, Token **open, size_t nopen)
+{
+    Token *eof = v->data[v->len - 1];
+    v->len--;
+    for (size_t i = nopen; i-- > 0;) {
+        oklc_pp_warn_unclosed(c, open[i]);
+        Token *d = oklc_tok_copy(c, eof);
+        d->kind = TK_DIRECTIVE;
+        d->text = "#endif";
+        d->len = 6;
+        d->lead = "";
+        d->lead_len = 0;
+        vec_push(&c->arena, v, d);
+    }
+    vec_push(&c->arena, v, eof);
+}
+
 /* Directive lines become single TK_DIRECTIVE tokens with their text kept. */
 Normalized *oklc_normalize_raw_view(oklc_ctx *c, uint32_t view)
 {
     Norm N = {.c = c, .keep_macros = true};
     oklc_buf_init(&N.out, &c->arena);
     oklc_print_init(&N.pr, &N.out);
-    VEC(Token *) v = {0};
+    Tokens v = {0}, open = {0};
     for (Token *t = oklc_lex(c, view, 0); t; t = t->next) {
         if (!((t->flags & TF_BOL) && oklc_tok_is_punct(t, P_HASH))) {
             vec_push(&c->arena, &v, t);
             continue;
         }
+        if (!(t->next->flags & TF_BOL))
+            track_if(c, &open, t->next);
         Token *last = t;
         while (last->next->kind != TK_EOF && !(last->next->flags & TF_BOL))
             last = last->next;
@@ -1180,12 +1326,17 @@ Normalized *oklc_normalize_raw_view(oklc_ctx *c, uint32_t view)
             size_t len;
             d = oklc_tok_copy(c, t);
             d->kind = TK_DIRECTIVE;
-            d->text = oklc_tok_join(c, t, last->next, &len);
+            if (oklc_tok_eq(t->next, "if") || oklc_tok_eq(t->next, "elif"))
+                d->text = if_line(&N, t, last, &len);
+            else
+                d->text = oklc_tok_join(c, t, last->next, &len);
             d->len = (uint32_t)len;
         }
         vec_push(&c->arena, &v, d);
         t = last;
     }
+    if (open.len)
+        close_ifs(c, &v, open.data, open.len);
     if (c->nerrors)
         return NULL;
     N.v = v.data;

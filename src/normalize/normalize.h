@@ -29,6 +29,7 @@ typedef enum AttrId {
     ATTR_MAX_INNER_DIMS,
     ATTR_SIMD_LENGTH,
     ATTR_UNROLL,
+    ATTR_GLOBAL_PTR,
     ATTR_COUNT_
 } AttrId;
 
@@ -105,6 +106,8 @@ typedef struct AttrSpec {
 
 OKLC_INTERNAL const AttrSpec *oklc_attr_lookup(const char *name, size_t len);
 OKLC_INTERNAL const char *oklc_attr_name(AttrId id);
+/* Whether `name` is a legacy name of s (@global for @globalPtr). */
+OKLC_INTERNAL bool oklc_attr_legacy(const AttrSpec *s, const char *name, size_t len);
 /* The closest known name, for "did you mean"; NULL when nothing is close. */
 OKLC_INTERNAL const char *oklc_attr_suggest(const char *name, size_t len);
 /* Checks argument count and kinds; reports and returns false when wrong. */

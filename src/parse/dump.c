@@ -44,6 +44,7 @@ static void var(oklc_ctx *c, Buf *out, const char *indent, const char *what, con
     attr_text(out, v->shared);
     attr_text(out, v->exclusive);
     attr_text(out, v->restrict_);
+    attr_text(out, v->global_ptr);
     attr_text(out, v->dim);
     attr_text(out, v->dim_order);
     if (v->typedef_var)

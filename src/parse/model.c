@@ -467,6 +467,7 @@ static void apply_decl_attrs(Walk *W, Var *v, AttrList *all, bool pointer_only)
         case ATTR_SHARED: slot = pointer_only ? NULL : &v->shared; break;
         case ATTR_EXCLUSIVE: slot = pointer_only ? NULL : &v->exclusive; break;
         case ATTR_RESTRICT: slot = &v->restrict_; break;
+        case ATTR_GLOBAL_PTR: slot = &v->global_ptr; break;
         case ATTR_DIM: slot = pointer_only ? NULL : &v->dim; break;
         case ATTR_DIMORDER: slot = pointer_only ? NULL : &v->dim_order; break;
         default: break;
@@ -2275,13 +2276,17 @@ static enum CXChildVisitResult class_visit(CXCursor cur, CXCursor parent, CXClie
     return CXChildVisit_Continue;
 }
 
-/* A struct or class defined here, with a name. */
+/* A struct or class defined here. `typedef struct {...} name;` has no
+ * name of its own (libclang spells it "" or "(unnamed struct at ...)"):
+ * its name is "". */
 static void record(Walk *W, CXCursor cur, CXCursorKind k)
 {
     if (!clang_isCursorDefinition(cur) || clang_Cursor_isAnonymous(cur))
         return;
     Record r = {.name = oklc_cx_string(W->c, clang_getCursorSpelling(cur)),
                 .range = oklc_cx_range(cur), .is_class = k == CXCursor_ClassDecl};
+    if (strchr(r.name, ' '))
+        r.name = "";
     if (!r.is_class)
         clang_visitChildren(cur, class_visit, &r.is_class);
     CXCursorKind up = clang_getCursorKind(clang_getCursorSemanticParent(cur));
@@ -2324,7 +2329,7 @@ static void walk(Walk *W, CXCursor cur, CXCursor parent)
     }
     case CXCursor_FieldDecl: {
         Var *v = declare(W, cur, VAR_FIELD, NULL);
-        if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order)
+        if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order || v->global_ptr)
             vec_push(&W->c->arena, &W->fields, v);
         return;
     }
@@ -2334,7 +2339,7 @@ static void walk(Walk *W, CXCursor cur, CXCursor parent)
         vec_push(&W->c->arena, &W->type_names, v->name);
         if (k == CXCursor_TypeAliasDecl)
             cxx_construct(W, cur, k);
-        if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order)
+        if (v->shared || v->exclusive || v->restrict_ || v->dim || v->dim_order || v->global_ptr)
             vec_push(&W->c->arena, &W->typedefs, v);
         return;
     }

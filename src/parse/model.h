@@ -56,6 +56,7 @@ typedef struct Var {
     char        init_form;    /* how it is written: '=' (= x), '{' ({x}), '(' ((x)), or 0 */
     uint32_t    declarator_end; /* after the name and its [dims] */
     Attr       *shared, *exclusive, *restrict_, *dim, *dim_order;
+    Attr       *global_ptr;   /* @globalPtr (legacy @global): points to global memory */
     const struct Var *typedef_var; /* the OKL typedef its type names (@dim, @shared...) */
     bool        top_level;    /* declared directly in a kernel body */
     Loop       *loop;         /* innermost attributed loop around it */
@@ -262,7 +263,7 @@ typedef struct CxxConstruct {
 
 /* A struct or class defined in the file, with a name. */
 typedef struct Record {
-    const char *name;
+    const char *name;         /* "" for typedef struct {...} name; */
     Range       range;
     bool        is_class;     /* `class`, or a struct with methods or bases */
     bool        nested;       /* inside another struct or class */

@@ -8,7 +8,8 @@
  * instead of being undefined; division by zero is an error only where it is
  * evaluated (`0 && 1/0` is fine).
  *
- *   expr    = cond {',' cond}
+ *   expr    = assign {',' assign}
+ *   assign  = cond {'=' cond}             (legacy OCCA: the last value)
  *   cond    = binary ['?' expr ':' cond]
  *   binary  = unary {binop unary}        (C precedence, left-assoc)
  *   unary   = ('+'|'-'|'~'|'!') unary | primary
@@ -445,16 +446,36 @@ static Val cond(Eval *e, bool live)
     return (Val){c.v ? a.v : b.v, u};
 }
 
+/* `#if NAME=1`, written for NAME == 1: legacy OCCA's expression parser
+ * takes '=' as an assignment whose value is its right side, so the
+ * condition is 1 whatever NAME is. Kernels were tuned with that meaning;
+ * it is kept, with a warning that gives the fix. */
+static Val assign(Eval *e, bool live)
+{
+    Val v = cond(e, live);
+    while (oklc_tok_is_punct(e->t, P_ASSIGN) && !e->failed) {
+        const Token *op = e->t;
+        Diag *d = oklc_diag_warning(e->pp->c, oklc_tok_user_loc(op),
+                                    "'=' in a preprocessor condition is an assignment, as in "
+                                    "legacy OCCA: the condition takes the value of its right "
+                                    "side; write '==' to compare");
+        oklc_tok_note_expansion(e->pp->c, d, op);
+        e->t = op->next;
+        v = cond(e, live);
+    }
+    return v;
+}
+
 static Val expr(Eval *e, bool live)
 {
     if (++e->depth > MAX_DEPTH) {
         fail(e, e->t, "preprocessor expression is nested too deeply");
         return (Val){0, false};
     }
-    Val v = cond(e, live);
+    Val v = assign(e, live);
     while (oklc_tok_is_punct(e->t, P_COMMA) && !e->failed) {
         e->t = e->t->next;
-        v = cond(e, live);
+        v = assign(e, live);
     }
     e->depth--;
     return v;

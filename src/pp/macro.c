@@ -219,6 +219,28 @@ static int param_index(const Macro *m, const Token *t)
     return -1;
 }
 
+/* `@name` in the body of a macro with a parameter `name`: as in legacy
+ * OCCA, where '@' is a token of its own, the parameter is replaced; the
+ * '@' and the argument's name are joined again by the normalizer. Returns
+ * the last of the tokens that replace at. */
+static Token *attr_of_param(PP *pp, const Macro *m, Token *at)
+{
+    Token name = *at;
+    name.kind = TK_IDENT;
+    name.text = at->text + 1;
+    name.len = at->len - 1;
+    if (param_index(m, &name) < 0)
+        return at;
+    Token *id = oklc_tok_copy(pp->c, &name);
+    id->flags = (uint8_t)((at->flags & TF_SPACED_ATTR) ? TF_SPACE : 0);
+    id->loc.col += 1, id->loc.off += 1;
+    at->kind = TK_OTHER;
+    at->len = 1;
+    at->flags &= (uint8_t)~TF_SPACED_ATTR;
+    at->next = id;
+    return id;
+}
+
 static bool define_error(PP *pp, const Token *t, const char *msg)
 {
     oklc_diag_error(pp->c, t->loc, "%s", msg);
@@ -376,9 +398,15 @@ Token *oklc_macro_define(PP *pp, Token *directive)
             oklc_diag_error(c, t->loc, "%s", oklc_tok_bad_message(t));
             return skip_line(t);
         }
+        if (oklc_tok_drop_backslash(c, t))
+            continue;
+        if (t->flags & TF_SPACED_ATTR)     /* once here, not at each use */
+            oklc_tok_warn_spaced(c, t);
         tail = tail->next = oklc_tok_copy(c, t);
         tail->lead = "";
         tail->lead_len = 0;
+        if (t->kind == TK_ATTR)
+            tail = attr_of_param(pp, m, tail);
     }
     tail->next = eof_like(pp, t);
     m->body = head.next ? head.next : tail->next;

@@ -475,7 +475,15 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
     return enter_file(pp, oklc_pp_add_buffer(c, path, text, len, false), next);
 }
 
-/* At the end of an included file: its #if blocks must be closed. Its last
+/* Legacy OCCA closes an #if left open at the end of its file; so do we. */
+void oklc_pp_warn_unclosed(oklc_ctx *c, const Token *if_name)
+{
+    oklc_diag_warning(c, if_name->loc, "'#%.*s' is not closed; closed at the end of the file, as "
+                                       "legacy OCCA does: add '#endif'",
+                      (int)if_name->len, if_name->text);
+}
+
+/* At the end of an included file: its #if blocks are closed. Its last
  * line break stands for the #include line's, which is dropped. */
 static void leave_file(PP *pp)
 {
@@ -491,7 +499,7 @@ static void leave_file(PP *pp)
         pp->drop_nl = true;
     }
     for (Cond *c = pp->cond; c != inc->cond; c = c->prev)
-        oklc_diag_error(pp->c, c->tok->loc, "unterminated conditional directive");
+        oklc_pp_warn_unclosed(pp->c, c->tok);
     pp->cond = inc->cond;
     pp->inc = inc->prev;
     pp->include_depth--;

@@ -68,6 +68,8 @@ OKLC_INTERNAL Token *oklc_macro_new_token(PP *pp, TokKind k, const char *text, s
 /* Evaluates the #if expression that starts at `t` (the line's tokens up to
  * the first TF_BOL token). Returns the first token of the next line. */
 OKLC_INTERNAL Token *oklc_pp_if_expr(PP *pp, Token *hash, Token *t, bool *value);
+/* The warning for an #if (its name token) left open at the end of a file. */
+OKLC_INTERNAL void oklc_pp_warn_unclosed(oklc_ctx *c, const Token *if_name);
 /* Resolves an #include operand; NULL when not found. */
 OKLC_INTERNAL const char *oklc_pp_find_include(PP *pp, const Token *at, const char *name,
                                                bool angled);

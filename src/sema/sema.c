@@ -24,7 +24,7 @@ static const char *applies_to(AttrId id)
     case ATTR_SHARED: case ATTR_EXCLUSIVE: return "variables declared in a kernel, and typedefs";
     case ATTR_BARRIER: return "empty statements ('@barrier;')";
     case ATTR_ATOMIC: return "expression statements and blocks";
-    case ATTR_RESTRICT: return "pointers";
+    case ATTR_RESTRICT: case ATTR_GLOBAL_PTR: return "pointers";
     case ATTR_DIM: case ATTR_DIMORDER: return "pointer and array declarations, and typedefs";
     default: return "nothing";
     }
@@ -167,18 +167,19 @@ static int dim_rules(oklc_ctx *c, const Var *v)
     return dim ? dim->nargs : 0;
 }
 
-static void restrict_rule(oklc_ctx *c, const Var *v)
+/* @restrict, @globalPtr */
+static void pointer_rule(oklc_ctx *c, const Var *v, const Attr *a)
 {
-    if (v->restrict_ && !v->type.pointer && !v->type.dependent &&
-        !(v->kind == VAR_TYPEDEF && v->type.pointer))
-        oklc_model_error(c, v->restrict_->off, "'@restrict' applies to pointers; '%s' is '%s'",
-                         v->name, v->type.spelling);
+    if (a && !v->type.pointer && !v->type.dependent)
+        oklc_model_error(c, a->off, "'@%s' applies to pointers; '%s' is '%s'", a->name, v->name,
+                         v->type.spelling);
 }
 
 static void declaration_rules(oklc_ctx *c, const Var *v)
 {
     dim_rules(c, v);
-    restrict_rule(c, v);
+    pointer_rule(c, v, v->restrict_);
+    pointer_rule(c, v, v->global_ptr);
     if (v->kind != VAR_LOCAL && v->kind != VAR_TYPEDEF) {
         const Attr *a = v->shared ? v->shared : v->exclusive;
         if (a)
@@ -306,6 +307,13 @@ bool oklc_sema_check(oklc_ctx *c, Model *m, const ParseOptions *o)
         declaration_rules(c, m->fields[i]);
     for (size_t i = 0; i < m->nglobals; i++)
         declaration_rules(c, m->globals[i]);
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        const Function *f = m->functions[i];
+        for (size_t p = 0; p < f->nparams; p++)
+            declaration_rules(c, f->params[p]);
+        for (size_t p = 0; p < f->nlocals; p++)
+            declaration_rules(c, f->locals[p]);
+    }
     for (size_t i = 0; i < m->nkernels; i++)
         kernel_rules(c, m->kernels[i], o);
     return c->nerrors == before;

@@ -892,14 +892,27 @@ static void attribute_names_like_identifiers(void **state)
     assert_one("@dim$", TK_ATTR);
 }
 
-static void at_space_name_is_other_then_ident(void **state)
+/* `@ restrict` (legacy OCCA accepts it): one attribute token spelled
+ * `@restrict`, flagged for its warning; blanks and block comments on the
+ * line may separate them, a line break may not. */
+static void at_space_name_is_one_attribute(void **state)
 {
     (void)state;
     const Token *t = lex("@ outer");
+    assert_int_equal(t->kind, TK_ATTR);
+    assert_string_equal(spell(t), "@outer");
+    assert_true(t->flags & TF_SPACED_ATTR);
+    assert_int_equal(t->loc.col, 1);
+    assert_int_equal(t->next->kind, TK_EOF);
+    t = lex("@\t/* c */ restrict p");
+    assert_string_equal(spell(t), "@restrict");
+    assert_string_equal(spell(t->next), "p");
+    assert_false(lex("@outer")->flags & TF_SPACED_ATTR);
+    t = lex("@\nouter");
     assert_int_equal(t->kind, TK_OTHER);
-    assert_string_equal(spell(t), "@");
     assert_int_equal(t->next->kind, TK_IDENT);
-    assert_string_equal(spell(t->next), "outer");
+    t = lex("@ /* a\n */ outer");
+    assert_int_equal(t->kind, TK_OTHER);
 }
 
 static void at_before_digit_is_other(void **state)
@@ -1629,7 +1642,7 @@ int main(void)
         T(attribute_is_one_token),
         T(attribute_with_arguments),
         T(attribute_names_like_identifiers),
-        T(at_space_name_is_other_then_ident),
+        T(at_space_name_is_one_attribute),
         T(at_before_digit_is_other),
         T(stray_characters_are_other),
         T(backslash_without_newline_is_other),

@@ -66,6 +66,13 @@ static int teardown(void **state)
         assert_null(pp(src));                                                  \
         assert_string_equal(first_diag(), want);                               \
     } while (0)
+/* Accepted with one warning first: the output and the warning. */
+#define EXPECT_WARN(src, want_out, want_diag)                                  \
+    do {                                                                       \
+        assert_string_equal(pp(src), want_out);                                \
+        assert_string_equal(first_diag(), want_diag);                          \
+        assert_int_equal(oklc_error_count(last), 0);                           \
+    } while (0)
 
 /* ---- object-like and function-like macros ------------------------------------ */
 
@@ -181,9 +188,46 @@ static void conditional_errors(void **state)
     EXPECT_ERR("#if 1/0\n#endif\n", "1:6: division by zero in preprocessor expression");
     EXPECT_ERR("#if 1 +\n#endif\n", "1:8: expected value in expression");
     EXPECT_ERR("#if\n#endif\n", "1:2: #if with no expression");
-    EXPECT_ERR("#if 1\nx\n", "1:2: unterminated conditional directive");
     EXPECT_ERR("#else\n", "1:2: #else without #if");
     EXPECT_ERR("#if 1\n#else\n#elif 1\n#endif\n", "3:2: #elif after #else");
+}
+
+/* Spellings legacy OCCA accepts, kept with a warning that names the fix. */
+static void legacy_spellings(void **state)
+{
+    (void)state;
+    /* '=' is an assignment, as OCCA's parser reads it: the right side's value */
+    EXPECT_WARN("#if NOT_DEFINED=1\ny\n#endif\n", "y\n",
+                "1:16: '=' in a preprocessor condition is an assignment, as in legacy OCCA: "
+                "the condition takes the value of its right side; write '==' to compare");
+    EXPECT_WARN("#define A 1\n#if A=0\ny\n#else\nn\n#endif\n", "n\n",
+                "2:6: '=' in a preprocessor condition is an assignment, as in legacy OCCA: "
+                "the condition takes the value of its right side; write '==' to compare");
+    /* lower than || and ?:, right to left: (0 || A) = (2 && 0) */
+    EXPECT_WARN("#if 0 || A = 2 && 0\ny\n#else\nn\n#endif\n", "n\n",
+                "1:12: '=' in a preprocessor condition is an assignment, as in legacy OCCA: "
+                "the condition takes the value of its right side; write '==' to compare");
+    EXPECT_WARN("#if A = B = 3\ny\n#endif\n", "y\n",
+                "1:7: '=' in a preprocessor condition is an assignment, as in legacy OCCA: "
+                "the condition takes the value of its right side; write '==' to compare");
+    EXPECT_ERR("#if A += 1\n#endif\n",
+               "1:7: token is not a valid binary operator in a preprocessor subexpression");
+    /* an #if left open is closed at the end of the file */
+    EXPECT_WARN("#if 1\nx\n", "x\n",
+                "1:2: '#if' is not closed; closed at the end of the file, as legacy OCCA does: "
+                "add '#endif'");
+    EXPECT_WARN("#ifdef NOPE\nx\n#else\ny\n", "y\n",
+                "1:2: '#ifdef' is not closed; closed at the end of the file, as legacy OCCA "
+                "does: add '#endif'");
+    /* a stray backslash in a #define is dropped, the real continuation kept */
+    EXPECT_WARN("#define M(a) { a = 1; }   \\      \\\n  + 2\nM(x)\n", "{ x = 1; } + 2\n",
+                "1:27: stray '\\' in a macro definition, ignored as legacy OCCA does; delete it "
+                "(only the last '\\' of a line continues it)");
+    EXPECT_PP("x \\ y\n", "x \\ y\n");     /* elsewhere: a token (normalize rejects it) */
+    /* `@ name` is one attribute token, warned once at the #define */
+    EXPECT_WARN("#define R @ restrict\nR R\n", "@restrict @restrict\n",
+                "1:11: '@' is separated from 'restrict' (a legacy spelling); write '@restrict'");
+    assert_int_equal(oklc_diag_count(last), 1);
 }
 
 /* ---- directives kept in the output ----------------------------------------------- */
@@ -301,6 +345,24 @@ static void forced_include(oklc_ctx *c)
     char path[300];
     snprintf(path, sizeof path, "%s/pre.h", dir);
     oklc_include_file(c, path);
+}
+
+/* A header whose #if is left open: closed at its end, with a warning
+ * there; the including file goes on outside it. */
+static void unclosed_if_in_header(void **state)
+{
+    (void)state;
+    write_file("open.h", "// forgets its #endif\n#ifndef OPEN_H\n#define OPEN_H\nint h;\n");
+    write_file("main3.okl", "#include \"open.h\"\n#ifdef OPEN_H\nint m;\n#endif\n");
+    assert_string_equal(pp_file(NULL, "main3.okl"), "// forgets its #endif\nint h;\nint m;\n");
+    oklc_diag_info d;
+    assert_true(oklc_diag_get(last, 0, &d));
+    assert_int_equal(d.level, OKLC_WARNING);
+    assert_non_null(strstr(d.file, "open.h"));
+    assert_int_equal(d.line, 2);
+    assert_int_equal(d.column, 2);
+    assert_string_equal(d.message, "'#ifndef' is not closed; closed at the end of the file, as "
+                                   "legacy OCCA does: add '#endif'");
 }
 
 static void include_option(void **state)
@@ -468,11 +530,13 @@ int main(void)
         cmocka_unit_test_teardown(conditionals, teardown),
         cmocka_unit_test_teardown(if_expressions, teardown),
         cmocka_unit_test_teardown(conditional_errors, teardown),
+        cmocka_unit_test_teardown(legacy_spellings, teardown),
         cmocka_unit_test_teardown(pragmas, teardown),
         cmocka_unit_test_teardown(angled_includes, teardown),
         cmocka_unit_test_teardown(comments_survive, teardown),
         cmocka_unit_test_setup_teardown(quoted_includes, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(include_loc, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(unclosed_if_in_header, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(include_option, make_dir, remove_dir),
         cmocka_unit_test_teardown(command_line_macros, teardown),
         cmocka_unit_test_teardown(backend_macros, teardown),
