@@ -121,6 +121,7 @@ typedef struct Cpu {
     Kernel *k;
     Arena  *a;
     bool    ok;
+    bool    omp;                 /* OpenMP: @outer loops take `omp parallel for` */
     VEC(Block *) blocks;
     VEC(const Atomic *) reduced; /* OpenMP: updates made in a reduction */
 } Cpu;

@@ -85,7 +85,8 @@ void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b)
 /* @tile(S, @outer, @inner) without a barrier inside: on a CPU the tiles
  * are only a way to cut the loop, and the loop as written is what an
  * expert writes (no tile bookkeeping; OpenMP cuts it into one chunk per
- * thread). No @exclusive can live between its two levels. */
+ * thread). No @exclusive can live between its two levels. Not with
+ * check=false: every tile started runs whole, past the bound, as on a GPU. */
 bool oklc_cpu_flat_tile(const Loop *l)
 {
     const Loop *tiles = l->tile_part == 1 ? l : l->tile_part == 2 ? l->tile_other : NULL;
@@ -93,7 +94,7 @@ bool oklc_cpu_flat_tile(const Loop *l)
         return false;
     const Loop *in = tiles->tile_other;
     return tiles->kind == LOOP_OUTER && in->kind == LOOP_INNER && in->node &&
-           !in->node->has_barrier;
+           !in->node->has_barrier && in->tile_check;
 }
 
 /* A @tile for statement: the loop over tiles around the loop in a tile. */
@@ -682,7 +683,7 @@ static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
-    Cpu C = {E, k, &E->c->arena, true, {0}, {0}};
+    Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp};
     find_blocks(&C);
     /* uses first, then what is built from their text */
     for (size_t i = 0; i < k->nlocals; i++)
@@ -758,7 +759,7 @@ bool oklc_cpu_translate(Emit *E)
     if (!oklc_emit_kernel_list(E))
         return false;
     oklc_emit_attributes(E);
-    Cpu file = {E, NULL, &E->c->arena, true, {0}, {0}};
+    Cpu file = {.E = E, .a = &E->c->arena, .ok = true, .omp = E->be->openmp};
     oklc_edits_directives(&E->ed, "pragma", unroll_pragma, &file);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);

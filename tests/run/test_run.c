@@ -925,6 +925,78 @@ static void test_triad_large(void **state)
     free(z);
 }
 
+/* ---- legacy.okl: OCCA's legacy spellings ----------------------------------------------- */
+
+static void test_legacy_ax(void **state)
+{
+    (void)state;
+    enum { Q = 4, NE = 5 };           /* p_Nq; p_NblockV is 2: '=' in #if assigns */
+    double D[Q * Q], q[NE * Q * Q], Aq[NE * Q * Q], want[NE * Q * Q];
+    for (int i = 0; i < Q * Q; i++)
+        D[i] = (i * 7) % 5 - 2;
+    for (int i = 0; i < NE * Q * Q; i++)
+        q[i] = (i * 3) % 11 - 5, Aq[i] = -1;
+    for (int e = 0; e < NE; e++)
+        for (int j = 0; j < Q; j++)
+            for (int i = 0; i < Q; i++) {
+                double r = 0;
+                for (int k = 0; k < Q; k++)
+                    r += D[i * Q + k] * q[e * Q * Q + j * Q + k] +
+                         D[j * Q + k] * q[e * Q * Q + k * Q + i];
+                want[e * Q * Q + j * Q + i] = r + 2;
+            }
+    oklc_kernel *k = build("legacy.okl", "legacyAx");
+    oklc_memory *md = to_device(D, sizeof D), *mq = to_device(q, sizeof q);
+    oklc_memory *ma = to_device(Aq, sizeof Aq);
+    RUN(k, oklc_arg_int(NE), oklc_arg_mem(md), oklc_arg_mem(mq), oklc_arg_mem(ma));
+    to_host(ma, Aq, sizeof Aq);
+    same_doubles(want, Aq, NE * Q * Q);
+    oklc_memory_free(md);
+    oklc_memory_free(mq);
+    oklc_memory_free(ma);
+    oklc_kernel_free(k);
+}
+
+static void test_legacy_gather(void **state)
+{
+    (void)state;
+    enum { N = 100 };                 /* not a multiple of either tile */
+    int ids[N];
+    double x[N], w[4] = {1, 2, 4, 8}, out[N + 8], want[N + 8];
+    for (int n = 0; n < N; n++) {
+        ids[n] = n % 7 == 3 ? -1 : (n * 13) % N;
+        x[n] = n % 9;
+    }
+    for (int n = 0; n < N + 8; n++)
+        out[n] = want[n] = -1;
+    for (int n = 0; n < N; n++)
+        want[n] = 2 * ((ids[n] >= 0 ? x[ids[n]] : 0) + w[n % 4] * x[n]);
+    oklc_kernel *k = build("legacy.okl", "legacyGather");
+    oklc_memory *mi = to_device(ids, sizeof ids), *mx = to_device(x, sizeof x);
+    oklc_memory *mw = to_device(w, sizeof w), *mo = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(mi), oklc_arg_mem(mx), oklc_arg_mem(mw),
+        oklc_arg_mem(mo));
+    to_host(mo, out, sizeof out);
+    same_doubles(want, out, N + 8);
+    oklc_memory_free(mi);
+    oklc_memory_free(mx);
+    oklc_memory_free(mw);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+}
+
+/* check=false: the last tile runs whole on every backend, CPUs included. */
+static void test_legacy_tile_no_check(void **state)
+{
+    (void)state;
+    enum { N = 37, ALL = 64 };        /* tiles of 16: 48 elements run, 16 stay */
+    double x[ALL], want[ALL];
+    for (int i = 0; i < ALL; i++)
+        x[i] = i, want[i] = i + (i < 48);
+    RUN_ON("legacy.okl", "legacyTileNoCheck", x, oklc_arg_int(N));
+    same_doubles(want, x, ALL);
+}
+
 /* ---- setup ------------------------------------------------------------------------------- */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -976,6 +1048,8 @@ int main(void)
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large),
         cmocka_unit_test(test_spaces),           cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_atomic_block),
+        cmocka_unit_test(test_legacy_ax),        cmocka_unit_test(test_legacy_gather),
+        cmocka_unit_test(test_legacy_tile_no_check),
     };
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);
