@@ -95,20 +95,6 @@ OKLC_INTERNAL const char *oklc_atomic_update(Arena *a, const Atomic *at, const c
 /* The iterator's declared type: "int" of "int i = 0". */
 OKLC_INTERNAL const char *oklc_emit_iter_type(Emit *E, const Loop *l);
 
-static inline bool oklc_in_range(Range r, uint32_t off)
-{
-    return off >= r.begin && off < r.end;
-}
-
-/* Does r use variable v? */
-static inline bool oklc_refers_in(const Var *v, Range r)
-{
-    for (size_t i = 0; i < v->nrefs; i++)
-        if (oklc_in_range(r, v->refs[i].begin))
-            return true;
-    return false;
-}
-
 /* ---- cpu.c, cpu_split.c, cpu_shape.c: serial and OpenMP ---------------------------- */
 
 extern const char oklc_cpu_prelude[];   /* cpu_prelude.hpp, embedded */

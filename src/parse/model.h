@@ -68,6 +68,20 @@ typedef struct Var {
     bool        is_int, is_float; /* an integer or floating-point scalar */
 } Var;
 
+static inline bool oklc_in_range(Range r, uint32_t off)
+{
+    return off >= r.begin && off < r.end;
+}
+
+/* Does r use variable v? */
+static inline bool oklc_refers_in(const Var *v, Range r)
+{
+    for (size_t i = 0; i < v->nrefs; i++)
+        if (oklc_in_range(r, v->refs[i].begin))
+            return true;
+    return false;
+}
+
 /* ---- loops --------------------------------------------------------------- */
 
 typedef enum LoopKind { LOOP_OUTER, LOOP_INNER, LOOP_REGULAR } LoopKind;

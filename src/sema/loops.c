@@ -2,7 +2,9 @@
  * loops.c - the tree of attributed loops of a kernel.
  *
  * A nest is a top-level @outer loop and the attributed loops inside it. In
- * a nest: @inner only inside @outer and never @outer inside @inner; every
+ * a nest: @inner only inside @outer and never @outer inside @inner (where
+ * one is written so, in nested tiles, it moves above when nothing stands
+ * between them: all the levels are parallel); every
  * path from the top to a leaf has the same number of @outer levels (at
  * most 3) then the same number of @inner levels (at least 1, at most 3);
  * the loops of one level all have the same attribute. Axes are given or
@@ -38,10 +40,118 @@ static unsigned line_of(oklc_ctx *c, uint32_t off)
     return loc.line + (uint32_t)c->views.data[loc.file].line_delta;
 }
 
+/* ---- @outer levels written inside @inner ones ------------------------------------ */
+
+/* Whether the header of l uses the iterator of `of`. */
+static bool header_uses(const Kernel *k, const Loop *l, const Loop *of)
+{
+    for (size_t i = 0; i < k->nlocals; i++)
+        if (k->locals[i]->name_off == of->iter_off && oklc_refers_in(k->locals[i], l->header))
+            return true;
+    return false;
+}
+
+/* The statement that is the body of for statement s, through one pair of
+ * braces. */
+static const Stmt *only_statement(const Stmt *s)
+{
+    const Stmt *body = s->kids[s->nkids - 1];
+    if (body->kind == ST_COMPOUND && body->nkids == 1)
+        body = body->kids[0];
+    return body;
+}
+
+/* Whether for statement `to` is all of the body of `from`, or of the
+ * attributed loops between them (levels moved before), alone in theirs. */
+static bool nothing_between(const Stmt *from, const Stmt *to)
+{
+    for (const Stmt *s = from; s->kind == ST_FOR && (s == from || s->loop);) {
+        s = only_statement(s);
+        if (s == to)
+            return true;
+    }
+    return false;
+}
+
+/* @outer loop `out` inside @inner loop `in`: why it cannot move above in
+ * (in's iterations all run out whole, and out's iterations run in's whole,
+ * the same work when nothing else is there), or NULL if it can. */
+static const char *why_not_hoisted(oklc_ctx *c, const Kernel *k, const Loop *in, const Loop *out)
+{
+    if (!in->node || !out->node || in->node->kind != ST_FOR)
+        return "";
+    if (in->nkids != 1 || !nothing_between(in->node, out->node))
+        return oklc_arena_printf(&c->arena, ": other statements stand between it and the @inner "
+                                            "loop at line %u, so it cannot move above",
+                                 line_of(c, at(in)));
+    if (header_uses(k, out, in))
+        return oklc_arena_printf(&c->arena, ": its range uses '%s' of the @inner loop at line "
+                                            "%u, so it cannot move above",
+                                 in->iter, line_of(c, at(in)));
+    if (out->node->has_barrier)
+        return oklc_arena_printf(&c->arena, ": it holds a barrier, which needs the threads of "
+                                            "the @inner loop at line %u together, so it cannot "
+                                            "move above",
+                                 line_of(c, at(in)));
+    for (size_t i = 0; i < k->nlocals; i++) {
+        const Var *v = k->locals[i];
+        if ((v->shared || v->exclusive) && oklc_in_range(out->stmt, v->name_off))
+            return oklc_arena_printf(&c->arena, ": it holds '@%s' memory ('%s'), which would "
+                                                "be shared by the threads of the @inner loop at "
+                                                "line %u, so it cannot move above",
+                                     v->shared ? "shared" : "exclusive", v->name,
+                                     line_of(c, at(in)));
+    }
+    return NULL;
+}
+
+static void set_levels(Loop *l, int level)
+{
+    l->level = level;
+    for (size_t i = 0; i < l->nkids; i++)
+        set_levels(l->kids[i], level + 1);
+}
+
+/* in > out > ... becomes out > in > ...: in's only child is out. */
+static void swap_levels(Loop *in, Loop *out)
+{
+    Loop *p = in->parent, **one = in->kids;
+    for (size_t i = 0; p && i < p->nkids; i++)
+        if (p->kids[i] == in)
+            p->kids[i] = out;
+    out->parent = p;
+    in->kids = out->kids;
+    in->nkids = out->nkids;
+    for (size_t i = 0; i < in->nkids; i++)
+        in->kids[i]->parent = in;
+    one[0] = in;
+    out->kids = one;
+    out->nkids = 1;
+    in->parent = out;
+    set_levels(out, in->level);
+}
+
+/* Moves every @outer level that can go above the @inner levels it is
+ * written in; returns whether one moved. */
+static bool hoist_outers(oklc_ctx *c, const Kernel *k, Loop *l)
+{
+    for (size_t i = 0; i < l->nkids; i++) {
+        Loop *kid = l->kids[i];
+        if (l->kind == LOOP_INNER && kid->kind == LOOP_OUTER && !why_not_hoisted(c, k, l, kid)) {
+            swap_levels(l, kid);
+            return true;
+        }
+        if (hoist_outers(c, k, kid))
+            return true;
+    }
+    return false;
+}
+
 /* ---- the shape of a nest ------------------------------------------------------ */
 
 typedef struct Nest {
     oklc_ctx   *c;
+    const Kernel *k;
     const ParseOptions *o;
     const Loop *level_kind[2 * MAX_LEVELS + 2];   /* first loop seen at each level */
     const Loop *leaf;                             /* the first leaf */
@@ -69,7 +179,9 @@ static void shape(Nest *n, const Loop *l, int outers, int inners)
     if (n->failed)
         return;
     if (l->kind == LOOP_OUTER && inners) {
-        nest_error(n, l, "an @outer loop cannot be inside an @inner loop");
+        const char *why = l->parent->kind == LOOP_INNER
+                              ? why_not_hoisted(n->c, n->k, l->parent, l) : "";
+        nest_error(n, l, "an @outer loop cannot be inside an @inner loop%s", why ? why : "");
         return;
     }
     outers += l->kind == LOOP_OUTER;
@@ -253,7 +365,9 @@ void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o, bool has_inn
         Loop *top = k->loops[i];
         if (top->parent || top->kind != LOOP_OUTER || !has_inner)
             continue;
-        Nest n = {c, o, {0}, NULL, 0, false};
+        while (hoist_outers(c, k, top))
+            ;
+        Nest n = {c, k, o, {0}, NULL, 0, false};
         shape(&n, top, 0, 0);
         if (n.failed)
             continue;

@@ -997,6 +997,34 @@ static void test_legacy_tile_no_check(void **state)
     same_doubles(want, x, ALL);
 }
 
+/* Nested tiles: the @outer levels are hoisted above the @inner ones. */
+static void test_legacy_tiles2d(void **state)
+{
+    (void)state;
+    enum { NX = 37, NY = 10 };         /* partial tiles on both axes */
+    double a[NX * NY + 5], want[NX * NY + 5];
+    for (int i = 0; i < NX * NY + 5; i++)
+        a[i] = want[i] = -1;
+    for (int y = 0; y < NY; y++)
+        for (int x = 0; x < NX; x++)
+            want[y * NX + x] = 1000 * y + x;
+    RUN_ON("legacy.okl", "legacyTiles2D", a, oklc_arg_int(NX), oklc_arg_int(NY));
+    same_doubles(want, a, NX * NY + 5);
+}
+
+static void test_legacy_nested3d(void **state)
+{
+    (void)state;
+    enum { NB = 3, X = 4 * NB, Y = 3 * NB, Z = 2 * NB };
+    int a[X * Y * Z], want[X * Y * Z];
+    for (int z = 0; z < Z; z++)
+        for (int y = 0; y < Y; y++)
+            for (int x = 0; x < X; x++)
+                a[(z * Y + y) * X + x] = -1, want[(z * Y + y) * X + x] = 10000 * z + 100 * y + x;
+    RUN_ON("legacy.okl", "legacyNested3D", a, oklc_arg_int(NB));
+    same_ints(want, a, X * Y * Z);
+}
+
 /* ---- setup ------------------------------------------------------------------------------- */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1050,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_atomic_block),
         cmocka_unit_test(test_legacy_ax),        cmocka_unit_test(test_legacy_gather),
         cmocka_unit_test(test_legacy_tile_no_check),
+        cmocka_unit_test(test_legacy_tiles2d),   cmocka_unit_test(test_legacy_nested3d),
     };
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);
