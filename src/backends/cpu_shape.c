@@ -427,16 +427,16 @@ static void narrowed(Cpu *C, const Guard *g, const char **start, const char **en
                                  oklc_cpu_op(C, *start));
 }
 
-/* "(int t = START; t < END; ++t)", the end computed once; an @outer loop
- * of OpenMP has it in the test, where OpenMP's canonical loop form wants
- * it (one variable declared in the init), and computes it once itself. */
+/* "(int t = START; t < END; ++t)", the end computed once; a top-level
+ * @outer loop of OpenMP (`omp parallel for`) has it in the test, where
+ * OpenMP's canonical loop form wants it (one variable declared in the
+ * init), and computes it once itself. */
 static const char *loop_head(Cpu *C, const Guard *g, const char *start, const char *end)
 {
     long long v;
     const Loop *l = g->l;
-    const Loop *stmt = g->merge ? g->merge->outer : l;   /* the for statement's levels */
-    bool canonical = C->omp && (stmt->kind == LOOP_OUTER ||
-                                (stmt->tile_other && stmt->tile_other->kind == LOOP_OUTER));
+    const Loop *top = g->merge ? g->merge->outer : l->tile_part == 2 ? l->tile_other : l;
+    bool canonical = C->omp && top->kind == LOOP_OUTER && !top->parent;
     const char *type = oklc_emit_iter_type(C->E, l);
     const char *it = g->merge ? g->merge->name : l->iter;
     const char *step = g->merge ? oklc_arena_printf(C->a, "++%s", it) : oklc_cpu_render(C, l->step);

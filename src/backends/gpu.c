@@ -67,8 +67,10 @@ static bool in_nest(const Var *v, const Loop *o)
 
 typedef struct Nest {
     const Loop *top;             /* the top-level @outer loop */
-    const Loop *outer[3];        /* the @outer level on each axis */
+    const Loop *outer[3];        /* the (first) @outer loop on each axis */
+    VEC(const Loop *) level_loops[3];   /* every @outer loop on each axis */
     const char *grid[3];         /* iteration counts, as expressions ("1": unused) */
+    int64_t     ngrid[3];        /* when constant, else -1 */
     const char *block[3];        /* threads per axis: an expression */
     int64_t     nblock[3];       /* when constant, else -1 */
     VEC(Range)  bounds;          /* the headers the launcher computes from */
@@ -94,44 +96,72 @@ static void inner_counts(Gpu *G, const Loop *l, Nest *n, Texts *exprs)
         inner_counts(G, l->kids[i], n, exprs);
 }
 
-/* The @outer loops of a nest: one per axis, one chain, rectangular. */
-static bool outer_chain(Gpu *G, Nest *n)
+/* The @outer loops of a nest are the grid, one axis per level, and the
+ * loops of one level side by side (in plain loops or conditions of the
+ * level above) share its axis: its size is the largest of their counts,
+ * and a loop with fewer iterations has a guard. The grid is rectangular:
+ * no @outer loop's range uses the iterator of one around it. */
+static bool outer_levels(Gpu *G, Nest *n, const Loop *l, unsigned used)
 {
-    const Loop *l = n->top;
-    for (;;) {
-        if (l->axis < 0 || l->axis > 2 || n->outer[l->axis]) {
-            oklc_gpu_error(G, l->stmt.begin, "@outer loop with an axis the nest uses already");
-            return false;
-        }
+    if (l->axis < 0 || l->axis > 2 || (used & (1u << l->axis))) {
+        oklc_gpu_error(G, l->stmt.begin, "@outer loop with an axis the nest uses already");
+        return false;
+    }
+    if (n->outer[l->axis] && n->outer[l->axis]->level != l->level) {
+        oklc_gpu_error(G, l->stmt.begin, "on GPUs the @outer loops side by side in a nest "
+                       "share an axis: this one's axis is that of the @outer loop at line %u",
+                       oklc_model_line(G->E->c, n->outer[l->axis]->stmt.begin));
+        return false;
+    }
+    if (!n->outer[l->axis])
         n->outer[l->axis] = l;
-        vec_push(G->a, &n->bounds, l->header);
-        for (int a = 0; a < 3; a++) {
-            const Loop *o = n->outer[a];
-            /* (the two levels of a @tile share one header) */
-            const Var *it = o && o != l && o != l->tile_other ? iterator_var(G->k, o) : NULL;
-            if (it && oklc_refers_in(it, l->header)) {
-                oklc_gpu_error(G, l->stmt.begin,
-                               "on GPUs the @outer loops of a nest are a grid: this loop's "
-                               "bounds cannot use '%s', the iterator of an enclosing @outer "
-                               "loop",
-                               it->name);
-                return false;
-            }
-        }
-        size_t nouter = 0;
-        const Loop *next = NULL;
-        for (size_t i = 0; i < l->nkids; i++)
-            if (l->kids[i]->kind == LOOP_OUTER)
-                nouter++, next = l->kids[i];
-        if (nouter > 1) {
-            oklc_gpu_error(G, next->stmt.begin,
-                           "on GPUs an @outer loop can hold one @outer loop only: a kernel "
-                           "launch has one grid");
+    vec_push(G->a, &n->level_loops[l->axis], l);
+    vec_push(G->a, &n->bounds, l->header);
+    for (const Loop *o = l->parent; o; o = o->parent) {
+        /* (the two levels of a @tile share one header) */
+        const Var *it = o != l->tile_other ? iterator_var(G->k, o) : NULL;
+        if (it && oklc_refers_in(it, l->header)) {
+            oklc_gpu_error(G, l->stmt.begin,
+                           "on GPUs the @outer loops of a nest are a grid: this loop's "
+                           "bounds cannot use '%s', the iterator of an enclosing @outer "
+                           "loop",
+                           it->name);
             return false;
         }
-        if (!next)
-            return true;
-        l = next;
+    }
+    for (size_t i = 0; i < l->nkids; i++)
+        if (l->kids[i]->kind == LOOP_OUTER &&
+            !outer_levels(G, n, l->kids[i], used | (1u << l->axis)))
+            return false;
+    return true;
+}
+
+/* Each axis of the grid: the largest count of its @outer loops. */
+static void grid_sizes(Gpu *G, Nest *n)
+{
+    for (int a = 0; a < 3; a++) {
+        const Loop *const *ls = (const Loop *const *)n->level_loops[a].data;
+        size_t nl = n->level_loops[a].len;
+        n->ngrid[a] = nl ? -1 : 1;
+        if (!nl)
+            continue;
+        int64_t known = 0;
+        bool all = true;
+        for (size_t i = 0; i < nl; i++) {
+            all &= ls[i]->trips_known;
+            if (ls[i]->trips_known && ls[i]->ntrips > known)
+                known = ls[i]->ntrips;
+        }
+        if (all && nl > 1) {
+            n->ngrid[a] = known;
+            n->grid[a] = oklc_arena_printf(G->a, "%lld", (long long)known);
+            continue;
+        }
+        const char *g = ls[0]->trips ? ls[0]->trips : "0";
+        for (size_t i = 1; i < nl; i++)
+            g = oklc_arena_printf(G->a, "_occa_max(_occa_count(%s), _occa_count(%s))", g,
+                                  ls[i]->trips ? ls[i]->trips : "0");
+        n->grid[a] = g;
     }
 }
 
@@ -165,11 +195,9 @@ static bool nest_shape(Gpu *G, Nest *n)
 {
     for (int a = 0; a < 3; a++)
         n->grid[a] = "1", n->block[a] = "1", n->nblock[a] = 1;
-    if (!outer_chain(G, n))
+    if (!outer_levels(G, n, n->top, 0))
         return false;
-    for (int a = 0; a < 3; a++)
-        if (n->outer[a])
-            n->grid[a] = n->outer[a]->trips ? n->outer[a]->trips : "0";
+    grid_sizes(G, n);
     const Loop *inner_top = n->outer[0] ? n->outer[0] : n->top;
     const Attr *mid = n->top->max_inner_dims;
     if (mid) {                 /* @max_inner_dims(x, y, z): the block as given */
@@ -230,10 +258,14 @@ static const char *index_decl(Gpu *G, const Loop *l, const char *name, const cha
     return oklc_arena_printf(G->a, "%s %s = %s;", oklc_emit_iter_type(G->E, l), name, value);
 }
 
-/* The loop's threads may outnumber its iterations: the block is larger
- * on this axis, or the count is not known. */
+/* The loop's threads (blocks, for an @outer loop) may outnumber its
+ * iterations: the block (grid) is larger on this axis, or the count is not
+ * known. */
 static bool needs_guard(const Nest *n, const Loop *l)
 {
+    if (l->kind == LOOP_OUTER)                 /* a shorter one of its level */
+        return n->level_loops[l->axis].len > 1 &&
+               !(l->trips_known && n->ngrid[l->axis] >= 0 && l->ntrips == n->ngrid[l->axis]);
     if (l->kind != LOOP_INNER)
         return false;
     int64_t b = n->nblock[l->axis];
@@ -310,7 +342,7 @@ static void loop_edits(Gpu *G, const Nest *n, const Loop *l)
     }
     const char *guard = guard_of(G, n, l);
     if (guard) {
-        if (l->node && l->node->has_barrier) {
+        if (l->kind == LOOP_INNER && l->node && l->node->has_barrier) {
             oklc_gpu_error(G, l->stmt.begin,
                            "on GPUs the threads of this @inner loop are not all in it (the "
                            "block has %s), and the @barrier inside cannot wait for the others; "
@@ -497,55 +529,142 @@ static Range params_range(Gpu *G)
     return (Range){p, p};
 }
 
-/* The declarations before the first @outer loop that `used` reads (and
- * those they read), in order. */
-static void needed_decls(Gpu *G, const Range *used, size_t nused, size_t upto, bool *need)
+/* ---- the host statements around the nests ---------------------------------------------------- */
+
+/* The kernel body runs on the host, in the launcher, except the top-level
+ * @outer loops (the nests): declarations, and statements (if, for, while,
+ * do, switch, blocks) that hold nests, as legacy OCCA runs them. Each
+ * nest's device kernel computes again the declarations it reads; those the
+ * launcher needs it computes from the scalar arguments. */
+
+typedef VEC(Range) Ranges;
+
+static bool is_nest(const Kernel *k, const Stmt *s)
 {
-    const Kernel *k = G->k;
-    for (size_t i = upto; i-- > 0;) {
-        const TopStmt *ts = &k->top[i];
-        if (ts->outer)
-            continue;
-        for (size_t j = 0; j < k->nlocals && !need[i]; j++) {
-            const Var *v = k->locals[j];
-            if (!oklc_in_range(ts->range, v->name_off))
-                continue;
-            for (size_t u = 0; u < nused && !need[i]; u++)
-                need[i] = oklc_refers_in(v, used[u]);
-            for (size_t later = i + 1; later < upto && !need[i]; later++)
-                need[i] = need[later] && oklc_refers_in(v, k->top[later].range);
+    for (size_t i = 0; i < k->nouters; i++)
+        if (k->outers[i]->node == s)
+            return true;
+    return false;
+}
+
+/* A statement of the host that holds nests (not a nest itself). */
+static bool holds_nests(const Kernel *k, const Stmt *s)
+{
+    if (is_nest(k, s) || s->kind == ST_DECL || s->kind == ST_NULL)
+        return false;
+    for (size_t i = 0; i < k->nouters; i++)
+        if (oklc_in_range(s->range, k->outers[i]->stmt.begin))
+            return true;
+    return false;
+}
+
+/* What the host may run: declarations, nests and statements holding nests. */
+static bool host_statements(Gpu *G, const Stmt *s)
+{
+    bool ok = true;
+    for (size_t i = 0; i < s->nkids && ok; i++) {
+        const Stmt *st = s->kids[i];
+        if (holds_nests(G->k, st)) {
+            ok = host_statements(G, st);
+        } else if (st->kind != ST_DECL && st->kind != ST_NULL && !is_nest(G->k, st)) {
+            oklc_gpu_error(G, st->range.begin,
+                           "on GPUs only declarations, and statements that hold @outer loops, "
+                           "may stand outside the @outer loops: the launcher runs them");
+            ok = false;
         }
+    }
+    return ok;
+}
+
+/* What a nest's code sees: the declarations before it (in the kernel body
+ * and in the blocks of the host statements around it), outermost first,
+ * and those host statements. */
+typedef struct Scope {
+    VEC(const Stmt *) decls;
+    VEC(const Stmt *) around;
+} Scope;
+
+static void reverse(const Stmt **v, size_t n)
+{
+    for (size_t i = 0; i + 1 < n - i; i++) {
+        const Stmt *t = v[i];
+        v[i] = v[n - 1 - i], v[n - 1 - i] = t;
     }
 }
 
-static size_t top_index(const Kernel *k, const Loop *outer)
+static Scope scope_of(Gpu *G, const Stmt *s)
 {
-    for (size_t i = 0; i < k->ntop; i++)
-        if (k->top[i].outer == outer)
-            return i;
-    return k->ntop;
+    Scope sc = {0};
+    for (const Stmt *p = s->parent; p; s = p, p = p->parent) {
+        if (p->kind != ST_COMPOUND) {
+            vec_push(G->a, &sc.around, p);
+            continue;
+        }
+        size_t i = 0;
+        while (p->kids[i] != s)
+            i++;
+        while (i-- > 0)
+            if (p->kids[i]->kind == ST_DECL)
+                vec_push(G->a, &sc.decls, p->kids[i]);
+    }
+    reverse(sc.decls.data, sc.decls.len);
+    reverse(sc.around.data, sc.around.len);
+    return sc;
 }
 
-/* Only declarations may stand between the @outer loops: the launcher and
- * every device kernel run them. */
-static bool top_statements(Gpu *G)
+static bool decl_used(const Stmt *d, const Range *used, size_t nused)
 {
-    for (size_t i = 0; i < G->k->ntop; i++) {
-        const TopStmt *ts = &G->k->top[i];
-        if (ts->outer)
-            continue;
-        const Stmt *st = NULL;
-        for (size_t j = 0; G->k->root && j < G->k->root->nkids; j++)
-            if (G->k->root->kids[j]->range.begin == ts->range.begin)
-                st = G->k->root->kids[j];
-        if (st && st->kind != ST_DECL && st->kind != ST_NULL) {
-            oklc_gpu_error(G, ts->range.begin,
-                           "on GPUs only declarations may stand outside the @outer loops: the "
-                           "launcher and each device kernel compute them");
-            return false;
+    for (size_t v = 0; v < d->ndecls; v++)
+        for (size_t u = 0; u < nused; u++)
+            if (oklc_refers_in(d->decls[v], used[u]))
+                return true;
+    return false;
+}
+
+/* Which of the declarations decls[0..n) `used` reads, directly or through
+ * a later one. */
+static bool *needed_decls(Gpu *G, const Stmt *const *decls, size_t n, const Range *used,
+                          size_t nused)
+{
+    bool *need = oklc_arena_alloc(G->a, (n + 1) * sizeof *need);
+    for (size_t i = n; i-- > 0;) {
+        need[i] = decl_used(decls[i], used, nused);
+        for (size_t later = i + 1; later < n && !need[i]; later++)
+            need[i] = need[later] && decl_used(decls[i], &decls[later]->range, 1);
+    }
+    return need;
+}
+
+/* A variable declared in the head of a host statement around a nest (the
+ * iterator of a loop the launcher runs) changes between its launches: the
+ * device kernel cannot compute it again. */
+/* Where v is first read in used[0..n), or UINT32_MAX. */
+static uint32_t first_read(const Var *v, const Range *used, size_t n)
+{
+    for (size_t r = 0; r < v->nrefs; r++)
+        for (size_t u = 0; u < n; u++)
+            if (oklc_in_range(used[u], v->refs[r].begin))
+                return v->refs[r].begin;
+    return UINT32_MAX;
+}
+
+static bool reads_host_variable(Gpu *G, const Scope *sc, const Range *used, size_t nused)
+{
+    for (size_t a = 0; a < sc->around.len; a++) {
+        for (size_t i = 0; i < G->k->nlocals; i++) {
+            const Var *v = G->k->locals[i];
+            uint32_t at = oklc_in_range(sc->around.data[a]->head, v->name_off)
+                              ? first_read(v, used, nused) : UINT32_MAX;
+            if (at != UINT32_MAX) {
+                oklc_gpu_error(G, at, "on GPUs the statements around a top-level @outer loop "
+                                      "run in the launcher, and the device kernel cannot read "
+                                      "'%s', which they change",
+                               v->name);
+                return true;
+            }
         }
     }
-    return true;
+    return false;
 }
 
 /* A template kernel's device kernels: the body as a template device
@@ -577,10 +696,16 @@ static void instances(Gpu *G, size_t index, Buf *b)
 static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char *shared_decls)
 {
     const Kernel *k = G->k;
-    size_t at = top_index(k, n->top);
-    bool *need = oklc_arena_alloc(G->a, (k->ntop + 1) * sizeof *need);
+    Scope sc = scope_of(G, n->top->node);
     Range body = n->top->stmt;
-    needed_decls(G, &body, 1, at, need);
+    bool *need = needed_decls(G, sc.decls.data, sc.decls.len, &body, 1);
+    Ranges reads = {0};
+    vec_push(G->a, &reads, body);
+    for (size_t i = 0; i < sc.decls.len; i++)
+        if (need[i])
+            vec_push(G->a, &reads, sc.decls.data[i]->range);
+    if (reads_host_variable(G, &sc, reads.data, reads.len))
+        return "";
     Buf b;
     oklc_buf_init(&b, G->a);
     const char *hint = n->nblock[0] > 0 && n->nblock[1] > 0 && n->nblock[2] > 0 && G->T->launch_hint
@@ -593,9 +718,9 @@ static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char
                         hint ? " " : "", hint ? hint : "", k->name, index,
                         render(G, params_range(G)));
     oklc_buf_puts(&b, shared_decls);
-    for (size_t i = 0; i < at; i++)
+    for (size_t i = 0; i < sc.decls.len; i++)
         if (need[i])
-            oklc_buf_printf(&b, "  %s\n", render(G, k->top[i].range));
+            oklc_buf_printf(&b, "  %s\n", render(G, sc.decls.data[i]->range));
     oklc_buf_printf(&b, "  %s\n}\n", render(G, n->top->stmt));
     if (k->is_template)
         instances(G, index, &b);
@@ -613,7 +738,66 @@ static const char *read_argument(Gpu *G, const Var *p, size_t i)
     return oklc_arena_printf(G->a, "    const %s %s = *(const %s *)args[%zu];\n", t, p->name, t, i);
 }
 
-static void launcher_nest(Gpu *G, const Nest *n, size_t index, Buf *b)
+/* Runs nest `index`: its grid and block, then the launch; `ind` starts
+ * each line. */
+static void launch(const Nest *n, size_t index, const char *ind, Buf *b)
+{
+    oklc_buf_printf(b, "%sconst unsigned long grid[3] = {_occa_count(%s), _occa_count(%s), "
+                       "_occa_count(%s)};\n",
+                    ind, n->grid[0], n->grid[1], n->grid[2]);
+    oklc_buf_printf(b, "%sconst unsigned long block[3] = {_occa_count(%s), _occa_count(%s), "
+                       "_occa_count(%s)};\n",
+                    ind, n->block[0], n->block[1], n->block[2]);
+    oklc_buf_printf(b, "%sif (grid[0] && grid[1] && grid[2]) {\n"
+                       "%s  const int e = api->run(api->device, %zu, grid, block, args);\n"
+                       "%s  if (e)\n%s    return e;\n%s}\n",
+                    ind, ind, index, ind, ind, ind);
+}
+
+/* The host's side of statement s: what the launcher reads (the nests'
+ * bounds, the host statements' heads) and the declarations in its blocks. */
+typedef struct Host {
+    Ranges            used;
+    VEC(const Stmt *) decls;
+} Host;
+
+static void host_parts(Gpu *G, const Stmt *s, Nest *nests, Host *h)
+{
+    const Kernel *k = G->k;
+    for (size_t i = 0; i < k->nouters; i++) {
+        if (k->outers[i]->node != s)
+            continue;
+        for (size_t j = 0; j < nests[i].bounds.len; j++)
+            vec_push(G->a, &h->used, nests[i].bounds.data[j]);
+        const Attr *mid = k->outers[i]->max_inner_dims;
+        if (mid)
+            vec_push(G->a, &h->used, ((Range){mid->off, mid->end}));
+        return;
+    }
+    if (s->kind == ST_DECL) {
+        vec_push(G->a, &h->decls, s);
+        return;
+    }
+    vec_push(G->a, &h->used, s->head);
+    for (size_t i = 0; i < s->nkids; i++)
+        host_parts(G, s->kids[i], nests, h);
+}
+
+/* What the launcher reads must not point to device memory. */
+static bool host_can_read(Gpu *G, const Var *v)
+{
+    if (v->type.pointer || v->type.array)
+        oklc_gpu_error(G, v->name_off, "on GPUs the launcher computes the grid from the "
+                       "arguments, and '%s' points to device memory: the loop bounds "
+                       "cannot read through it", v->name);
+    return !(v->type.pointer || v->type.array);
+}
+
+/* Statement `s` of the kernel body, a nest or a statement holding nests, in
+ * the launcher: the arguments and declarations it reads, then the nest's
+ * launch, or the statement as written with each nest's launch in its
+ * place and only the declarations it reads. */
+static void launcher_stmt(Gpu *G, const Stmt *s, Nest *nests, Buf *b)
 {
     /* the host's C++: the statements as written, less OKL's attributes
      * (not the device's edits) */
@@ -621,56 +805,57 @@ static void launcher_nest(Gpu *G, const Nest *n, size_t index, Buf *b)
     oklc_edits_init(&host, G->a, G->E->nz->text, G->E->nz->len);
     oklc_edits_drop_specs(&host, G->E->nz);
     const Kernel *k = G->k;
-    size_t at = top_index(k, n->top);
-    bool *need = oklc_arena_alloc(G->a, (k->ntop + 1) * sizeof *need);
-    needed_decls(G, n->bounds.data, n->bounds.len, at, need);
-    Range *used = oklc_arena_alloc(G->a, (n->bounds.len + k->ntop + 1) * sizeof *used);
-    size_t nused = 0;
-    for (size_t i = 0; i < n->bounds.len; i++)
-        used[nused++] = n->bounds.data[i];
-    if (n->top->max_inner_dims)
-        used[nused++] = (Range){n->top->max_inner_dims->off, n->top->max_inner_dims->end};
-    for (size_t i = 0; i < at; i++)
-        if (need[i])
-            used[nused++] = k->top[i].range;
+    Host h = {0};
+    host_parts(G, s, nests, &h);
+    bool *inner = needed_decls(G, h.decls.data, h.decls.len, h.used.data, h.used.len);
+    for (size_t i = 0; i < h.decls.len; i++)
+        if (inner[i])
+            vec_push(G->a, &h.used, h.decls.data[i]->range);
+        else
+            oklc_edit_replace(&host, h.decls.data[i]->range.begin, h.decls.data[i]->range.end, "");
+    Scope sc = scope_of(G, s);
+    bool *top = needed_decls(G, sc.decls.data, sc.decls.len, h.used.data, h.used.len);
+    for (size_t i = 0; i < sc.decls.len; i++)
+        if (top[i])
+            vec_push(G->a, &h.used, sc.decls.data[i]->range);
     oklc_buf_puts(b, "  {\n");
     for (size_t i = 0; i < k->nparams; i++) {
         const Var *p = k->params[i];
         bool read = false;
-        for (size_t u = 0; u < nused && !read; u++)
-            read = oklc_refers_in(p, used[u]);
-        if (!read)
+        for (size_t u = 0; u < h.used.len && !read; u++)
+            read = oklc_refers_in(p, h.used.data[u]);
+        if (read && !host_can_read(G, p))
+            return;
+        if (read)
+            oklc_buf_puts(b, read_argument(G, p, i));
+    }
+    for (size_t i = 0; i < sc.decls.len; i++) {
+        const Stmt *d = sc.decls.data[i];
+        if (top[i] && !host_can_read(G, d->decls[0]))
+            return;
+        if (top[i])
+            oklc_buf_printf(b, "    %s\n", oklc_edits_text(&host, d->range.begin, d->range.end));
+    }
+    for (size_t i = 0; i < h.decls.len; i++)
+        if (inner[i] && !host_can_read(G, h.decls.data[i]->decls[0]))
+            return;
+    for (size_t i = 0; i < k->nouters; i++) {
+        if (k->outers[i]->node == s) {
+            launch(&nests[i], i, "    ", b);
+            oklc_buf_puts(b, "  }\n");
+            return;
+        }
+        if (!oklc_in_range(s->range, k->outers[i]->stmt.begin))
             continue;
-        if (p->type.pointer || p->type.array) {
-            oklc_gpu_error(G, p->name_off, "on GPUs the launcher computes the grid from the "
-                           "arguments, and '%s' points to device memory: the loop bounds "
-                           "cannot read through it", p->name);
-            return;
-        }
-        oklc_buf_puts(b, read_argument(G, p, i));
+        const char *ind = oklc_emit_indent(G->E, k->outers[i]->stmt.begin);
+        Buf l;
+        oklc_buf_init(&l, G->a);
+        oklc_buf_puts(&l, "{\n");
+        launch(&nests[i], i, oklc_arena_printf(G->a, "%s  ", ind), &l);
+        oklc_buf_printf(&l, "%s}", ind);
+        oklc_edit_replace(&host, k->outers[i]->stmt.begin, k->outers[i]->stmt.end, l.data);
     }
-    for (size_t i = 0; i < at; i++) {
-        const Var *d = k->top[i].decl;
-        if (need[i] && d && (d->type.pointer || d->type.array)) {
-            oklc_gpu_error(G, d->name_off, "on GPUs the launcher computes the grid from the "
-                           "arguments, and '%s' points to device memory: the loop bounds "
-                           "cannot read through it", d->name);
-            return;
-        }
-        if (need[i])
-            oklc_buf_printf(b, "    %s\n",
-                            oklc_edits_text(&host, k->top[i].range.begin, k->top[i].range.end));
-    }
-    oklc_buf_printf(b, "    const unsigned long grid[3] = {_occa_count(%s), _occa_count(%s), "
-                       "_occa_count(%s)};\n",
-                    n->grid[0], n->grid[1], n->grid[2]);
-    oklc_buf_printf(b, "    const unsigned long block[3] = {_occa_count(%s), _occa_count(%s), "
-                       "_occa_count(%s)};\n",
-                    n->block[0], n->block[1], n->block[2]);
-    oklc_buf_printf(b, "    if (grid[0] && grid[1] && grid[2]) {\n"
-                       "      const int e = api->run(api->device, %zu, grid, block, args);\n"
-                       "      if (e)\n        return e;\n    }\n  }\n",
-                    index);
+    oklc_buf_printf(b, "    %s\n  }\n", oklc_edits_text(&host, s->range.begin, s->range.end));
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------------- */
@@ -679,7 +864,7 @@ static void kernel(Emit *E, Kernel *k, Buf *launchers)
 {
     const GpuTarget *T = E->be->gpu;
     Gpu G = {E, k, T, &E->c->arena, true};
-    if (!top_statements(&G))
+    if (k->root && !host_statements(&G, k->root))
         return;
     Nest *nests = oklc_arena_alloc(G.a, (k->nouters + 1) * sizeof *nests);
     for (size_t i = 0; i < k->nouters; i++) {
@@ -718,8 +903,9 @@ static void kernel(Emit *E, Kernel *k, Buf *launchers)
         oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s(const _occa_launch_api *api, "
                                    "void *const *args)\n{\n",
                         k->name);
-    for (size_t i = 0; i < k->nouters; i++)
-        launcher_nest(&G, &nests[i], i, launchers);
+    for (size_t i = 0; k->root && i < k->root->nkids; i++)
+        if (is_nest(k, k->root->kids[i]) || holds_nests(k, k->root->kids[i]))
+            launcher_stmt(&G, k->root->kids[i], nests, launchers);
     oklc_buf_puts(launchers, "  (void)args;\n  return 0;\n}\n\n");
     for (size_t i = 0; k->is_template && i < E->kernels.len; i++) {
         const KernelOut *ko = &E->kernels.data[i];

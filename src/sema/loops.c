@@ -325,9 +325,6 @@ static void loop_checks(oklc_ctx *c, Loop *l)
     if (l->nobarrier && l->kind != LOOP_INNER)
         oklc_model_diag(c, DIAG_WARNING, l->nobarrier->off, "'@nobarrier' has no effect on a loop "
                                                             "that is not @inner");
-    if (l->in_statement && l->kind == LOOP_OUTER)
-        oklc_model_error(c, at(l), "a top-level @outer loop must be a statement of the kernel "
-                                   "body, not inside another statement");
 }
 
 /* -Wall: @inner loops of one @outer with different constant counts. */

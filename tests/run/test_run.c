@@ -1025,6 +1025,43 @@ static void test_legacy_nested3d(void **state)
     same_ints(want, a, X * Y * Z);
 }
 
+/* @outer loops inside a loop and an if of the body: run by the launcher. */
+static void host_flow(int n, int steps)
+{
+    int x[40], want[40];
+    for (int i = 0; i < 40; i++)
+        x[i] = want[i] = i % 5;
+    for (int i = 0; i < n; i++)
+        want[i] += steps;
+    for (int i = 0; i < (n > 10 ? n / 2 : n); i++)
+        want[i] = n > 10 ? 3 * want[i] : -want[i];
+    RUN_ON("legacy.okl", "legacyHostFlow", x, oklc_arg_int(n), oklc_arg_int(steps));
+    same_ints(want, x, 40);
+}
+
+static void test_legacy_host_flow(void **state)
+{
+    (void)state;
+    host_flow(37, 3);
+    host_flow(9, 2);
+    host_flow(12, 0);
+}
+
+static void test_legacy_side_by_side(void **state)
+{
+    (void)state;
+    enum { N = 5 };
+    int x[4 * N * 2 + 3], want[4 * N * 2 + 3];
+    for (int i = 0; i < 4 * N * 2 + 3; i++)
+        x[i] = want[i] = -1;
+    for (int b = 0; b < 4; b++)
+        for (int c = 0; c < N; c++)
+            for (int t = 0; t < 2; t++)
+                want[(b * N + c) * 2 + t] += 1 + (c < 3 ? 20 : 0);
+    RUN_ON("legacy.okl", "legacySideBySide", x, oklc_arg_int(N));
+    same_ints(want, x, 4 * N * 2 + 3);
+}
+
 /* ---- setup ------------------------------------------------------------------------------- */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1079,6 +1116,7 @@ int main(void)
         cmocka_unit_test(test_legacy_ax),        cmocka_unit_test(test_legacy_gather),
         cmocka_unit_test(test_legacy_tile_no_check),
         cmocka_unit_test(test_legacy_tiles2d),   cmocka_unit_test(test_legacy_nested3d),
+        cmocka_unit_test(test_legacy_host_flow), cmocka_unit_test(test_legacy_side_by_side),
     };
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);
