@@ -5,18 +5,22 @@
  * into __constant memory; a pointer without a space points into the
  * thread's own (__private) memory.
  *
- * The spaces flow from the kernels' parameters: a local pointer takes the
- * space of its initializer (float *row = a + i), a function's pointer
- * parameter that of the arguments its calls pass. A function called with
+ * The spaces flow from the kernels' parameters: a local pointer (or array
+ * of pointers) takes the space of its initializer (float *row = a + i), or
+ * of what is assigned to it (row = a + i; rows[k] = a + k * n), a
+ * function's pointer parameter (or array parameter: float s[8][8] is a
+ * pointer) that of the arguments its calls pass. A function called with
  * pointers into different spaces is written once per combination (an
  * instance, `_occa_<name>_<spaces>`), and each call names the right one:
  * legacy OCCA writes one function without spaces, which OpenCL C 1.2
  * rejects. A pointer declared @globalPtr (legacy @global) points into
- * __global memory, whatever is passed to it.
+ * __global memory, a function's parameter declared @shared into __local
+ * memory, whatever is passed to them.
  *
  * What depends on the spaces (the pointers' declarations, &v.x, the calls)
  * is written per context: a kernel, or an instance of a function.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "backend.h"
@@ -48,9 +52,18 @@ typedef struct Spaces {
 
 /* ---- what points where ------------------------------------------------------------------ */
 
+/* A pointer, an array of pointers, or an array parameter (a pointer to
+ * its first element): what says where it points. */
 static bool is_pointer(const Var *v)
 {
-    return v->type.pointer && !v->type.array;
+    if (!v->type.array)
+        return v->type.pointer;
+    if (v->kind == VAR_PARAM)
+        return true;
+    size_t n = strlen(v->type.element);
+    while (n && v->type.element[n - 1] == ' ')
+        n--;
+    return n && v->type.element[n - 1] == '*';
 }
 
 static size_t var_index(const Spaces *S, const Var *v)
@@ -104,7 +117,52 @@ static Space base_space(const Spaces *S, Range r)
 
 /* ---- contexts --------------------------------------------------------------------------- */
 
-/* The local pointers of a context take their initializers' spaces. */
+/* The value assigned by use r of a variable (`p = v;`, `p[i] = v;`), or
+ * an empty range if r is not assigned to. */
+static Range assigned(const Spaces *S, Range r)
+{
+    const char *t = S->E->nz->text;
+    uint32_t p = r.end, len = (uint32_t)S->E->nz->len;
+    for (;;) {
+        while (p < len && isspace((unsigned char)t[p]))
+            p++;
+        if (p >= len || t[p] != '[')
+            break;
+        for (int depth = 0; p < len; p++) {       /* a subscript */
+            depth += t[p] == '[' ? 1 : t[p] == ']' ? -1 : 0;
+            if (depth == 0) {
+                p++;
+                break;
+            }
+        }
+    }
+    if (p + 1 >= len || t[p] != '=' || t[p + 1] == '=')
+        return (Range){p, p};
+    uint32_t from = ++p;
+    for (int depth = 0; p < len; p++) {
+        if (depth == 0 && (t[p] == ';' || t[p] == ',' || t[p] == ')' || t[p] == ']'))
+            break;
+        depth += t[p] == '(' || t[p] == '[' ? 1 : t[p] == ')' || t[p] == ']' ? -1 : 0;
+    }
+    return (Range){from, p};
+}
+
+/* Where a local pointer points: its initializer's space, else that of the
+ * first value assigned to it whose space is known. */
+static Space local_space(const Spaces *S, const Var *v)
+{
+    if (v->init_form)
+        return base_space(S, v->init);
+    for (size_t r = 0; r < v->nrefs; r++) {
+        Range value = assigned(S, v->refs[r]);
+        Space s = value.end > value.begin ? base_space(S, value) : SP_UNKNOWN;
+        if (s != SP_UNKNOWN)
+            return s;
+    }
+    return SP_UNKNOWN;
+}
+
+/* The local pointers of a context take their values' spaces. */
 static void derive_locals(Spaces *S, Var **locals, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -115,9 +173,9 @@ static void derive_locals(Spaces *S, Var **locals, size_t n)
         for (size_t i = 0; i < n; i++) {
             const Var *v = locals[i];
             size_t at = var_index(S, v);
-            if (!is_pointer(v) || !v->init_form || S->space[at] != SP_UNKNOWN)
+            if (!is_pointer(v) || S->space[at] != SP_UNKNOWN)
                 continue;
-            S->space[at] = base_space(S, v->init);
+            S->space[at] = local_space(S, v);
             changed |= S->space[at] != SP_UNKNOWN;
         }
     }
@@ -173,21 +231,24 @@ static size_t instance_for(Spaces *S, const Function *f, const Space *sig)
     return S->inst.len - 1;
 }
 
-/* The space of g's parameter a in a call: the argument's, or __global for
- * a @globalPtr parameter, which no argument into other memory may reach. */
+/* The space of g's parameter a in a call: the argument's, or the one its
+ * declaration gives (@globalPtr, @shared), which no argument into other
+ * memory may reach. */
 static Space param_space(Spaces *S, const Function *g, const Call *call, size_t a)
 {
     const Var *p = g->params[a];
     if (!is_pointer(p))
         return SP_UNKNOWN;
     Space s = a < call->nargs ? base_space(S, call->args[a]) : SP_UNKNOWN;
-    if (!p->global_ptr)
+    const Attr *said = p->global_ptr ? p->global_ptr : p->shared;
+    Space want = p->global_ptr ? SP_GLOBAL : SP_LOCAL;
+    if (!said)
         return s;
-    if (s != SP_UNKNOWN && s != SP_GLOBAL)
+    if (s != SP_UNKNOWN && s != want)
         oklc_model_error(S->E->c, call->args[a].begin, "this argument points to %s memory, but "
                                                        "'%s' of '%s' is '@%s'",
-                         space_names[s], p->name, g->name, p->global_ptr->name);
-    return SP_GLOBAL;
+                         space_names[s], p->name, g->name, said->name);
+    return want;
 }
 
 /* The calls of the loaded context (a kernel, or instance `caller` of f). */
@@ -283,7 +344,7 @@ static bool write_vars(Spaces *S, Var *const *vars, size_t n)
         }
         if (s <= SP_PRIVATE)
             continue;
-        if (!memchr(S->E->nz->text + v->type_at, '*', v->name_off - v->type_at))
+        if (!v->type.array && !memchr(S->E->nz->text + v->type_at, '*', v->name_off - v->type_at))
             typedef_pointer(S, v, s);
         else
             oklc_edit_before(&S->E->ed, v->type_at,

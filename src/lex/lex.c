@@ -23,6 +23,7 @@ typedef struct Lexer {
     uint32_t       view;
     const SrcFile *f;
     const char    *text, *p, *end;     /* the clean text */
+    char          *own;                /* text, when it is our copy */
     unsigned       flags;
     const Loc     *at;                 /* oklc_lex_string: every position */
     bool           quiet;              /* report nothing (token pasting) */
@@ -61,15 +62,15 @@ static void remove_splices(Lexer *L)
     size_t count = 0;
     for (const char *q = s; q && q < end; q = memchr(q + 1, '\\', (size_t)(end - q - 1)))
         count += splice_len(q, end) > 0;
-    if (count == 0) {
+    if (!s) {       /* a copy otherwise: stray backslashes become blanks in it */
         L->text = src;
         L->end = end;
         return;
     }
     Arena *a = &L->c->arena;
     char *out = oklc_arena_alloc(a, L->f->len + 1);
-    L->sp_pos = oklc_arena_alloc(a, count * sizeof(uint32_t));
-    L->sp_shift = oklc_arena_alloc(a, count * sizeof(uint32_t));
+    L->sp_pos = oklc_arena_alloc(a, (count + 1) * sizeof(uint32_t));
+    L->sp_shift = oklc_arena_alloc(a, (count + 1) * sizeof(uint32_t));
     size_t o = 0, shift = 0;
     for (const char *q = src; q < end;) {
         size_t n = splice_len(q, end);
@@ -83,7 +84,7 @@ static void remove_splices(Lexer *L)
         }
     }
     out[o] = 0;
-    L->text = out;
+    L->text = L->own = out;
     L->end = out + o;
 }
 
@@ -322,6 +323,18 @@ static const char *skip_comment(Lexer *L, const char *p)
 
 /* Skips blanks and (unless they are tokens) comments. Returns flags for the
  * next token; reports an unterminated block comment. */
+static unsigned skip_space(Lexer *L);
+
+/* A backslash before a blank or another backslash (`}   \      \` at the
+ * end of a continued #define line, `a, \\` before a line break): legacy
+ * OCCA's tokenizer skips it with the character after it as blank space. Line
+ * splices are gone by now, so such a backslash continues nothing. */
+static bool stray_backslash(const char *p, const char *end)
+{
+    return *p == '\\' && (p + 1 == end || p[1] == ' ' || p[1] == '\t' || p[1] == '\\' ||
+                           p[1] == '\r' || p[1] == '\n');
+}
+
 static unsigned skip_space(Lexer *L)
 {
     unsigned fl = 0;
@@ -338,6 +351,15 @@ static unsigned skip_space(Lexer *L)
                    !(L->flags & LEX_COMMENTS)) {
             p = skip_comment(L, p);
             fl |= TF_SPACE;
+        } else if (stray_backslash(p, end)) {
+            if (!L->quiet)
+                oklc_diag_warning(L->c, L->at ? *L->at : loc_at(L, p), "stray '\\' ignored, as "
+                                  "legacy OCCA does; delete it (only a '\\' at the end of a "
+                                  "line continues it)");
+            if (L->own)       /* a blank in the tokens' leads, which are printed */
+                L->own[p - L->text] = ' ';
+            fl |= TF_SPACE;
+            p++;
         } else {
             break;
         }
@@ -438,15 +460,6 @@ void oklc_tok_warn_spaced(oklc_ctx *c, const Token *t)
 {
     oklc_diag_warning(c, t->loc, "'@' is separated from '%.*s' (a legacy spelling); write '%.*s'",
                       (int)t->len - 1, t->text + 1, (int)t->len, t->text);
-}
-
-bool oklc_tok_drop_backslash(oklc_ctx *c, const Token *t)
-{
-    if (t->kind != TK_OTHER || t->len != 1 || t->text[0] != '\\')
-        return false;
-    oklc_diag_warning(c, t->loc, "stray '\\' in a macro definition, ignored as legacy OCCA "
-                                 "does; delete it (only the last '\\' of a line continues it)");
-    return true;
 }
 
 /* Inside a raw string a backslash-newline is text, not a splice: take the
@@ -552,6 +565,23 @@ bool oklc_tok_is_punct(const Token *t, Punct p)
     return t->kind == TK_PUNCT && t->punct == p;
 }
 
+/* Whitespace as written, less the stray backslashes the lexer skips (a
+ * line splice is a backslash, blanks, then a line break). */
+static const char *without_stray_backslashes(oklc_ctx *c, const char *s, size_t *n)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    for (size_t i = 0; i < *n; i++) {
+        size_t j = i + 1;
+        while (s[i] == '\\' && j < *n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r'))
+            j++;
+        if (s[i] != '\\' || (j < *n && s[j] == '\n'))
+            oklc_buf_putc(&b, s[i]);
+    }
+    *n = b.len;
+    return b.data;
+}
+
 const char *oklc_tok_lead_as_written(oklc_ctx *c, const Token *prev, const Token *t, size_t *n)
 {
     *n = t->lead_len;
@@ -565,7 +595,7 @@ const char *oklc_tok_lead_as_written(oklc_ctx *c, const Token *prev, const Token
         memcmp(f->text + prev->loc.off, prev->text, prev->len))
         return t->lead;
     *n = t->loc.off - from;
-    return f->text + from;
+    return without_stray_backslashes(c, f->text + from, n);
 }
 
 char *oklc_tok_join(oklc_ctx *c, const Token *from, const Token *stop, size_t *len)

@@ -107,10 +107,6 @@ OKLC_INTERNAL char *oklc_tok_join(oklc_ctx *c, const Token *from, const Token *s
                                   size_t *len);
 /* The warning for a TF_SPACED_ATTR token (`@ name`), at its '@'. */
 OKLC_INTERNAL void oklc_tok_warn_spaced(oklc_ctx *c, const Token *t);
-/* A stray '\' in a #define body (`}   \      \` at the end of a continued
- * line): legacy OCCA drops it, and so do we, with a warning. True (and the
- * warning given) when t is one. */
-OKLC_INTERNAL bool oklc_tok_drop_backslash(oklc_ctx *c, const Token *t);
 /* What is wrong with a TF_BAD token. */
 OKLC_INTERNAL const char *oklc_tok_bad_message(const Token *t);
 /* A terminated "..." literal without prefix or suffix (a file name). */

@@ -1170,14 +1170,13 @@ static void put_written(Norm *N, const Token *prev, const Token *t)
     size_t n;
     const char *lead = oklc_tok_lead_as_written(N->c, prev, t, &n);
     oklc_print_raw(&N->pr, lead, n);
-    if (!oklc_tok_drop_backslash(N->c, t))
-        oklc_print_text(&N->pr, t);
+    oklc_print_text(&N->pr, t);
 }
 
 /* A #define line whose body has @attributes gets them rewritten in place;
  * a macro that is nothing but attributes is remembered, so that using it in
  * a for header moves it in front of `for` like the attribute itself. Line
- * splices stay; stray backslashes go. */
+ * splices stay. */
 static Token *define_line(Norm *N, Token *hash, Token *last)
 {
     VEC(Token *) body = {0};

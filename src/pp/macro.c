@@ -398,8 +398,6 @@ Token *oklc_macro_define(PP *pp, Token *directive)
             oklc_diag_error(c, t->loc, "%s", oklc_tok_bad_message(t));
             return skip_line(t);
         }
-        if (oklc_tok_drop_backslash(c, t))
-            continue;
         if (t->flags & TF_SPACED_ATTR)     /* once here, not at each use */
             oklc_tok_warn_spaced(c, t);
         tail = tail->next = oklc_tok_copy(c, t);

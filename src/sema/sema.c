@@ -180,7 +180,13 @@ static void declaration_rules(oklc_ctx *c, const Var *v)
     dim_rules(c, v);
     pointer_rule(c, v, v->restrict_);
     pointer_rule(c, v, v->global_ptr);
-    if (v->kind != VAR_LOCAL && v->kind != VAR_TYPEDEF) {
+    /* a function's parameter may point into @shared memory (as in OCCA) */
+    bool shared_param = v->kind == VAR_PARAM && !v->kernel && v->shared && !v->exclusive;
+    if (shared_param && !v->type.pointer && !v->type.array && !v->type.dependent)
+        oklc_model_error(c, v->shared->off, "'@shared' on a function's parameter applies to "
+                                            "pointers and arrays; '%s' is '%s'",
+                         v->name, v->type.spelling);
+    else if (v->kind != VAR_LOCAL && v->kind != VAR_TYPEDEF && !shared_param) {
         const Attr *a = v->shared ? v->shared : v->exclusive;
         if (a)
             oklc_model_error(c, a->off, "'@%s' applies to variables declared in a kernel; '%s' "

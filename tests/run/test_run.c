@@ -1062,6 +1062,29 @@ static void test_legacy_side_by_side(void **state)
     same_ints(want, x, 4 * N * 2 + 3);
 }
 
+/* OpenCL's address spaces: @shared and array parameters, pointers
+ * assigned after their declaration, an array of pointers. */
+static void test_legacy_spaces(void **state)
+{
+    (void)state;
+    enum { N = 21, SHIFT = 2 };
+    double rhsq[3 * N], q[N + 3], want[N + 3];
+    for (int i = 0; i < 3 * N; i++)
+        rhsq[i] = i % 13;
+    for (int i = 0; i < N + 3; i++)
+        q[i] = want[i] = -1;
+    for (int i = 0; i < N; i++)
+        want[i] = rhsq[((SHIFT + 0) % 3) * N + i] + 10 * rhsq[((SHIFT + 2) % 3) * N + i];
+    oklc_kernel *k = build("legacy.okl", "legacySpaces");
+    oklc_memory *mr = to_device(rhsq, sizeof rhsq), *mq = to_device(q, sizeof q);
+    RUN(k, oklc_arg_int(N), oklc_arg_int(SHIFT), oklc_arg_mem(mr), oklc_arg_mem(mq));
+    to_host(mq, q, sizeof q);
+    same_doubles(want, q, N + 3);
+    oklc_memory_free(mr);
+    oklc_memory_free(mq);
+    oklc_kernel_free(k);
+}
+
 /* ---- setup ------------------------------------------------------------------------------- */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1117,6 +1140,7 @@ int main(void)
         cmocka_unit_test(test_legacy_tile_no_check),
         cmocka_unit_test(test_legacy_tiles2d),   cmocka_unit_test(test_legacy_nested3d),
         cmocka_unit_test(test_legacy_host_flow), cmocka_unit_test(test_legacy_side_by_side),
+        cmocka_unit_test(test_legacy_spaces),
     };
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);

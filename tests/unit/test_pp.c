@@ -221,9 +221,13 @@ static void legacy_spellings(void **state)
                 "does: add '#endif'");
     /* a stray backslash in a #define is dropped, the real continuation kept */
     EXPECT_WARN("#define M(a) { a = 1; }   \\      \\\n  + 2\nM(x)\n", "{ x = 1; } + 2\n",
-                "1:27: stray '\\' in a macro definition, ignored as legacy OCCA does; delete it "
-                "(only the last '\\' of a line continues it)");
-    EXPECT_PP("x \\ y\n", "x \\ y\n");     /* elsewhere: a token (normalize rejects it) */
+                "1:27: stray '\\' ignored, as legacy OCCA does; delete it (only a '\\' at the "
+                "end of a line continues it)");
+    /* before a blank or a backslash, anywhere: OCCA's tokenizer skips it */
+    EXPECT_WARN("f(a, \\\\\n  b)\n", "f(a,    b)\n",
+                "1:6: stray '\\' ignored, as legacy OCCA does; delete it (only a '\\' at the "
+                "end of a line continues it)");
+    EXPECT_PP("x \\y\n", "x \\y\n");     /* before a name: a token (normalize rejects it) */
     /* `@ name` is one attribute token, warned once at the #define */
     EXPECT_WARN("#define R @ restrict\nR R\n", "@restrict @restrict\n",
                 "1:11: '@' is separated from 'restrict' (a legacy spelling); write '@restrict'");
