@@ -88,26 +88,9 @@ const SpecRange *oklc_emit_spec_of(const Emit *E, const Attr *a)
     return NULL;
 }
 
-static bool blank_between(const char *t, uint32_t b, uint32_t e)
-{
-    for (uint32_t i = b; i < e; i++)
-        if (t[i] != ' ' && t[i] != '\t')
-            return false;
-    return true;
-}
-
 void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end)
 {
-    const char *t = E->nz->text;
-    uint32_t ls = begin, le = end;
-    while (ls > 0 && t[ls - 1] != '\n')
-        ls--;
-    while (le < E->nz->len && t[le] != '\n')
-        le++;
-    if (blank_between(t, ls, begin) && blank_between(t, end, le) && le < E->nz->len)
-        oklc_edit_replace(&E->ed, ls, le + 1, "");
-    else
-        oklc_edit_replace(&E->ed, begin, end, "");
+    oklc_edit_delete(&E->ed, begin, end);
 }
 
 /* A pragma line before a statement (before its attributes, if it

@@ -626,22 +626,25 @@ static int holds_inner(const Stmt *st)
     return found;
 }
 
-/* @unroll on it, or a #pragma with "unroll" on the line before it. */
+/* @unroll on it, or a #pragma with "unroll" on the last line before it
+ * that is not blank. */
 static bool unroll_given(Cpu *C, const Stmt *st)
 {
     for (size_t i = 0; i < C->k->nloops; i++)
         if (C->k->loops[i]->stmt.begin == st->range.begin && C->k->loops[i]->unroll)
             return true;
     const char *t = C->E->nz->text;
-    uint32_t end = st->range.begin;
+    uint32_t end = st->range.begin, b;
     while (end > 0 && t[end - 1] != '\n')
         end--;
-    if (!end--)
-        return false;
-    uint32_t b = end;
-    while (b > 0 && t[b - 1] != '\n')
-        b--;
-    b = oklc_cpu_skip_blanks(t, b, end);
+    do {
+        if (!end--)
+            return false;
+        b = end;
+        while (b > 0 && t[b - 1] != '\n')
+            b--;
+        b = oklc_cpu_skip_blanks(t, b, end);
+    } while (b == end);
     const char *line = oklc_arena_strndup(C->a, t + b, end - b);
     return !strncmp(line, "#pragma", 7) && strstr(line, "unroll");
 }

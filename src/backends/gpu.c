@@ -812,7 +812,7 @@ static void launcher_stmt(Gpu *G, const Stmt *s, Nest *nests, Buf *b)
         if (inner[i])
             vec_push(G->a, &h.used, h.decls.data[i]->range);
         else
-            oklc_edit_replace(&host, h.decls.data[i]->range.begin, h.decls.data[i]->range.end, "");
+            oklc_edit_delete(&host, h.decls.data[i]->range.begin, h.decls.data[i]->range.end);
     Scope sc = scope_of(G, s);
     bool *top = needed_decls(G, sc.decls.data, sc.decls.len, h.used.data, h.used.len);
     for (size_t i = 0; i < sc.decls.len; i++)

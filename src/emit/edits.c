@@ -123,9 +123,11 @@ const char *oklc_edits_text(Edits *e, uint32_t begin, uint32_t end)
     return b.data ? b.data : "";
 }
 
-/* A [[...]] leaves with the blanks before it ("float *m [[okl::dim(4)]],"),
- * or, when it starts a line or follows a bracket, those after it
- * ("[[okl::outer]] for", "([[okl::restrict]] float *p"). */
+/* A [[...]] that ends a declarator leaves with the blanks before it
+ * ("float *m [[okl::dim(4)]],", "sh_t [[okl::shared]];"); one before what
+ * it belongs to, with the blanks after it ("[[okl::outer]] for",
+ * "{ [[okl::shared]] float s[8];", "* [[okl::restrict]] p"), so that an
+ * edit at the start of that statement stays at its start. */
 void oklc_edits_drop_specs(Edits *ed, const Normalized *nz)
 {
     const char *t = nz->text;
@@ -136,18 +138,42 @@ void oklc_edits_drop_specs(Edits *ed, const Normalized *nz)
             oklc_edit_replace(ed, s->off, s->end, s->keep);
             continue;
         }
-        uint32_t b = s->off, e = s->end;
-        while (b > last && (t[b - 1] == ' ' || t[b - 1] == '\t'))
-            b--;
-        bool indentation = b != last && (b == 0 || t[b - 1] == '\n');
-        if (b == s->off || indentation) {
-            b = s->off;
+        uint32_t b = s->off, e = s->end, next = e;
+        while (next < nz->len && (t[next] == ' ' || t[next] == '\t'))
+            next++;
+        bool ends = next >= nz->len || strchr(",;)=[]", t[next]);
+        if (ends) {
+            while (b > last && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+                b--;
+        } else {
             while (e < nz->len && t[e] == ' ')
                 e++;
         }
         oklc_edit_replace(ed, b, e, "");
         last = e;
     }
+}
+
+static bool blank_between(const char *t, uint32_t b, uint32_t e)
+{
+    for (uint32_t i = b; i < e; i++)
+        if (t[i] != ' ' && t[i] != '\t')
+            return false;
+    return true;
+}
+
+void oklc_edit_delete(Edits *ed, uint32_t begin, uint32_t end)
+{
+    const char *t = ed->text;
+    uint32_t ls = begin, le = end;
+    while (ls > 0 && t[ls - 1] != '\n')
+        ls--;
+    while (le < ed->len && t[le] != '\n')
+        le++;
+    if (blank_between(t, ls, begin) && blank_between(t, end, le) && le < ed->len)
+        oklc_edit_replace(ed, ls, le + 1, "");
+    else
+        oklc_edit_replace(ed, begin, end, "");
 }
 
 bool oklc_ident_char(char ch)

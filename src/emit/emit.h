@@ -42,6 +42,8 @@ OKLC_INTERNAL void oklc_edits_init(Edits *e, Arena *a, const char *text, size_t 
 OKLC_INTERNAL void oklc_edit_replace(Edits *e, uint32_t begin, uint32_t end, const char *text);
 OKLC_INTERNAL void oklc_edit_before(Edits *e, uint32_t at, const char *text);
 OKLC_INTERNAL void oklc_edit_after(Edits *e, uint32_t at, const char *text);
+/* Deletes [begin, end), with its line when nothing else is on it. */
+OKLC_INTERNAL void oklc_edit_delete(Edits *e, uint32_t begin, uint32_t end);
 /* Takes back the edits recorded since the mark: a construct rendered once
  * per variant (with the variant's edits) then replaced by all of them. */
 OKLC_INTERNAL uint32_t oklc_edits_mark(const Edits *e);

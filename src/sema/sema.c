@@ -110,18 +110,33 @@ static void storage_rules(oklc_ctx *c, const Var *v)
                          v->name);
 }
 
-static void local_rules(oklc_ctx *c, const Var *v)
+/* A variable of the block (between @outer and @inner) is one per thread
+ * on a GPU, one per block on a CPU: the threads must agree on its value.
+ * The rule (seeds/003) wants it const, @shared or @exclusive; legacy OCCA
+ * takes any variable, and real codes set one by a call (f(&ex)) before
+ * the @inner loops: accepted, with a warning, while the threads agree. */
+static void local_rules(oklc_ctx *c, const Model *m, const Kernel *k, const Var *v)
 {
     if (v->loop_iter || ATTR_OF(v, shared) || ATTR_OF(v, exclusive) || is_const(v))
         return;
+    uint32_t at;
     if (!v->loop && v->top_level)
         oklc_model_error(c, v->name_off, "'%s' is declared outside the @outer loops, so it must "
                                          "be const: every block of the kernel computes it once",
                          v->name);
-    else if (v->loop && v->loop->kind == LOOP_OUTER)
-        oklc_model_error(c, v->name_off, "'%s' is declared between the @outer and the @inner "
-                                         "loops, so it must be const, @shared or @exclusive",
+    else if (v->loop && v->loop->kind == LOOP_OUTER &&
+             (at = oklc_sema_thread_write(c, m, k, v)) != UINT32_MAX)
+        oklc_model_error(c, at, "'%s' is declared between the @outer and the @inner loops, and "
+                                "here an @inner loop writes it where the threads may not all "
+                                "write the same value: make it @exclusive (one per thread) or "
+                                "@shared (one per block)",
                          v->name);
+    else if (v->loop && v->loop->kind == LOOP_OUTER)
+        oklc_model_diag(c, DIAG_WARNING, v->name_off,
+                        "'%s' is declared between the @outer and the @inner loops without const, "
+                        "@shared or @exclusive; accepted as legacy OCCA accepts it, since every "
+                        "thread holds the same value: declare it const, or @exclusive",
+                        v->name);
 }
 
 static bool pointer_like(const Var *v)
@@ -269,7 +284,7 @@ static void jump_rules(oklc_ctx *c, const Stmt *st)
 
 /* ---- kernels ----------------------------------------------------------------------------- */
 
-static void kernel_rules(oklc_ctx *c, Kernel *k, const ParseOptions *o)
+static void kernel_rules(oklc_ctx *c, const Model *m, Kernel *k, const ParseOptions *o)
 {
     if (strcmp(k->return_type, "void"))
         oklc_model_error(c, k->name_off, "a @kernel function must return void, not '%s'",
@@ -288,7 +303,7 @@ static void kernel_rules(oklc_ctx *c, Kernel *k, const ParseOptions *o)
     for (size_t i = 0; i < k->nlocals; i++) {
         declaration_rules(c, k->locals[i]);
         storage_rules(c, k->locals[i]);
-        local_rules(c, k->locals[i]);
+        local_rules(c, m, k, k->locals[i]);
     }
     oklc_sema_loops(c, k, o, inner);
     for (size_t i = 0; i < k->ndims; i++)
@@ -321,6 +336,6 @@ bool oklc_sema_check(oklc_ctx *c, Model *m, const ParseOptions *o)
             declaration_rules(c, f->locals[p]);
     }
     for (size_t i = 0; i < m->nkernels; i++)
-        kernel_rules(c, m->kernels[i], o);
+        kernel_rules(c, m, m->kernels[i], o);
     return c->nerrors == before;
 }

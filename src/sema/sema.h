@@ -5,6 +5,7 @@
  *            @barrier, @atomic
  *   loops.c  the tree of attributed loops: nesting, levels, axes,
  *            iteration counts
+ *   writes.c which uses of a variable change it, and how the threads agree
  *
  * The checks read the model and complete it (loop axes); they report at the
  * user's file:line:col and return false after an error.
@@ -18,6 +19,12 @@ OKLC_INTERNAL bool oklc_sema_check(oklc_ctx *c, Model *m, const ParseOptions *o)
 /* `has_inner`: the kernel has an @inner loop somewhere (if not, that one
  * error says it all). */
 OKLC_INTERNAL void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o, bool has_inner);
+
+/* Where an @inner loop of k writes v (declared between an @outer loop and
+ * its @inner loops) other than as every thread the same value; UINT32_MAX
+ * if nowhere. */
+OKLC_INTERNAL uint32_t oklc_sema_thread_write(oklc_ctx *c, const Model *m, const Kernel *k,
+                                              const Var *v);
 
 /* "@outer", "@inner", "@tile" - how the user wrote the loop's attribute. */
 OKLC_INTERNAL const char *oklc_loop_attr_name(const Loop *l);

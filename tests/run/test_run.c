@@ -1085,6 +1085,29 @@ static void test_legacy_spaces(void **state)
     oklc_kernel_free(k);
 }
 
+/* Variables of the block without const, which the threads agree on. */
+static void test_legacy_block_variables(void **state)
+{
+    (void)state;
+    enum { NE = 12, NX = 4, NY = NE / NX };
+    double field[NE * 8], result[NY * 8 + 2], want[NY * 8 + 2];
+    for (int i = 0; i < NE * 8; i++)
+        field[i] = i % 7;
+    for (int i = 0; i < NY * 8 + 2; i++)
+        result[i] = want[i] = i < NY * 8 ? 0 : -1;
+    for (int e = 0; e < NE; e++)
+        for (int k = 0; k < 8; k++)
+            want[(e / NX) * 8 + k] += field[e * 8 + k] * (e % NX + 1);
+    oklc_kernel *k = build("legacy.okl", "legacyBlockVariables");
+    oklc_memory *mf = to_device(field, sizeof field), *mr = to_device(result, sizeof result);
+    RUN(k, oklc_arg_int(NE), oklc_arg_int(NX), oklc_arg_mem(mf), oklc_arg_mem(mr));
+    to_host(mr, result, sizeof result);
+    same_doubles(want, result, NY * 8 + 2);
+    oklc_memory_free(mf);
+    oklc_memory_free(mr);
+    oklc_kernel_free(k);
+}
+
 /* ---- setup ------------------------------------------------------------------------------- */
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1140,7 +1163,7 @@ int main(void)
         cmocka_unit_test(test_legacy_tile_no_check),
         cmocka_unit_test(test_legacy_tiles2d),   cmocka_unit_test(test_legacy_nested3d),
         cmocka_unit_test(test_legacy_host_flow), cmocka_unit_test(test_legacy_side_by_side),
-        cmocka_unit_test(test_legacy_spaces),
+        cmocka_unit_test(test_legacy_spaces),    cmocka_unit_test(test_legacy_block_variables),
     };
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);

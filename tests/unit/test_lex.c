@@ -927,10 +927,18 @@ static void at_before_digit_is_other(void **state)
 static void stray_characters_are_other(void **state)
 {
     (void)state;
-    const Token *t = lex("` \\ @");
+    const Token *t = lex("` \\@");
     assert_string_equal(join(t), "[`][\\][@]");
     for (; t->kind != TK_EOF; t = t->next)
         assert_int_equal(t->kind, TK_OTHER);
+}
+
+/* A backslash before a blank or a backslash is blank space (legacy OCCA's
+ * tokenizer skips it), with a warning. */
+static void backslash_before_blank_is_space(void **state)
+{
+    (void)state;
+    assert_string_equal(join(lex("a \\ b \\\\ c")), "[a][b][c]");
 }
 
 static void backslash_without_newline_is_other(void **state)
@@ -1643,6 +1651,7 @@ int main(void)
         T(attribute_with_arguments),
         T(attribute_names_like_identifiers),
         T(at_space_name_is_one_attribute),
+        T(backslash_before_blank_is_space),
         T(at_before_digit_is_other),
         T(stray_characters_are_other),
         T(backslash_without_newline_is_other),
