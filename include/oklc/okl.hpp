@@ -14,6 +14,8 @@
 /* Size and fixed-width integer types: the same types as glibc's, so that
  * <cstdint>, <stdint.h>, <cstddef> or <sys/types.h> may follow. */
 typedef decltype(sizeof(0)) size_t;
+/* Kernels may print: CUDA, HIP and OpenCL have printf, CPUs <stdio.h>'s. */
+extern "C" int printf(const char *, ...);
 typedef decltype((char *)0 - (char *)0) ptrdiff_t;
 typedef __INT8_TYPE__ int8_t;
 typedef __INT16_TYPE__ int16_t;

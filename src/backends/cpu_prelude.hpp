@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>      /* printf, which CUDA, HIP and OpenCL kernels have too */
 #include <stdlib.h>
 #include <type_traits>
 #include <utility>
