@@ -20,6 +20,7 @@
  *   C++             templates, references, lambdas, classes: an error that
  *                   names the feature (OpenCL C is C)
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,11 +172,15 @@ static void drop_std(Emit *E)
 }
 
 /* okl_memcpy_async(s[i], a[j], size[, zfill]): the prelude's takes
- * pointers (C has no references), and all four arguments. */
+ * pointers (C has no references), and all four arguments. abs(x) of a
+ * floating-point x, C++'s overload, is C's fabs(x). */
 static void intrinsic_calls(Emit *E)
 {
     for (size_t i = 0; i < E->m->ncalls; i++) {
         const Call *c = &E->m->calls[i];
+        if (c->callee_off == UINT32_MAX && !strcmp(c->name, "abs") && c->nargs == 1 &&
+            c->arg_floating[0] && c->name_off != UINT32_MAX)
+            oklc_edit_replace(&E->ed, c->name_off, c->name_off + 3, "fabs");
         if (c->callee_off != UINT32_MAX || strcmp(c->name, "okl_memcpy_async"))
             continue;
         for (size_t a = 0; a < 2 && a < c->nargs; a++)
@@ -186,6 +191,19 @@ static void intrinsic_calls(Emit *E)
         if (c->nargs == 3)
             oklc_edit_after(&E->ed, c->args[2].end, ", 0");
     }
+}
+
+/* Where the declaration holding a struct's definition at `at` starts: at
+ * `typedef` in `typedef struct P {...} Q;`. */
+static uint32_t declaration_start(Emit *E, uint32_t at)
+{
+    const char *t = E->nz->text;
+    uint32_t p = at;
+    while (p > 0 && isspace((unsigned char)t[p - 1]))
+        p--;
+    if (p >= 7 && !strncmp(t + p - 7, "typedef", 7) && (p == 7 || !oklc_ident_char(t[p - 8])))
+        return p - 7;
+    return at;
 }
 
 /* struct P {...}; then P p; - C names it `struct P` unless a typedef
@@ -199,7 +217,7 @@ static void struct_names(Emit *E)
         for (size_t j = 0; j < m->ntype_names && !named; j++)
             named = !strcmp(m->type_names[j], r->name);
         if (!named)
-            oklc_edit_before(&E->ed, r->range.begin,
+            oklc_edit_before(&E->ed, declaration_start(E, r->range.begin),
                              oklc_arena_printf(&E->c->arena, "typedef struct %s %s;\n", r->name,
                                                r->name));
     }

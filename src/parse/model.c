@@ -1706,8 +1706,10 @@ static void call(Walk *W, CXCursor cur)
     Call c = {.range = oklc_cx_range(cur), .kernel = W->kernel, .function = W->function};
     c.name = oklc_cx_string(W->c, clang_getCursorSpelling(callee));
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(callee))) {
-        if (strncmp(c.name, "okl_", 4))
-            return;                     /* a library function */
+        /* a library function: only OKL's intrinsics, and abs (fabs in C
+         * for a floating-point value) matter to the backends */
+        if (strncmp(c.name, "okl_", 4) && strcmp(c.name, "abs"))
+            return;
         c.callee_off = UINT32_MAX;
     } else {
         CXCursor def = clang_getCursorDefinition(callee);
@@ -1725,6 +1727,7 @@ static void call(Walk *W, CXCursor cur)
     if (n > 0) {
         c.args = oklc_arena_alloc(&W->c->arena, (size_t)n * sizeof *c.args);
         c.arg_pointer = oklc_arena_alloc(&W->c->arena, (size_t)n * sizeof *c.arg_pointer);
+        c.arg_floating = oklc_arena_alloc(&W->c->arena, (size_t)n * sizeof *c.arg_floating);
         for (int i = 0; i < n; i++) {
             CXCursor a = clang_Cursor_getArgument(cur, (unsigned)i);
             if (oklc_cx_range(a).begin == UINT32_MAX)
@@ -1732,6 +1735,8 @@ static void call(Walk *W, CXCursor cur)
             enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(a)).kind;
             c.arg_pointer[c.nargs] = tk == CXType_Pointer || tk == CXType_ConstantArray ||
                                      tk == CXType_IncompleteArray;
+            c.arg_floating[c.nargs] = tk == CXType_Float || tk == CXType_Double ||
+                                      tk == CXType_LongDouble || tk == CXType_Half;
             c.args[c.nargs++] = oklc_cx_range(a);
         }
     }

@@ -264,6 +264,7 @@ typedef struct Call {
     uint32_t    name_off;     /* the callee's name in the call */
     Range      *args;
     bool       *arg_pointer;  /* each argument: a pointer or an array? */
+    bool       *arg_floating; /* each argument: a floating-point scalar? */
     size_t      nargs;
     Kernel     *kernel;       /* where the call is: a kernel or a function */
     Function   *function;
