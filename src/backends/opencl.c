@@ -193,6 +193,18 @@ static void intrinsic_calls(Emit *E)
     }
 }
 
+/* 2.5 * v, v / n: the scalar converts to the vector's element type, as in
+ * C++; OpenCL C converts no scalar to an element type of lower rank. */
+static void scalar_operands(Emit *E)
+{
+    for (size_t i = 0; i < E->m->nscalars; i++) {
+        const ScalarOperand *s = &E->m->scalars[i];
+        oklc_edit_before(&E->ed, s->range.begin,
+                         oklc_arena_printf(&E->c->arena, "(%s)(", s->element));
+        oklc_edit_after(&E->ed, s->range.end, ")");
+    }
+}
+
 /* Where the declaration holding a struct's definition at `at` starts: at
  * `typedef` in `typedef struct P {...} Q;`. */
 static uint32_t declaration_start(Emit *E, uint32_t at)
@@ -306,6 +318,7 @@ static bool prepare(Emit *E)
     each_var_list(E, autos);
     drop_std(E);
     intrinsic_calls(E);
+    scalar_operands(E);
     kernel_argument_types(E);
     oklc_edits_directives(&E->ed, "include", drop_include, E);
     if (E->m->uses_double)

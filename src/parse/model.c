@@ -56,6 +56,7 @@ typedef struct Walk {
     VEC(Call)          calls;
     VEC(Record)        records;
     VEC(ComponentAddr) components;
+    VEC(ScalarOperand) scalars;
     Function          *function;   /* the function being walked (not a kernel) */
     VEC(Range)         freturns;
     VEC(CxxConstruct)  cxx;
@@ -1696,6 +1697,37 @@ static void returned_value(Walk *W, CXCursor ret)
 }
 
 /* A call of one of the file's functions. */
+static bool okl_vector(CXType t);
+static CXCursor bare(CXCursor e);
+
+/* v * 2.5 with a vector v of floats: the prelude's operator takes the
+ * vector's element type, to which the scalar converts. */
+static void vector_scalar(Walk *W, CXCursor cur, const char *name)
+{
+    if (strncmp(name, "operator", 8) || clang_Cursor_getNumArguments(cur) != 2)
+        return;
+    CXCursor a[2] = {clang_Cursor_getArgument(cur, 0), clang_Cursor_getArgument(cur, 1)};
+    for (int v = 0; v < 2; v++) {
+        CXType vt = clang_getCanonicalType(clang_getCursorType(a[v]));
+        CXType st = clang_getCanonicalType(clang_getCursorType(bare(a[1 - v])));
+        if (!okl_vector(vt) || st.kind < CXType_Bool || st.kind > CXType_LongDouble)
+            continue;
+        CXString vs = clang_getTypeSpelling(vt), ss = clang_getTypeSpelling(st);
+        const char *vname = clang_getCString(vs);
+        size_t n = strcspn(vname, "234");
+        const char *base = strrchr(vname, ' ');     /* "const float3" */
+        base = base && (size_t)(base - vname) < n ? base + 1 : vname;
+        char *element = oklc_arena_strndup(&W->c->arena, base, (size_t)(vname + n - base));
+        bool same = !strcmp(clang_getCString(ss), element);
+        clang_disposeString(vs);
+        clang_disposeString(ss);
+        Range r = oklc_cx_range(a[1 - v]);
+        if (!same && r.begin != UINT32_MAX)
+            vec_push(&W->c->arena, &W->scalars, ((ScalarOperand){r, element}));
+        return;
+    }
+}
+
 static void call(Walk *W, CXCursor cur)
 {
     CXCursor callee = clang_getCursorReferenced(cur);
@@ -1705,6 +1737,8 @@ static void call(Walk *W, CXCursor cur)
         return;
     Call c = {.range = oklc_cx_range(cur), .kernel = W->kernel, .function = W->function};
     c.name = oklc_cx_string(W->c, clang_getCursorSpelling(callee));
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(callee)))
+        vector_scalar(W, cur, c.name);
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(callee))) {
         /* a library function: only OKL's intrinsics, and abs (fabs in C
          * for a floating-point value) matter to the backends */
@@ -2412,6 +2446,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->calls = W.calls.data, m->ncalls = W.calls.len;
     m->records = W.records.data, m->nrecords = W.records.len;
     m->components = W.components.data, m->ncomponents = W.components.len;
+    m->scalars = W.scalars.data, m->nscalars = W.scalars.len;
     m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
     m->cxx = W.cxx.data, m->ncxx = W.cxx.len;
     m->uses_double = W.uses_double;

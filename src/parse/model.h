@@ -292,6 +292,14 @@ typedef struct ComponentAddr {
     const char *element;      /* "float" */
 } ComponentAddr;
 
+/* The scalar of an operation between one of OKL's vectors and a scalar of
+ * another type (2.5 * v, v / n): C++ (the preludes' operators) converts it
+ * to the vector's element type; OpenCL C wants that written. */
+typedef struct ScalarOperand {
+    Range       range;
+    const char *element;      /* "float" */
+} ScalarOperand;
+
 typedef struct Model {
     Kernel    **kernels;
     size_t      nkernels;
@@ -305,6 +313,8 @@ typedef struct Model {
     size_t      nrecords;
     ComponentAddr *components;
     size_t      ncomponents;
+    ScalarOperand *scalars;
+    size_t      nscalars;
     CxxConstruct *cxx;        /* C++ that is not also C, but for the above */
     size_t      ncxx;
     const char **type_names;  /* every typedef and alias name */
