@@ -6,6 +6,7 @@
 # Each run's files come from FOLDER... (their .okl files, recursively;
 # default: the benchmark and example kernels). A file that a stage rejects
 # (missing defines: real codes need theirs) counts up to where it stops.
+# The precompiled prelude lives in a cache folder of the run's own.
 # Usage: bench/transpile.sh [-b BACKEND] [-n RUNS] [BUILD_DIR [FOLDER...]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +27,11 @@ oklc=$(cd "$build" && pwd)/oklc
 mapfile -d '' files < <(find "${folders[@]}" -name '*.okl' -type f -print0 | sort -z)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export OKLC_CACHE_DIR=$tmp/cache
 
 # stage NAME ARGS...: the median wall time in ms of one file's run, over
-# the files, each run RUNS times (its fastest run: the least disturbed)
+# the files, each run RUNS times (its fastest run: the least disturbed);
+# PCH=0 in the environment: without the precompiled prelude
 stage() {
   local name=$1 f i s e best
   shift
@@ -39,7 +42,8 @@ stage() {
       if [ "$1" = --version ]; then
         "$oklc" --version >/dev/null
       else
-        (cd "$(dirname "$f")" && "$oklc" "$@" "$(basename "$f")" -o "$tmp/out" >/dev/null 2>&1) || true
+        (cd "$(dirname "$f")" && OKLC_PCH=${PCH:-1} "$oklc" "$@" "$(basename "$f")" \
+           -o "$tmp/out" >/dev/null 2>&1) || true
       fi
       e=$(date +%s%N)
       (( ${best:-999999999999} > e - s )) && best=$((e - s))
@@ -66,5 +70,6 @@ stage "process start (oklc --version)" --version
 stage "oklc preprocess" preprocess
 stage "oklc normalize" normalize
 stage "oklc check (+ Clang, model, rules)" check
+PCH=0 stage "oklc transpile, no precompiled prelude" transpile -b "$backend"
 stage "oklc transpile -b $backend" transpile -b "$backend"
 cpu_per_file

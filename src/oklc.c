@@ -128,6 +128,13 @@ void oklc_set_wall(oklc_ctx *c, bool on)
     c->wall = on;
 }
 
+void oklc_set_pch_dir(oklc_ctx *c, const char *dir)
+{
+    if (c->oom)
+        return;
+    GUARDED(c, , { c->pch_dir = dir ? oklc_arena_strdup(&c->arena, dir) : NULL; });
+}
+
 void oklc_add_clang_arg(oklc_ctx *c, const char *arg)
 {
     if (c->oom || !arg)

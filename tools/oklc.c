@@ -306,6 +306,32 @@ static bool use_color(int mode)
     return isatty(2) && !getenv("NO_COLOR") && term && strcmp(term, "dumb");
 }
 
+/* The precompiled prelude's folder: "pch" in the kernel cache, which is
+ * $OKLC_CACHE_DIR, else $XDG_CACHE_HOME/oklc, else ~/.cache/oklc (as for
+ * the runtime, docs/architecture.md); its parents made 0700 if missing.
+ * None with OKLC_PCH=0, or without a home. */
+static void use_pch_dir(oklc_ctx *c)
+{
+    const char *env = getenv("OKLC_PCH"), *root = getenv("OKLC_CACHE_DIR");
+    char dir[4096];
+    if (env && !strcmp(env, "0"))
+        return;
+    if (root && *root)
+        snprintf(dir, sizeof dir, "%s/pch", root);
+    else if ((root = getenv("XDG_CACHE_HOME")) && root[0] == '/')
+        snprintf(dir, sizeof dir, "%s/oklc/pch", root);
+    else if ((root = getenv("HOME")) && *root)
+        snprintf(dir, sizeof dir, "%s/.cache/oklc/pch", root);
+    else
+        return;
+    for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        mkdir(dir, 0700);        /* EEXIST and the rest: the library decides */
+        *p = '/';
+    }
+    oklc_set_pch_dir(c, dir);
+}
+
 int main(int argc, char **argv)
 {
     oklc_ctx *c = oklc_ctx_new();
@@ -313,6 +339,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "oklc: error: out of memory\n");
         return 1;
     }
+    use_pch_dir(c);
     Options o = {.color = -1};
     int status = parse(argc, argv, &o, c);
     if (status) {

@@ -92,6 +92,10 @@ void oklc_set_werror(oklc_ctx *c, bool on);
 void oklc_set_wall(oklc_ctx *c, bool on);
 /* An argument for Clang when it parses the kernel ("-std=c++20", "-Werror"). */
 void oklc_add_clang_arg(oklc_ctx *c, const char *arg);
+/* A folder where Clang's parse of the prelude is kept between runs (made
+ * if missing; not used if another user owns it or others may write it).
+ * Without one (the default), every parse reads the prelude. */
+void oklc_set_pch_dir(oklc_ctx *c, const char *dir);
 
 /* Backend names are case-insensitive: "OpenMP" and "openmp" are the same. */
 bool oklc_backend_from_name(const char *name, oklc_backend *out);

@@ -174,6 +174,7 @@ struct oklc_ctx {
     bool         werror;
     bool         wall;                  /* -Wall */
     VEC(const char *) clang_args;       /* --clang-arg */
+    const char  *pch_dir;               /* precompiled preludes (parse/pch.c), or NULL */
 
     /* sources */
     VEC(SrcFile *) files;

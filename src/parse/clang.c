@@ -239,6 +239,13 @@ Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
         {MAIN_PATH, text, nz->len},
         {PRELUDE_PATH, oklc_prelude, oklc_prelude_len},
     };
+    const char *pch = oklc_pch_for(c, args.data, args.len, &files[1]);
+    for (size_t i = 0; pch && i + 1 < args.len; i++)
+        if (!strcmp(args.data[i], "-include") && !strcmp(args.data[i + 1], PRELUDE_PATH)) {
+            args.data[i] = "-include-pch";     /* the prelude's parse, done before */
+            args.data[i + 1] = pch;
+            break;
+        }
     CXIndex index = clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
     enum CXErrorCode err = clang_parseTranslationUnit2(

@@ -18,6 +18,10 @@ OKLC_INTERNAL uint32_t oklc_cx_offset(CXSourceLocation loc);
 OKLC_INTERNAL Range oklc_cx_range(CXCursor cur);
 /* Copies a libclang string into the arena and disposes of it. */
 OKLC_INTERNAL const char *oklc_cx_string(oklc_ctx *c, CXString s);
+/* The precompiled prelude for these arguments of a kernel's parse (made
+ * if missing), or NULL: none can be had (pch.c). */
+OKLC_INTERNAL const char *oklc_pch_for(oklc_ctx *c, const char *const *args, size_t nargs,
+                                       struct CXUnsavedFile *prelude);
 /* Builds the model from a parsed translation unit (model.c). */
 OKLC_INTERNAL Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
                                       const ParseOptions *o);

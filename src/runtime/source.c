@@ -44,13 +44,22 @@ void oklc_rt_build_free(Build *b)
     oklc_free(b->device_id);
 }
 
-/* A context for the device's backend with the properties, in their order. */
+/* A context for the device's backend with the properties, in their order,
+ * and the cache's folder of precompiled preludes (none with OKLC_PCH=0,
+ * or if the cache has no folder: the build says why later). */
 static oklc_ctx *context(const Build *b)
 {
     oklc_ctx *c = oklc_ctx_new();
     if (!c)
         return NULL;
     oklc_set_backend(c, b->dev->ops->backend);
+    char *root = NULL, *pch = NULL;
+    const char *off = getenv("OKLC_PCH");
+    if (!(off && !strcmp(off, "0")) && oklc_rt_cache_root(&root) == OKLC_OK &&
+        (pch = oklc_rt_path(root, "pch")))
+        oklc_set_pch_dir(c, pch);
+    oklc_free(root);
+    oklc_free(pch);
     for (size_t i = 0; i < b->props->ncmds; i++) {
         const PropCmd *p = &b->props->cmds[i];
         if (p->kind == PROP_DEFINE)

@@ -318,8 +318,8 @@ fi
 # ---- OpenCL: the platform's compiler (PoCL) and Clang.
 if ! want opencl; then
   :
-elif ! "$cc" -std=c11 -O2 "$dir/clbuild.c" -o "$tmp/clbuild" -lOpenCL >"$tmp/out" 2>&1; then
-  skip "OpenCL: cannot build $dir/clbuild.c (opencl-c-headers, ocl-icd-opencl-dev):"
+elif ! "$cc" -std=c11 -O2 "$dir/clbuild.c" -o "$tmp/clbuild" -l:libOpenCL.so.1 >"$tmp/out" 2>&1; then
+  skip "OpenCL: cannot build $dir/clbuild.c (opencl-c-headers, ocl-icd-libopencl1):"
   head -n 5 "$tmp/out"
 elif ! echo '__kernel void k(void) {}' >"$tmp/empty.cl" ||
      ! "$tmp/clbuild" "$tmp/empty.cl" >"$tmp/out" 2>&1; then

@@ -8,9 +8,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -169,6 +172,65 @@ static void transpile_outputs(void **state)
     assert_true(oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0));
     assert_string_not_equal(oklc_input_hash(c), hash);
     oklc_ctx_free(c);
+}
+
+/* ---- the precompiled prelude ------------------------------------------------------ */
+
+static char *transpiled(const char *pch_dir)
+{
+    oklc_ctx *c = oklc_ctx_new();
+    oklc_set_backend(c, OKLC_BACKEND_OPENMP);
+    oklc_add_instance(c, "k<float>");
+    oklc_set_pch_dir(c, pch_dir);
+    assert_true(oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0));
+    char *out = strdup(oklc_output(c, NULL));
+    oklc_ctx_free(c);
+    return out;
+}
+
+/* The .pch files of a folder: how many, and the name of one. */
+static int pch_files(const char *dir, char *one, size_t n)
+{
+    DIR *d = opendir(dir);
+    int count = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, ".pch") && ++count)
+            snprintf(one, n, "%s/%s", dir, e->d_name);
+    if (d)
+        closedir(d);
+    return count;
+}
+
+/* Made once, used after, the same output; a damaged one is made again; a
+ * folder others may write is not used. */
+static void precompiled_prelude(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/oklc-pch-XXXXXX", sub[64], one[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/pch", dir);
+    char *plain = transpiled(NULL), *first = transpiled(sub);
+    assert_string_equal(plain, first);
+    assert_int_equal(pch_files(sub, one, sizeof one), 1);
+    struct stat st;
+    assert_int_equal(stat(one, &st), 0);
+    char *again = transpiled(sub);
+    assert_string_equal(plain, again);
+    assert_int_equal(pch_files(sub, one, sizeof one), 1);
+    assert_int_equal(truncate(one, st.st_size / 2), 0);      /* damaged */
+    char *mended = transpiled(sub);
+    assert_string_equal(plain, mended);
+    assert_int_equal(pch_files(sub, one, sizeof one), 1);
+    assert_int_equal(stat(one, &st), 0);
+    assert_true(st.st_size > 100000);
+    unlink(one);
+    assert_int_equal(chmod(sub, 0777), 0);                   /* others may write */
+    char *shared = transpiled(sub);
+    assert_string_equal(plain, shared);
+    assert_int_equal(pch_files(sub, one, sizeof one), 0);
+    rmdir(sub);
+    rmdir(dir);
+    free(plain), free(first), free(again), free(mended), free(shared);
 }
 
 static void transpile_errors(void **state)
@@ -351,6 +413,7 @@ int main(void)
         cmocka_unit_test(transpile_survives_failures),
         cmocka_unit_test(transpile_outputs),
         cmocka_unit_test(transpile_errors),
+        cmocka_unit_test(precompiled_prelude),
         cmocka_unit_test(werror),
         cmocka_unit_test(text_format),
         cmocka_unit_test(json_format),
