@@ -1,10 +1,12 @@
 /*
  * fs.c - files and folders for the runtime: whole-file reads and writes,
  * mkdir -p, rm -rf, path joins. Failures are OKLC_ERR_IO naming the path
- * and strerror().
+ * and strerror(). Removal never follows a symbolic link: it removes the
+ * link, not what it points to.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,29 +97,76 @@ oklc_status oklc_rt_mkdirs(const char *path, mode_t mode)
     return OKLC_OK;
 }
 
-void oklc_rt_remove_tree(const char *path)
+enum { REMOVE_DEPTH = 16 };    /* cache entries are flat: anything deeper is not ours */
+
+static void remove_at(int dir, const char *name, int depth);
+
+/* Empties the open folder `fd` (and closes it); a second pass for file
+ * systems whose readdir skips names while others are removed. */
+static void empty_folder(int fd, int depth)
 {
-    DIR *d = opendir(path);
+    DIR *d = fdopendir(fd);
     if (!d) {
-        unlink(path);
+        close(fd);
         return;
     }
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char *sub = oklc_rt_path(path, e->d_name);
-        if (!sub)
-            break;
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-            oklc_rt_remove_tree(sub);
-        else
-            unlink(sub);
-        oklc_free(sub);
+    for (int pass = 0; pass < 2; pass++) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                remove_at(dirfd(d), e->d_name, depth + 1);
+        rewinddir(d);
     }
     closedir(d);
-    rmdir(path);
+}
+
+/* Never through a link: `name` is looked at with AT_SYMLINK_NOFOLLOW, a
+ * folder entered through a descriptor opened with O_NOFOLLOW (a folder
+ * swapped for a link meanwhile is not entered), and what is in it removed
+ * relative to that descriptor, so no path is resolved again. */
+static void remove_at(int dir, const char *name, int depth)
+{
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlinkat(dir, name, 0);    /* a link goes, its target stays */
+        return;
+    }
+    if (depth >= REMOVE_DEPTH)
+        return;
+    int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    empty_folder(fd, depth);
+    unlinkat(dir, name, AT_REMOVEDIR);
+}
+
+void oklc_rt_remove_at(int dir, const char *name)
+{
+    remove_at(dir, name, 0);
+}
+
+/* No allocation: this cleans up after failures, running out of memory
+ * among them. */
+void oklc_rt_remove_tree(const char *path)
+{
+    char parent[PATH_MAX] = ".";
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);    /* "/x": "/" */
+        if (n >= sizeof parent)
+            return;
+        memcpy(parent, path, n);
+        parent[n] = '\0';
+    }
+    if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+        return;
+    int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    remove_at(fd, name, 0);
+    close(fd);
 }
 
 char *oklc_rt_path(const char *dir, const char *name)

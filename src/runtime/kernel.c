@@ -9,15 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "rt.h"
 
 enum { STALE_SECONDS = 3600, LOCAL_ARGS = 16 };
 
-/* Writes the inputs into a temporary folder, compiles there, and renames
- * it into the entry. A failed compile leaves the folder for the user to
- * read (the message says where); the sweep removes it later. */
+/* Writes the inputs into a temporary folder, compiles there, seals it (its
+ * manifest, last) and renames it into the entry. A failed compile leaves
+ * the folder for the user to read (the message says where); the sweep
+ * removes it later. */
 static oklc_status compile_entry(const Build *b, const char *root, const char *key,
                                  const char *entry)
 {
@@ -40,6 +40,8 @@ static oklc_status compile_entry(const Build *b, const char *root, const char *k
     if (!st)
         st = ops->compile(b->dev, b, tmp);
     if (!st)
+        st = oklc_rt_cache_seal(tmp);
+    if (!st)
         st = oklc_rt_cache_publish(tmp, entry);
     else if (tmp && st != OKLC_ERR_COMPILE)
         oklc_rt_remove_tree(tmp);
@@ -50,20 +52,35 @@ static oklc_status compile_entry(const Build *b, const char *root, const char *k
     return st;
 }
 
-/* The entry of a build: found in the cache, or compiled into it. */
+/* A damaged entry is built again; when that fails too (a read-only
+ * cache), the message says both. */
+static oklc_status rebuild(const Build *b, const char *root, const char *key, const char *dir)
+{
+    char *damage = oklc_rt_strdup(oklc_last_error());
+    if (damage && oklc_rt_verbose())
+        fprintf(stderr, "oklc: %s; building it again\n", damage);
+    oklc_status st = compile_entry(b, root, key, dir);
+    if (st == OKLC_ERR_IO && damage)
+        st = oklc_rt_fail(st, "%s, and cannot be built again: %s", damage, oklc_last_error());
+    oklc_free(damage);
+    return st;
+}
+
+/* The entry of a build: found in the cache and whole, or compiled into it
+ * (missing, damaged, or made by an older oklc). */
 static oklc_status find_or_compile(const Build *b, char **entry)
 {
     const DeviceOps *ops = b->dev->ops;
-    char key[33], *root = NULL, *dir = NULL, *bin = NULL;
+    char key[33], *root = NULL, *dir = NULL;
+    bool found = false;
     oklc_status st = oklc_rt_cache_root(&root);
     if (!st) {
         oklc_rt_cache_key(b, key);
         dir = oklc_rt_path(root, key);
-        bin = dir ? oklc_rt_path(dir, ops->binary_name) : NULL;
-        st = bin ? OKLC_OK : oklc_rt_oom();
+        st = dir ? oklc_rt_cache_verify(dir, &found) : oklc_rt_oom();
     }
-    if (!st && access(bin, F_OK) != 0)
-        st = compile_entry(b, root, key, dir);
+    if (st == OKLC_ERR_LOAD)
+        st = found ? rebuild(b, root, key, dir) : compile_entry(b, root, key, dir);
     if (!st && oklc_rt_verbose())
         fprintf(stderr, "oklc: source of '%s': %s/%s\n", b->name, dir, ops->source_name);
     if (!st) {
@@ -72,7 +89,6 @@ static oklc_status find_or_compile(const Build *b, char **entry)
     }
     oklc_free(root);
     oklc_free(dir);
-    oklc_free(bin);
     return st;
 }
 
@@ -173,6 +189,19 @@ static oklc_status load(oklc_kernel *k, const char *dir, const char *metadata)
     return st;
 }
 
+/* A cache entry is checked against its manifest before anything in it is
+ * read: a truncated binary would kill the process inside dlopen (SIGBUS).
+ * A folder without one (made by hand) is loaded as it is. */
+static oklc_status check_entry(const char *dir)
+{
+    bool found;
+    oklc_status st = oklc_rt_cache_sealed(dir) ? oklc_rt_cache_verify(dir, &found) : OKLC_OK;
+    if (st == OKLC_ERR_LOAD)
+        st = oklc_rt_fail(st, "oklc_kernel_load: %s (oklc_kernel_build builds it again)",
+                          oklc_last_error());
+    return st;
+}
+
 oklc_status oklc_kernel_load(oklc_device *d, const char *binary, const char *name,
                              oklc_kernel **out)
 {
@@ -187,6 +216,8 @@ oklc_status oklc_kernel_load(oklc_device *d, const char *binary, const char *nam
         *k = (oklc_kernel){.dev = d, .name = oklc_rt_strdup(name)};
     if (!st && !k->name)
         st = oklc_rt_oom();
+    if (!st)
+        st = check_entry(binary);
     if (!st)
         st = oklc_rt_read_file(meta_path, &metadata, NULL);
     if (!st)

@@ -17,7 +17,8 @@
  *   memory.c   oklc_memory: checks, then the device's ops
  *   source.c   a kernel's input made into backend source, metadata, hashes
  *   compile.c  finding and running a compiler (posix_spawnp, output piped)
- *   cache.c    the disk cache: its folder, keys, entries published by rename
+ *   cache.c    the disk cache: its folder (private), keys, entries with a
+ *              manifest, published by rename, checked before use
  *   args.c     parameters from the metadata; checking and packing arguments
  *   kernel.c   oklc_kernel: build, load, run
  *
@@ -54,8 +55,11 @@ OKLC_INTERNAL oklc_status oklc_rt_write_file(const char *path, const char *text,
 OKLC_INTERNAL oklc_status oklc_rt_append_file(const char *path, const char *text, size_t len);
 /* Creates `path` and its missing parents with `mode`. */
 OKLC_INTERNAL oklc_status oklc_rt_mkdirs(const char *path, mode_t mode);
-/* rm -rf, best effort: what remains is swept again later. */
+/* rm -rf, best effort: what remains is swept again later. Symbolic links
+ * are removed, never followed (their targets stay). */
 OKLC_INTERNAL void oklc_rt_remove_tree(const char *path);
+/* The same for `name` in the open folder `dir`. */
+OKLC_INTERNAL void oklc_rt_remove_at(int dir, const char *name);
 /* "dir/name" (oklc_free it), NULL when memory runs out. */
 OKLC_INTERNAL char *oklc_rt_path(const char *dir, const char *name);
 /* The absolute form of an existing path, else a copy of it (oklc_free it). */
@@ -424,16 +428,31 @@ OKLC_INTERNAL void oklc_rt_count_compile(void);
 
 /* ---- cache.c -------------------------------------------------------------------- */
 
-/* The cache folder (absolute), created 0700 and checked to be ours. */
+/* The cache folder (absolute, without links), created 0700 and checked to
+ * be private: ours, not writable by others (readable: made 0700), every
+ * folder above it root's or ours and writable by its owner alone (or
+ * sticky). OKLC_ERR_IO saying what is wrong and how to fix it. */
 OKLC_INTERNAL oklc_status oklc_rt_cache_root(char **root);
 /* The key: 32 hex digits of XXH3-128 over everything that changes the binary. */
 OKLC_INTERNAL void oklc_rt_cache_key(const Build *b, char key[33]);
 /* A fresh folder root/<key>.tmp.<pid>.<random> to build in. */
 OKLC_INTERNAL oklc_status oklc_rt_cache_tmp(const char *root, const char *key, char **tmp);
-/* Renames `tmp` to `entry`; when another process got there first, keeps
- * theirs and removes ours. */
+/* Writes tmp/manifest, last: every file of the build with its size and
+ * hash. */
+OKLC_INTERNAL oklc_status oklc_rt_cache_seal(const char *tmp);
+/* OKLC_OK when every file of `entry` matches its manifest and none is
+ * missing or extra; OKLC_ERR_LOAD saying why not ("the cache entry '...'
+ * is damaged: ..."), *found false when there is no entry at all;
+ * OKLC_ERR_MEMORY. */
+OKLC_INTERNAL oklc_status oklc_rt_cache_verify(const char *entry, bool *found);
+/* Whether `entry` has a manifest (a folder made by hand has none). */
+OKLC_INTERNAL bool oklc_rt_cache_sealed(const char *entry);
+/* Renames `tmp` (sealed) to `entry`. When an entry is there already, keeps
+ * it if it is whole (another process got there first) and removes ours;
+ * when it is damaged, swaps ours in (RENAME_EXCHANGE) and removes it. */
 OKLC_INTERNAL oklc_status oklc_rt_cache_publish(const char *tmp, const char *entry);
-/* Removes temporary folders older than `age` seconds. */
+/* Removes temporary folders of ours older than `age` seconds (a link so
+ * named is removed, its target never touched). */
 OKLC_INTERNAL void oklc_rt_cache_sweep(const char *root, long age);
 
 /* ---- args.c --------------------------------------------------------------------- */

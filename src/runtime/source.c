@@ -137,16 +137,31 @@ static char *folder(const char *path)
     return abs;
 }
 
+/* Whether the context ran out of memory: it says so with one diagnostic. */
+static bool ran_out(oklc_ctx *c)
+{
+    oklc_diag_info d;
+    for (size_t i = 0; oklc_diag_get(c, i, &d); i++)
+        if (d.level == OKLC_ERROR && !d.file && !strcmp(d.message, "out of memory"))
+            return true;
+    return false;
+}
+
 /* Best effort: when oklc's preprocessor cannot read the source (an include
- * only the compiler's own flags find), the key hashes the text alone. */
-static char *preprocess(const Build *b, const char *text, size_t len)
+ * only the compiler's own flags find), the key hashes the text alone. Not
+ * when memory runs out: that key would leave the includes out, an entry
+ * that a later header edit would not replace. */
+static oklc_status preprocess(Build *b, const char *text, size_t len)
 {
     oklc_ctx *c = context(b);
-    char *out = NULL;
-    if (c && oklc_preprocess_buffer(c, b->path, text, len))
-        out = copy(oklc_output(c, NULL));
+    if (!c)
+        return oklc_rt_oom();
+    bool ok = oklc_preprocess_buffer(c, b->path, text, len);
+    if (ok)
+        b->preprocessed = copy(oklc_output(c, NULL));
+    bool oom = ok ? !b->preprocessed : ran_out(c);
     oklc_ctx_free(c);
-    return out;
+    return oom ? oklc_rt_oom() : OKLC_OK;
 }
 
 static oklc_status native(Build *b, const char *text, size_t len)
@@ -158,8 +173,9 @@ static oklc_status native(Build *b, const char *text, size_t len)
     b->metadata = oklc_rt_format("{\"oklc\": \"%s\", \"backend\": \"%s\", \"native\": true, "
                                  "\"kernels\": []}\n", oklc_version(), b->dev->ops->name);
     b->source_dir = folder(b->path);
-    b->preprocessed = preprocess(b, text, len);
-    return b->source && b->metadata && b->source_dir ? OKLC_OK : oklc_rt_oom();
+    if (!b->source || !b->metadata || !b->source_dir)
+        return oklc_rt_oom();
+    return preprocess(b, text, len);
 }
 
 oklc_status oklc_rt_source(Build *b, const char *text)

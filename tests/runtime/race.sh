@@ -4,7 +4,11 @@
 # succeed, leaving exactly one entry and no temporary folder. Then the same
 # with leftovers of killed builds in the cache: an old temporary folder
 # (swept) and a young one (another build in progress: left alone), both
-# with a half-written binary. Then one process builds only, another loads.
+# with a half-written binary. Then the same with a damaged entry of the
+# same key (a truncated kernel.so, garbled metadata, no manifest): each
+# process finds it damaged, builds again and swaps its build in; all must
+# succeed, leaving one whole entry. Then one process builds only, another
+# loads.
 # Usage: race.sh RACE-PROGRAM DATA-DIR
 set -uo pipefail
 race=$1
@@ -37,7 +41,7 @@ check_cache() {
     tmps=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -name '*.tmp.*' | sort | tr '\n' ' ')
     [ "$tmps" = "$*" ] || fail "temporary folders in $dir: '$tmps', expected '$*'"
     entry=$(find "$dir" -mindepth 1 -maxdepth 1 ! -name '*.tmp.*' | head -n 1)
-    for f in source.cpp kernel.so metadata.json build.log; do
+    for f in source.cpp kernel.so metadata.json build.log manifest; do
         [ -s "$entry/$f" ] || fail "the entry has no $f"
     done
 }
@@ -62,6 +66,27 @@ touch -d '2 hours ago' "$OKLC_CACHE_DIR/$key.tmp.99999.old"
 run16
 echo "cache with leftovers: 16 processes, $compiles ran the compiler"
 check_cache "$OKLC_CACHE_DIR" "./$key.tmp.99999.young "
+
+# A damaged entry that 16 processes find at once. Before entries had a
+# manifest, a truncated kernel.so killed each of them with SIGBUS inside
+# dlopen, and garbled metadata failed every build until removed by hand.
+good=$work/fresh/$key
+for damage in truncated garbled no-manifest; do
+    export OKLC_CACHE_DIR=$work/$damage
+    mkdir -m 700 "$OKLC_CACHE_DIR"
+    cp -a "$good" "$OKLC_CACHE_DIR/$key"
+    case $damage in
+    truncated) truncate -s $(($(stat -c %s "$good/kernel.so") / 2)) "$OKLC_CACHE_DIR/$key/kernel.so" ;;
+    garbled) printf 'X' | dd of="$OKLC_CACHE_DIR/$key/metadata.json" conv=notrunc 2>/dev/null ;;
+    no-manifest) rm "$OKLC_CACHE_DIR/$key/manifest" ;;
+    esac
+    run16
+    echo "$damage entry: 16 processes, $compiles ran the compiler"
+    [ "$compiles" -ge 1 ] || fail "$damage: the entry was not built again"
+    check_cache "$OKLC_CACHE_DIR"
+    # whole again: loading checks every file against the manifest
+    OKLC_CXX=/nonexistent "$race" load "$OKLC_CACHE_DIR/$key" || fail "$damage: load failed"
+done
 
 # One process builds, another loads (without a compiler, to be sure).
 export OKLC_CACHE_DIR=$work/split

@@ -2,7 +2,9 @@
  * test_runtime.c - the runtime on the CPU devices: device specs, memory,
  * building (native C++ now; OKL once the transpiler is in the library, the
  * OKL tests skip until then), the cache (hits, what changes the key, its
- * folder and permissions, leftovers), the compiler (flags, errors,
+ * folder and permissions and those above it, leftovers, damaged entries
+ * built again, links the sweep must not follow, a cache it cannot write, a
+ * full disk, allocations failing), the compiler (flags, errors,
  * OKLC_VERBOSE), arguments checked against metadata (60 of them, structs),
  * build-only/load, errors per thread, and running out of memory.
  *
@@ -15,14 +17,19 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime_helpers.h"    /* the folder, checks, kernels both runtime tests run */
@@ -403,7 +410,8 @@ static void cache_hits(void **state)
     char *dir;
     assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
     assert_int_equal(oklc_rt_compile_count(), before + 1);
-    assert_int_equal(entries(dir), 4);    /* source.cpp kernel.so metadata.json build.log */
+    /* source.cpp kernel.so metadata.json build.log manifest */
+    assert_int_equal(entries(dir), 5);
     assert_int_equal(strncmp(dir, cache, strlen(cache)), 0);
     oklc_kernel *k;
     assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
@@ -513,6 +521,8 @@ static void cache_publish_race(void **state)
     char *fa = oklc_rt_path(a, "kernel.so"), *fb = oklc_rt_path(b, "kernel.so");
     assert_ok(oklc_rt_write_file(fa, "first", 5));
     assert_ok(oklc_rt_write_file(fb, "second", 6));
+    assert_ok(oklc_rt_cache_seal(a));
+    assert_ok(oklc_rt_cache_seal(b));
     char *entry = oklc_rt_path(root, "k");
     assert_ok(oklc_rt_cache_publish(a, entry));
     assert_ok(oklc_rt_cache_publish(b, entry));
@@ -522,6 +532,21 @@ static void cache_publish_race(void **state)
     assert_ok(oklc_rt_read_file(fe, &text, NULL));
     assert_string_equal(text, "first");
     oklc_free(text);
+    /* the entry there is damaged: a third build takes its place */
+    assert_ok(oklc_rt_write_file(fe, "firs", 4));
+    oklc_free(b);
+    assert_ok(oklc_rt_cache_tmp(root, "k", &b));
+    oklc_free(fb);
+    fb = oklc_rt_path(b, "kernel.so");
+    assert_ok(oklc_rt_write_file(fb, "third", 5));
+    assert_ok(oklc_rt_cache_seal(b));
+    assert_ok(oklc_rt_cache_publish(b, entry));
+    assert_int_equal(entries(root), 1);
+    assert_ok(oklc_rt_read_file(fe, &text, NULL));
+    assert_string_equal(text, "third");
+    oklc_free(text);
+    bool found;
+    assert_ok(oklc_rt_cache_verify(entry, &found));
     oklc_free(fa), oklc_free(fb), oklc_free(fe), oklc_free(entry);
     oklc_free(a), oklc_free(b), oklc_free(root);
 }
@@ -551,6 +576,465 @@ static void cache_sweep(void **state)
     assert_int_equal(access(young, F_OK), 0);
     assert_int_equal(access(entry, F_OK), 0);
     oklc_free(half), oklc_free(entry), oklc_free(old), oklc_free(young), oklc_free(root);
+}
+
+/* ---- the cache: damage, links, privacy, failures ------------------------------------- */
+
+/* Code that may crash (SIGBUS inside dlopen, before the fix) runs in a
+ * child process: the test sees how it ended instead of dying with it. The
+ * child uses no cmocka assertion (it would jump into the parent's copy of
+ * the test); it says what went wrong on stderr and exits 1. */
+typedef int (*ChildFn)(const char *arg);
+
+static void in_child(ChildFn fn, const char *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* cmocka's handlers would catch a crash and run on the other tests
+         * in this process: the child dies of it instead */
+        static const int crashes[] = {SIGBUS, SIGSEGV, SIGILL, SIGFPE, SIGABRT};
+        for (size_t i = 0; i < OKLC_COUNTOF(crashes); i++)
+            signal(crashes[i], SIG_DFL);
+        _exit(fn(arg));
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        fail_msg("the child was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    if (WEXITSTATUS(status))
+        fail_msg("the child failed (exit status %d)", WEXITSTATUS(status));
+}
+
+/* In a child: the status and message wanted, else 1 saying what came. */
+static int expect(oklc_status st, oklc_status want, const char *part)
+{
+    if (st == want && strstr(oklc_last_error(), part))
+        return 0;
+    fprintf(stderr, "wanted %s with '%s', got %s: %s\n", oklc_status_name(want), part,
+            oklc_status_name(st), oklc_last_error());
+    return 1;
+}
+
+/* In a child: addVectors of k gives a + b. */
+static int adds(oklc_device *d, oklc_kernel *k)
+{
+    float a[64], b[64], ab[64] = {0};
+    for (int i = 0; i < 64; i++)
+        a[i] = (float)i, b[i] = (float)(2 * i);
+    oklc_memory *ma = NULL, *mb = NULL, *mab = NULL;
+    oklc_status st = oklc_memory_alloc(d, sizeof a, &ma);
+    if (!st)
+        st = oklc_memory_alloc(d, sizeof b, &mb);
+    if (!st)
+        st = oklc_memory_alloc(d, sizeof ab, &mab);
+    if (!st)
+        st = oklc_memory_copy_from_host(ma, a, sizeof a, 0);
+    if (!st)
+        st = oklc_memory_copy_from_host(mb, b, sizeof b, 0);
+    oklc_arg args[] = {oklc_arg_int(64), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab)};
+    if (!st)
+        st = oklc_kernel_run(k, 4, args);
+    if (!st)
+        st = oklc_memory_copy_to_host(mab, ab, sizeof ab, 0);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mab);
+    int bad = expect(st, OKLC_OK, "");
+    for (int i = 0; !bad && i < 64; i++)
+        bad = ab[i] != (float)(3 * i);
+    return bad;
+}
+
+/* In a child: builds addVectors of `file` on serial (props `define`, if
+ * not NULL) and runs it; the status and message wanted. */
+static int build_and_add(const char *file, const char *define, oklc_status want,
+                         const char *part)
+{
+    oklc_device *d = NULL;
+    oklc_props *p = oklc_props_new();
+    oklc_kernel *k = NULL;
+    oklc_status st = p ? oklc_props_okl(p, false) : OKLC_ERR_MEMORY;
+    if (!st && define)
+        st = oklc_props_define(p, define);
+    if (!st)
+        st = oklc_device_open("serial", &d);
+    if (!st)
+        st = oklc_kernel_build(d, file, "addVectors", p, &k);
+    int bad = expect(st, want, part);
+    if (!bad && k)
+        bad = adds(d, k);
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+    oklc_props_free(p);
+    return bad;
+}
+
+static int child_builds(const char *file)
+{
+    return build_and_add(file, NULL, OKLC_OK, "");
+}
+
+static int child_loads_damaged(const char *entry)
+{
+    oklc_device *d = NULL;
+    oklc_kernel *k = NULL;
+    oklc_status st = oklc_device_open("serial", &d);
+    if (!st)
+        st = oklc_kernel_load(d, entry, "addVectors", &k);
+    int bad = expect(st, OKLC_ERR_LOAD, "is damaged: ");
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+    return bad;
+}
+
+static void truncate_half(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size / 2), 0);
+}
+
+/* Flips the bits of the byte in the middle: same size, other content. */
+static void garble(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    struct stat st;
+    unsigned char c;
+    assert_true(fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0);
+    assert_int_equal(pread(fd, &c, 1, st.st_size / 2), 1);
+    c = (unsigned char)~c;
+    assert_int_equal(pwrite(fd, &c, 1, st.st_size / 2), 1);
+    close(fd);
+}
+
+typedef enum Damage {
+    TRUNCATED_BINARY, GARBLED_METADATA, NO_MANIFEST, GARBLED_MANIFEST, EXTRA_FILE,
+    MISSING_FILE, LINKED_BINARY
+} Damage;
+
+/* Spoils entry `dir` (whose whole binary is also at `good`) the way `what` says;
+ * returns what the check says of it. */
+static const char *spoil(const char *dir, const char *good, Damage what)
+{
+    char path[4300];
+    static const char *const names[] = {"kernel.so", "metadata.json", "manifest", "manifest",
+                                        "extra.txt", "source.cpp", "kernel.so"};
+    static const char *const said[] = {
+        "kernel.so has ", "metadata.json does not match its hash in the manifest",
+        "it has no manifest (an older oklc made it)", "its manifest is not valid",
+        "it holds 5 files, its manifest lists 4", "source.cpp: No such file or directory",
+        "kernel.so: a symbolic link"};
+    snprintf(path, sizeof path, "%s/%s", dir, names[what]);
+    switch (what) {
+    case TRUNCATED_BINARY: truncate_half(path); break;
+    case GARBLED_METADATA: garble(path); break;
+    case NO_MANIFEST: case MISSING_FILE: assert_int_equal(unlink(path), 0); break;
+    case GARBLED_MANIFEST: assert_ok(oklc_rt_write_file(path, "oklc cache entry 1\nx\n", 21)); break;
+    case EXTRA_FILE: assert_ok(oklc_rt_write_file(path, "", 0)); break;
+    case LINKED_BINARY:
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(symlink(good, path), 0);
+        break;
+    }
+    return said[what];
+}
+
+/* A damaged entry is found before anything in it is used, and built again
+ * in its place; loading it by its folder says what is wrong. Before the
+ * manifest, a truncated kernel.so killed every process with SIGBUS inside
+ * dlopen, and garbled metadata was an error for ever. */
+static void cache_damaged_entry(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    oklc_device *d = open_dev("serial");
+    char *dir = build_native(d, add_cpp(), "addVectors");
+    char good[4300], bin[4300];
+    snprintf(good, sizeof good, "%s", work_path("good.so"));
+    snprintf(bin, sizeof bin, "%s/kernel.so", dir);
+    char *text;
+    size_t len;
+    assert_ok(oklc_rt_read_file(bin, &text, &len));
+    assert_ok(oklc_rt_write_file(good, text, len));
+    oklc_free(text);
+    for (Damage what = TRUNCATED_BINARY; what <= LINKED_BINARY; what++) {
+        const char *said = spoil(dir, good, what);
+        bool found = false;
+        assert_fails(oklc_rt_cache_verify(dir, &found), OKLC_ERR_LOAD, said);
+        assert_true(found);
+        assert_non_null(strstr(oklc_last_error(), "is damaged: "));
+        if (what != NO_MANIFEST)    /* a folder without one is loaded as it is */
+            in_child(child_loads_damaged, dir);
+        in_child(child_builds, add_cpp());
+        assert_ok(oklc_rt_cache_verify(dir, &found));
+        assert_int_equal(entries(cache), 1);    /* no temporary folder stays */
+        assert_int_equal(entries(dir), 5);
+    }
+    free(dir);
+    oklc_device_close(d);
+}
+
+/* Ages `path` itself (a link: not its target) by two hours. */
+static void age(const char *path)
+{
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= 7200;
+    t[1] = t[0];
+    assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+/* A link named like an old temporary folder, or inside one, is removed
+ * by the sweep of the next cache miss; what it points to stays. */
+static void cache_sweep_links(void **state)
+{
+    (void)state;
+    char *root, link[4300], nested[4300], inner[4400];
+    fresh_cache();
+    assert_ok(oklc_rt_cache_root(&root));
+    const char *kept = put("outside/keep.txt", "not the cache's\n");
+    const char *kept2 = put("outside2/keep.txt", "not the cache's either\n");
+    snprintf(link, sizeof link, "%s/k.tmp.1.linked", root);
+    assert_int_equal(symlink(work_path("outside"), link), 0);
+    age(link);
+    snprintf(nested, sizeof nested, "%s/k.tmp.2.nested", root);
+    assert_int_equal(mkdir(nested, 0700), 0);
+    snprintf(inner, sizeof inner, "%s/sub", nested);
+    assert_int_equal(symlink(work_path("outside2"), inner), 0);
+    age(nested);
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    long before = oklc_rt_compile_count();
+    assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));    /* a miss: a sweep */
+    assert_int_equal(oklc_rt_compile_count(), before + 1);
+    oklc_kernel_free(k);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), -1);      /* the links went */
+    assert_int_equal(lstat(nested, &st), -1);
+    assert_int_equal(access(kept, F_OK), 0);     /* their targets stayed */
+    assert_int_equal(access(kept2, F_OK), 0);
+    assert_int_equal(access(work_path("outside"), F_OK), 0);
+    assert_int_equal(entries(root), 1);
+    oklc_device_close(d);
+    oklc_props_free(p);
+    oklc_free(root);
+}
+
+/* OKLC_CACHE_DIR=<work>/<parent>/cache with the parent's mode (and owner,
+ * when uid >= 0); returns the status of finding the cache. */
+static oklc_status cache_under(const char *parent, mode_t mode, long uid)
+{
+    char dir[4300];
+    snprintf(dir, sizeof dir, "%s", work_path(parent));
+    assert_ok(oklc_rt_mkdirs(dir, 0700));
+    assert_int_equal(chmod(dir, mode), 0);
+    if (uid >= 0)
+        assert_int_equal(chown(dir, (uid_t)uid, (gid_t)-1), 0);
+    strcat(dir, "/cache");
+    setenv("OKLC_CACHE_DIR", dir, 1);
+    char *root = NULL;
+    oklc_status st = oklc_rt_cache_root(&root);
+    oklc_free(root);
+    return st;
+}
+
+/* The README promises a private cache: a folder others may read becomes
+ * 0700; one others may write is refused (its contents may be theirs); so
+ * is one inside a folder others may write (unless sticky, as /tmp) or
+ * that another user owns: they could swap the cache for their own. */
+static void cache_folder_private(void **state)
+{
+    (void)state;
+    char *root;
+    struct stat st;
+    const char *cache = fresh_cache();
+    assert_int_equal(mkdir(cache, 0755), 0);
+    assert_int_equal(chmod(cache, 0755), 0);
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_int_equal(stat(cache, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    oklc_free(root);
+    assert_int_equal(chmod(cache, 0770), 0);
+    assert_fails(oklc_rt_cache_root(&root), OKLC_ERR_IO, "is writable by others (mode 770)");
+    assert_fails(cache_under("open", 0777, -1), OKLC_ERR_IO,
+                 "/open', which others can write (mode 777, not sticky): they could replace "
+                 "the cache and the code in it; chmod go-w '");
+    assert_fails(cache_under("group", 0770, -1), OKLC_ERR_IO, "(mode 770, not sticky)");
+    assert_ok(cache_under("sticky", 01777, -1));
+    assert_ok(cache_under("fine", 0755, -1));
+    if (geteuid() == 0) {    /* only root can give a folder away */
+        char part[64];
+        snprintf(part, sizeof part, "which belongs to user 12345, not to you (%ld) or root",
+                 (long)geteuid());
+        assert_fails(cache_under("theirs", 0755, 12345), OKLC_ERR_IO, part);
+        assert_int_equal(chown(work_path("theirs"), 0, (gid_t)-1), 0);
+        assert_ok(cache_under("theirs", 0755, -1));
+    }
+    oklc_device *d = open_dev("serial");
+    oklc_props *p = native();
+    oklc_kernel *k;
+    cache_under("open", 0777, -1);    /* and a build says so */
+    assert_fails(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k), OKLC_ERR_IO,
+                 "which others can write");
+    assert_null(k);
+    oklc_props_free(p);
+    oklc_device_close(d);
+}
+
+enum { OTHER_UID = 12345 };
+
+/* Builds in a cache this process cannot write (root drops to another user,
+ * which owns the cache but may not write it; others chmod it 0500): a hit
+ * works, a miss and a damaged entry say why they cannot be built. */
+static int child_read_only(const char *file)
+{
+    if (geteuid() == 0 && (setgid(OTHER_UID) != 0 || setuid(OTHER_UID) != 0)) {
+        perror("setuid");
+        return 1;
+    }
+    return build_and_add(file, NULL, OKLC_OK, "") ||
+           build_and_add(file, "MISS=1", OKLC_ERR_IO, "cannot create a folder in the kernel "
+                         "cache '") ||
+           build_and_add(file, "DAMAGED=1", OKLC_ERR_IO, "kernel.so has ") ||
+           build_and_add(file, "DAMAGED=1", OKLC_ERR_IO, ", and cannot be built again: cannot "
+                         "create a folder in the kernel cache '");
+}
+
+/* Owner (and mode) of everything in the cache, for the read-only test. */
+static void own_cache(const char *cache, long uid, const char *mode)
+{
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "chown -R %ld '%s' && chmod %s '%s'", uid, cache, mode, cache);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A read-only cache (simulated: root ignores modes, so the child drops to
+ * another user; a read-only mount needs privileges a test may not have). */
+static void cache_read_only(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    const char *file = put("ro-add.cpp", "extern \"C\" void addVectors(void *const *a)\n"
+                           "{\n  for (int i = 0; i < *(const int *)a[0]; ++i)\n"
+                           "    (*(float *const *)a[3])[i] = (*(float *const *)a[1])[i]\n"
+                           "                               + (*(float *const *)a[2])[i];\n}\n");
+    oklc_device *d = open_dev("serial");
+    oklc_props *p = native();
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, file, "addVectors", p, &dir));
+    free(dir);
+    assert_ok(oklc_props_define(p, "DAMAGED=1"));
+    assert_ok(oklc_kernel_build_only(d, file, "addVectors", p, &dir));
+    char bin[4300];
+    snprintf(bin, sizeof bin, "%s/kernel.so", dir);
+    truncate_half(bin);
+    bool root = geteuid() == 0;
+    struct stat st;
+    assert_int_equal(stat(work, &st), 0);
+    assert_int_equal(chmod(work, 0711), 0);    /* the other user reaches the cache */
+    own_cache(cache, root ? OTHER_UID : (long)geteuid(), "0500");
+    in_child(child_read_only, file);
+    own_cache(cache, (long)geteuid(), "0700");
+    assert_int_equal(chmod(work, st.st_mode & 07777), 0);
+    assert_int_equal(entries(cache), 2);    /* nothing was added */
+    bool found;
+    assert_fails(oklc_rt_cache_verify(dir, &found), OKLC_ERR_LOAD, "kernel.so has ");
+    free(dir);
+    oklc_props_free(p);
+    oklc_device_close(d);
+}
+
+/* A full disk, simulated: RLIMIT_FSIZE makes every write past `limit`
+ * bytes fail with EFBIG (SIGXFSZ ignored), in the compiler too. A small
+ * file system would need a mount. */
+static int child_file_limit(const char *limit)
+{
+    struct rlimit r = {.rlim_cur = (rlim_t)atol(limit), .rlim_max = RLIM_INFINITY};
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &r) != 0) {
+        perror("setrlimit");
+        return 1;
+    }
+    if (atol(limit) < 100)    /* even the source: our own write fails */
+        return build_and_add(add_cpp(), NULL, OKLC_ERR_IO, "source.cpp': File too large");
+    return build_and_add(add_cpp(), NULL, OKLC_ERR_COMPILE, "cannot compile");
+}
+
+/* The entries of a cache, not counting temporary folders. */
+static int whole_entries(const char *cache)
+{
+    DIR *d = opendir(cache);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.' && !strstr(e->d_name, ".tmp.");
+    closedir(d);
+    return n;
+}
+
+static void cache_disk_full(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    in_child(child_file_limit, "10");
+    assert_int_equal(entries(cache), 0);    /* nothing left behind */
+    in_child(child_file_limit, "2000");      /* the linker's kernel.so is bigger */
+    assert_int_equal(whole_entries(cache), 0);    /* only the failed build's folder */
+    in_child(child_builds, add_cpp());       /* with room again, a whole entry */
+    assert_int_equal(whole_entries(cache), 1);
+}
+
+/* Loads from the cache `dir` (addVectors of add.cpp, serial): a miss
+ * first, a hit once a run got that far. */
+static oklc_status build_in(const char *dir)
+{
+    (void)dir;
+    oklc_device *d = NULL;
+    oklc_kernel *k = NULL;
+    oklc_props *p = oklc_props_new();
+    oklc_status st = p ? oklc_props_okl(p, false) : OKLC_ERR_MEMORY;
+    if (!st)
+        st = oklc_props_compiler_flags(p, "-O0");
+    if (!st)
+        st = oklc_device_open("serial", &d);
+    if (!st)
+        st = oklc_kernel_build(d, add_cpp(), "addVectors", p, &k);
+    oklc_kernel_free(k);
+    oklc_device_close(d);
+    oklc_props_free(p);
+    return st;
+}
+
+/* Each allocation of a build fails in turn, through a miss (writing,
+ * compiling, sealing, publishing), a hit (checking, loading), and the
+ * rebuild of a damaged entry: each run ends cleanly, and the entry left is
+ * whole, with no temporary folder beside it. */
+static void cache_allocations_fail(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    fails_cleanly(build_in, cache);
+    assert_int_equal(entries(cache), 1);
+    char *dir = NULL;
+    oklc_device *d = open_dev("serial");
+    oklc_props *p = native();
+    assert_ok(oklc_props_compiler_flags(p, "-O0"));
+    assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
+    char bin[4300];
+    snprintf(bin, sizeof bin, "%s/kernel.so", dir);
+    truncate_half(bin);
+    fails_cleanly(build_in, cache);
+    assert_int_equal(entries(cache), 1);
+    bool found;
+    assert_ok(oklc_rt_cache_verify(dir, &found));
+    free(dir);
+    oklc_props_free(p);
+    oklc_device_close(d);
 }
 
 /* ---- build-only and load ----------------------------------------------------------- */
@@ -954,6 +1438,12 @@ int main(void)
         cmocka_unit_test(cache_folder_refused),
         cmocka_unit_test(cache_publish_race),
         cmocka_unit_test(cache_sweep),
+        cmocka_unit_test(cache_damaged_entry),
+        cmocka_unit_test(cache_sweep_links),
+        cmocka_unit_test(cache_folder_private),
+        cmocka_unit_test(cache_read_only),
+        cmocka_unit_test(cache_disk_full),
+        cmocka_unit_test(cache_allocations_fail),
         cmocka_unit_test(build_only_then_load),
         cmocka_unit_test(build_errors),
         cmocka_unit_test(checked_arguments),

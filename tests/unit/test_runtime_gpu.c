@@ -352,8 +352,8 @@ static void opencl_cache(void **state)
     char *dir;
     assert_ok(oklc_kernel_build_only(d, file, "vadd", p, &dir));
     assert_int_equal(oklc_rt_compile_count(), before + 1);
-    /* source.cl program.bin options.txt metadata.json build.log */
-    assert_int_equal(entries(dir), 5);
+    /* source.cl program.bin options.txt metadata.json build.log manifest */
+    assert_int_equal(entries(dir), 6);
     assert_true(exists(dir, "program.bin") && exists(dir, "options.txt"));
     assert_false(exists(dir, "launcher.so"));    /* native: no launcher */
     oklc_kernel *k;
