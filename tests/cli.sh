@@ -135,6 +135,105 @@ stderr_has "--launcher applies to the GPU backends"
 [ -e "$tmp/g2.cpp" ] && fail "--launcher with a CPU backend wrote a file"
 expect 2 "$oklc" transpile "$tmp/g.okl";  stderr_has "transpile needs a backend: -b serial, openmp"
 
+# a file name is no code: one with "*/" (under a folder "k*") or with line
+# breaks could end the comment that names the input, and what follows
+# would be compiled; every backend's output (and launcher) must compile and
+# differ from a plain name's only in that comment; compiled, the one that
+# would define a function holds no symbol of it
+printf '@kernel void p(const int n, float *a) {\n  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] += 1; }\n}\n' \
+  >"$tmp/p.okl"
+evil=$'\nextern "C" int oklc_injected_by_path(void) { return 1; }\n'
+mkdir -p "$tmp/k*" "$tmp/x*/$evil"
+cp "$tmp/p.okl" "$tmp/k*/p.okl"
+cp "$tmp/p.okl" "$tmp/x*/$evil/p.okl"
+clang_cl=(clang -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror)
+for b in serial openmp cuda hip opencl; do
+  launcher=()
+  case $b in serial|openmp) ;; *) launcher=(--launcher "$tmp/plain.cpp") ;; esac
+  expect 0 "$oklc" transpile -b $b "$tmp/p.okl" -o "$tmp/plain.out" "${launcher[@]}"
+  for f in "$tmp/k*/p.okl" "$tmp/x*/$evil//p.okl"; do
+    [ ${#launcher[@]} -gt 0 ] && launcher=(--launcher "$tmp/named.cpp")
+    expect 0 "$oklc" transpile -b $b "$f" -o "$tmp/named.out" "${launcher[@]}"
+    for o in out cpp; do
+      [ $o = cpp ] && [ ${#launcher[@]} -eq 0 ] && continue
+      [ "$(head -n 1 "$tmp/named.$o" | grep -o '\*/' | wc -l)" = 1 ] &&
+        cmp -s <(tail -n +2 "$tmp/plain.$o") <(tail -n +2 "$tmp/named.$o") ||
+        fail "$b: the file name $(printf %q "$f") is not confined to the comment of the .$o"
+    done
+    [ "$f" = "$tmp/k*/p.okl" ] && continue    # compiled: the name that defines a function
+    case $b in
+      serial|openmp)
+        if g++ -std=c++17 -fopenmp -c -x c++ "$tmp/named.out" -o "$tmp/named.o" 2>"$tmp/cc"; then
+          nm "$tmp/named.o" | grep -q oklc_injected && fail "$b: the file name became a symbol"
+        else
+          fail "$b: the output for $(printf %q "$f") does not compile: $(head -c 300 "$tmp/cc")"
+        fi ;;
+      opencl)
+        if command -v clang >/dev/null; then
+          "${clang_cl[@]}" "$tmp/named.out" 2>"$tmp/cc" ||
+            fail "opencl: the output for $(printf %q "$f") does not compile: $(head -c 300 "$tmp/cc")"
+        fi ;;
+    esac
+    if [ $b = cuda ]; then     # one launcher: launcher.c writes each the same way
+      if g++ -std=c++17 -c -x c++ "$tmp/named.cpp" -o "$tmp/named.o" 2>"$tmp/cc"; then
+        nm "$tmp/named.o" | grep -q oklc_injected && fail "$b: the file name became a launcher symbol"
+      else
+        fail "$b: the launcher for $(printf %q "$f") does not compile: $(head -c 300 "$tmp/cc")"
+      fi
+    fi
+  done
+done
+
+# line ends: a bare CR ends a line (as in Clang), CRLF too; positions, the
+# source line of a diagnostic, and the code all follow; the output compiles
+printf '%s\n' '// CR line ends' '@kernel void c(const int n, float *a) {' '  // a comment' \
+  '  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) {' '    a[i] = undeclared;' \
+  '  }' '}' >"$tmp/lf.okl"
+tr '\n' '\r' <"$tmp/lf.okl" >"$tmp/cr.okl"
+sed 's/$/\r/' "$tmp/lf.okl" >"$tmp/crlf.okl"
+sed 's/undeclared/2.0f/' "$tmp/lf.okl" >"$tmp/lf2.okl"
+for f in cr crlf; do
+  expect 1 "$oklc" check "$tmp/$f.okl"
+  stderr_has "$f.okl:5:12: error: use of undeclared identifier 'undeclared'"
+  grep -q $'\r' "$tmp/stderr" && fail "$f: a CR in the diagnostic"
+  sed 's/undeclared/2.0f/' "$tmp/$f.okl" >"$tmp/${f}2.okl"
+  for b in serial opencl; do
+    expect 0 "$oklc" transpile -b $b "$tmp/${f}2.okl" -o "$tmp/$f.out"
+    "$oklc" transpile -b $b "$tmp/lf2.okl" -o "$tmp/lf.out"
+    cmp -s <(tail -n +2 "$tmp/lf.out") <(tail -n +2 "$tmp/$f.out" | tr -d '\r') ||
+      fail "$f ($b): not the output of the same kernel with LF line ends"
+    [ $b = serial ] && ! g++ -std=c++17 -Wall -Werror -fsyntax-only -x c++ "$tmp/$f.out" 2>"$tmp/cc" &&
+      fail "$f: the output does not compile: $(head -c 300 "$tmp/cc")"
+  done
+done
+
+# special files: a device never ends, and is read up to the size limit of a
+# source file (256 MiB), then refused, as the input or an included file
+expect 1 "$oklc" normalize /dev/zero;  stderr_has "cannot open '/dev/zero': File too large"
+
+# emission is linear in the file: 2000 kernels cost about what the front
+# end costs (a quadratic edit list took 4 times as long for serial, 15 to
+# 25 for the GPU backends, with 4.8 GB), in CPU time, so that a busy machine does
+# not matter
+cpu() {
+  local t
+  t=$( { TIMEFORMAT='%3U %3S'; time "$@" >/dev/null 2>&1; } 2>&1 )
+  echo "$t" | awk '{print $1 + $2}'
+}
+awk 'BEGIN { for (i = 0; i < 2000; i++) {
+  printf "@kernel void s%d(const int n, const float *a, float *b) {\n", i
+  print "  for (int g = 0; g < n; g += 64; @outer) {\n    @shared float s[64];"
+  print "    for (int i = g; i < g + 64; ++i; @inner) { s[i - g] = i < n ? a[i] : 0.0f; }"
+  print "    for (int i = g; i < g + 64; ++i; @inner) { if (i < n) b[i] = s[i - g]; }\n  }"
+  print "  for (int j = 0; j < n; ++j; @tile(16, @outer, @inner)) { b[j] *= 2.0f; }\n}"
+} }' >"$tmp/many.okl"
+front=$(cpu "$oklc" check "$tmp/many.okl")
+for b in serial cuda; do
+  t=$(cpu "$oklc" transpile -b $b "$tmp/many.okl" -o "$tmp/many.out")
+  awk -v t="$t" -v f="$front" 'BEGIN { exit !(t <= 2 * f + 0.5) }' ||
+    fail "transpile -b $b of 2000 kernels: $t s of CPU time, the front end $front s"
+done
+
 # the README's examples run as shown
 expect 0 "$oklc" normalize "$tests/../examples/kernels/addVectors.okl"
 stdout_has "[[okl::kernel]]"

@@ -78,8 +78,11 @@ void oklc_buf_put_escaped(Buf *b, const char *s, size_t n)
         case '\\': oklc_buf_puts(b, "\\\\"); break;
         case '\n': oklc_buf_puts(b, "\\n"); break;
         case '\t': oklc_buf_puts(b, "\\t"); break;
+        case '?':  /* "??/" is a backslash where trigraphs are on (OpenCL C) */
+            oklc_buf_puts(b, i && s[i - 1] == '?' ? "\\?" : "?");
+            break;
         default:
-            if (ch < 0x20)
+            if (ch < 0x20 || ch == 0x7f)
                 oklc_buf_printf(b, "\\%03o", ch);
             else
                 oklc_buf_putc(b, (char)ch);

@@ -4,6 +4,12 @@
  * A SrcFile owns its text and a table of line starts; Loc values are computed
  * from (view, byte offset) by binary search in that table. Views add the
  * name and line shift of #line directives without copying the text.
+ *
+ * A bare CR ends a line, as in Clang (CRLF is one line end, its CR a
+ * blank): a buffer that holds one gets a copy of its text with LF in its
+ * place, the same length, so that every stage that splits lines, counts
+ * them or ends a // comment knows only LF, and offsets and columns stay
+ * those of the file. Files are read whole, up to SRC_MAX bytes.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,13 +17,28 @@
 
 #include "base.h"
 
+/* text, or a copy of it with each bare CR made an LF. */
+static const char *lf_endings(Arena *a, const char *text, size_t len)
+{
+    const char *cr = memchr(text, '\r', len);
+    while (cr && (size_t)(cr - text) + 1 < len && cr[1] == '\n')
+        cr = memchr(cr + 1, '\r', len - (size_t)(cr + 1 - text));
+    if (!cr)
+        return text;
+    char *t = oklc_arena_strndup(a, text, len);
+    for (size_t i = (size_t)(cr - text); i < len; i++)
+        if (t[i] == '\r' && (i + 1 == len || t[i + 1] != '\n'))
+            t[i] = '\n';
+    return t;
+}
+
 SrcFile *oklc_src_new(oklc_ctx *c, const char *path, const char *text, size_t len,
                       bool builtin)
 {
     Arena *a = &c->arena;
     SrcFile *f = oklc_arena_alloc(a, sizeof *f);
     f->path = oklc_arena_strdup(a, path);
-    f->text = text;
+    f->text = text = lf_endings(a, text, len);
     f->len = len;
     f->is_builtin = builtin;
 
@@ -64,6 +85,68 @@ Loc oklc_src_loc(oklc_ctx *c, uint32_t view, uint32_t off)
     return loc;
 }
 
+/* The most a source file may hold (the input, an included file): offsets
+ * are 32-bit, and a kernel with its headers is far smaller; a device such
+ * as /dev/zero ends with EFBIG here, not when memory runs out. */
+#define SRC_MAX ((size_t)256 << 20)
+
+/* Reads fp to its end into a heap block, in chunks: pipes, devices and
+ * /proc files have no size (st_size 0) or not the one they give. `hint`:
+ * the size the file says it has. NULL with errno set (EFBIG past SRC_MAX,
+ * ENOMEM, EIO) when it cannot. */
+static char *read_all(FILE *fp, size_t hint, size_t *len)
+{
+    size_t n = 0, cap = hint + 1 < 16384 ? 16384 : hint + 1;
+    char *buf = NULL;
+    for (;;) {
+        if (!buf || n == cap) {
+            if (buf && cap > SRC_MAX) {
+                oklc_free(buf);
+                errno = EFBIG;
+                return NULL;
+            }
+            size_t ncap = !buf ? cap : cap > SRC_MAX / 2 ? SRC_MAX + 1 : cap * 2;
+            char *t = oklc_realloc(buf, ncap);
+            if (!t) {
+                oklc_free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = t;
+            cap = ncap;
+        }
+        n += fread(buf + n, 1, cap - n, fp);
+        if (n < cap)    /* stdio reads short only at the end or on an error */
+            break;
+    }
+    if (ferror(fp)) {
+        oklc_free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* The heap block `tmp` copied into the arena, and freed even when memory
+ * runs out while copying. */
+static char *to_arena(oklc_ctx *c, char *tmp, size_t n)
+{
+    jmp_buf *saved = c->arena.oom;
+    jmp_buf jb;
+    char *volatile text = NULL;
+    c->arena.oom = &jb;
+    if (setjmp(jb) == 0)
+        text = oklc_arena_strndup(&c->arena, tmp, n);
+    c->arena.oom = saved;
+    oklc_free(tmp);
+    if (!text)
+        oklc_arena_oom(&c->arena);
+    return text;
+}
+
+/* No arena allocation while the FILE is open: running out of memory jumps
+ * out of the stage and would leak it. */
 char *oklc_read_file(oklc_ctx *c, const char *path, size_t *len)
 {
     struct stat st;
@@ -73,65 +156,19 @@ char *oklc_read_file(oklc_ctx *c, const char *path, size_t *len)
         errno = EISDIR;
         return NULL;
     }
-    /* No arena allocation while the FILE is open: running out of memory
-     * jumps out of the stage and would leak it. Pipes and /proc files have
-     * no size, so they are read into a temporary heap block first. */
-    char *text = NULL, *tmp = NULL;
-    size_t n = 0, cap = 0;
-    if (S_ISREG(st.st_mode)) {
-        cap = (size_t)st.st_size;
-        text = oklc_arena_alloc(&c->arena, cap + 1);
+    size_t hint = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0;
+    if (hint > SRC_MAX) {
+        errno = EFBIG;
+        return NULL;
     }
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return NULL;
-    bool nomem = false;
-    if (text) {
-        n = fread(text, 1, cap, fp);
-    } else {
-        for (;;) {
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 16384;
-                char *t = oklc_realloc(tmp, ncap);
-                if (!t) {
-                    nomem = true;
-                    break;
-                }
-                tmp = t;
-                cap = ncap;
-            }
-            size_t got = fread(tmp + n, 1, cap - n, fp);
-            if (got == 0)
-                break;
-            n += got;
-        }
-    }
-    bool ioerr = ferror(fp) != 0;
+    char *tmp = read_all(fp, hint, len);
+    int err = errno;
     fclose(fp);
-    if (tmp) {
-        if (!nomem && !ioerr) {
-            /* Copying may run out of memory too; free tmp first on that path. */
-            jmp_buf *saved = c->arena.oom;
-            jmp_buf jb;
-            c->arena.oom = &jb;
-            if (setjmp(jb) == 0) {
-                text = oklc_arena_strndup(&c->arena, tmp, n);
-                c->arena.oom = saved;
-            } else {
-                c->arena.oom = saved;
-                oklc_free(tmp);
-                oklc_arena_oom(&c->arena);
-            }
-        }
-        oklc_free(tmp);
-    }
-    if (nomem)
+    if (!tmp && err == ENOMEM)
         oklc_arena_oom(&c->arena);
-    if (ioerr) {
-        errno = EIO;
-        return NULL;
-    }
-    text[n] = 0;
-    *len = n;
-    return text;
+    errno = err;
+    return tmp ? to_arena(c, tmp, *len) : NULL;
 }

@@ -28,12 +28,22 @@ typedef struct Edit {
     const char *text;
 } Edit;
 
+typedef struct EditNode EditNode;
+
+/* The edits are kept in text order in a skip list, so that recording one
+ * costs O(log n) and rendering a range visits only the edits in it: a
+ * backend renders a part of the text for every construct it rewrites, and
+ * a file holds thousands of them. */
 typedef struct Edits {
-    Arena      *arena;
-    const char *text;        /* the normalized text */
-    size_t      len;
-    VEC(Edit)   list;
-    bool        sorted;
+    Arena           *arena;
+    const char      *text;        /* the normalized text */
+    size_t           len;
+    EditNode        *head;        /* skip list sentinel: next[] of every level */
+    int              levels;      /* levels in use */
+    uint32_t         rng;         /* node levels: xorshift, the same every run */
+    VEC(EditNode *)  log;         /* in recording order: log[seq] */
+    const Normalized *specs;      /* oklc_edits_drop_specs(), applied when rendering */
+    uint32_t         specs_seq;   /* its place in the recording order */
 } Edits;
 
 OKLC_INTERNAL void oklc_edits_init(Edits *e, Arena *a, const char *text, size_t len);
@@ -57,6 +67,9 @@ OKLC_INTERNAL void oklc_edits_directives(Edits *e, const char *name,
                                                     void *data),
                                          void *data);
 OKLC_INTERNAL bool oklc_ident_char(char ch);
+/* s (a file name, the user's text) made safe to write inside a generated
+ * comment: it cannot end the comment or start a line of code. */
+OKLC_INTERNAL const char *oklc_comment_text(Arena *a, const char *s);
 /* Deletes every [[...]] of OKL attributes (keeping the other attributes
  * written in it), with the blanks around it that would be left over. */
 OKLC_INTERNAL void oklc_edits_drop_specs(Edits *e, const Normalized *nz);

@@ -138,9 +138,9 @@ static void extra_tokens(PP *pp, Token *t, const char *directive)
  * character of whatever follows it. */
 static const char *after_dropped_line(PP *pp, const char *lead, size_t *n)
 {
-    if (pp->drop_nl && *n && lead[0] == '\n')
-        lead++, (*n)--;
-    return lead;
+    size_t k = pp->drop_nl ? oklc_line_break(lead, *n) : 0;
+    *n -= k;
+    return lead + k;
 }
 
 /* Merges the comments of dropped directive lines into the token's lead. */
@@ -405,6 +405,31 @@ static bool computed_name(PP *pp, Token *t, char **name, bool *angled)
     return true;
 }
 
+/* The file name of a "..." written by cmdline_text() for --include: there
+ * it is a C string's body (any file name fits), not a q-char-sequence. */
+static char *unescape(Arena *a, const char *s, size_t n)
+{
+    char *out = oklc_arena_alloc(a, n + 1), *o = out;
+    for (const char *e = s + n; s < e; s++) {
+        if (*s != '\\' || s + 1 == e) {
+            *o++ = *s;
+            continue;
+        }
+        s++;
+        if (*s >= '0' && *s <= '7') {
+            int v = 0;
+            for (int k = 0; k < 3 && s < e && *s >= '0' && *s <= '7'; k++)
+                v = v * 8 + *s++ - '0';
+            s--;
+            *o++ = (char)v;
+        } else {
+            *o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 static Token *do_include(PP *pp, Token *hash, Token *name)
 {
     oklc_ctx *c = pp->c;
@@ -416,7 +441,8 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
         return skip_line(t);
     }
     if (oklc_tok_is_plain_string(t) && !line_end(t)) {
-        file = oklc_arena_strndup(&c->arena, t->text + 1, t->len - 2);
+        file = in_builtin(pp, t) ? unescape(&c->arena, t->text + 1, t->len - 2)
+                                 : oklc_arena_strndup(&c->arena, t->text + 1, t->len - 2);
         next = t->next;
     } else if (oklc_tok_is_punct(t, P_LT) && !line_end(t)) {
         Token *gt = t->next;

@@ -92,4 +92,11 @@ OKLC_INTERNAL void oklc_print_token(Printer *p, const Token *t);
 OKLC_INTERNAL void oklc_print_raw(Printer *p, const char *s, size_t n);
 OKLC_INTERNAL void oklc_print_tokens(oklc_ctx *c, Token **toks, size_t n, Buf *out);
 
+/* The length of the line break that starts s[0..n): 1 for LF, 2 for CRLF,
+ * else 0 (a bare CR is an LF in the buffers: srcfile.c). */
+static inline size_t oklc_line_break(const char *s, size_t n)
+{
+    return n && s[0] == '\n' ? 1 : n > 1 && s[0] == '\r' && s[1] == '\n' ? 2 : 0;
+}
+
 #endif

@@ -53,7 +53,7 @@ void oklc_print_lead(Printer *p, const Token *t)
         lead = (t->flags & TF_SPACE) && !at_bol(p) ? " " : "";
         n = strlen(lead);
     }
-    if (p->directive && !(n && lead[0] == '\n')) {
+    if (p->directive && !oklc_line_break(lead, n)) {
         oklc_buf_putc(p->out, '\n');    /* and no blanks to start the line */
         while (n && (*lead == ' ' || *lead == '\t'))
             lead++, n--;
@@ -86,7 +86,7 @@ void oklc_print_token(Printer *p, const Token *t)
 
 void oklc_print_raw(Printer *p, const char *s, size_t n)
 {
-    if (p->directive && !(n && s[0] == '\n'))
+    if (p->directive && !oklc_line_break(s, n))
         oklc_buf_putc(p->out, '\n');
     p->directive = false;
     oklc_buf_putn(p->out, s, n);

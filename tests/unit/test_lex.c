@@ -1561,6 +1561,56 @@ static void regression_raw_string_keeps_backslash_newline(void **state)
     assert_string_equal(spell(t), "R\"(a\\\nb)\"");
 }
 
+/* Was wrong: a bare CR (old Mac line ends) did not end a line, so a file
+ * was one line: every position said line 1 and a // comment swallowed the
+ * rest of the file. CR ends a line as in Clang, CRLF is one line end. */
+static void regression_bare_cr_ends_lines(void **state)
+{
+    (void)state;
+    const Token *t = lex("a\rbb\r\r  c");
+    assert_string_equal(join(t), "[a][bb][c]");
+    assert_int_equal(nth(t, 1)->loc.line, 2);
+    assert_int_equal(nth(t, 1)->loc.col, 1);
+    assert_int_equal(nth(t, 2)->loc.line, 4);
+    assert_int_equal(nth(t, 2)->loc.col, 3);
+    assert_true(nth(t, 2)->flags & TF_BOL);
+    t = lex("a\r\nbb\r\n\r\n  c");
+    assert_int_equal(nth(t, 1)->loc.line, 2);
+    assert_int_equal(nth(t, 2)->loc.line, 4);
+    assert_int_equal(nth(t, 2)->loc.col, 3);
+}
+
+static void regression_line_comment_ends_at_cr(void **state)
+{
+    (void)state;
+    const Token *t = lexc("x // note\ry");
+    assert_string_equal(join(t), "[x][// note][y]");
+    assert_int_equal(nth(t, 2)->loc.line, 2);
+    t = lex("x // note\r\ny");
+    assert_string_equal(join(t), "[x][y]");
+    assert_int_equal(nth(t, 1)->loc.line, 2);
+}
+
+/* A backslash then CR is a line splice, as backslash-LF and backslash-CRLF. */
+static void regression_backslash_cr_splices(void **state)
+{
+    (void)state;
+    const Token *t = lex("ab\\\rcd e\\\r\nf\rg");
+    assert_string_equal(join(t), "[abcd][ef][g]");
+    assert_int_equal(nth(t, 1)->loc.line, 2);
+    assert_int_equal(nth(t, 1)->loc.col, 4);
+    assert_int_equal(nth(t, 2)->loc.line, 4);
+    assert_int_equal(nth(t, 2)->loc.col, 1);
+}
+
+/* An error's position and the line it prints come from the CR lines. */
+static void regression_cr_error_position(void **state)
+{
+    (void)state;
+    lex("int a;\r\rint b; /* open\r");
+    assert_string_equal(diag(0), "t.okl:3:8: unterminated /* comment");
+}
+
 /* ---- main ---------------------------------------------------------------------------------------- */
 
 #define T(f) cmocka_unit_test_teardown(f, teardown)
@@ -1718,6 +1768,10 @@ int main(void)
         T(regression_lex_string_reads_only_len_bytes),
         T(regression_utf8_bom_is_skipped),
         T(regression_raw_string_keeps_backslash_newline),
+        T(regression_bare_cr_ends_lines),
+        T(regression_line_comment_ends_at_cr),
+        T(regression_backslash_cr_splices),
+        T(regression_cr_error_position),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     reset();

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pp/pp.h"
@@ -377,6 +378,79 @@ static void include_option(void **state)
     assert_string_equal(pp_file(forced_include, "main3.okl"), "typedef int pre_t;\npre_t p = 42;\n");
 }
 
+/* Files of unknown size are read to their end: a FIFO (its writer a child
+ * process, more than a pipe holds at once), a /proc file (st_size 0). */
+static void special_files(void **state)
+{
+    (void)state;
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo.h", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *f = fopen(fifo, "w");
+        for (int i = 0; f && i < 20000; i++)
+            fputs("    \n", f);
+        if (f)
+            fputs("#define FROM_FIFO 7\n", f);
+        _exit(f && fclose(f) == 0 ? 0 : 1);
+    }
+    write_file("main4.okl", "#include \"fifo.h\"\nint v = FROM_FIFO;\n");
+    const char *out = pp_file(NULL, "main4.okl");
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "int v = 7;"));
+
+    char want[4096];
+    FILE *f = fopen("/proc/version", "rb");
+    assert_non_null(f);
+    size_t n = fread(want, 1, sizeof want - 1, f);
+    fclose(f);
+    want[n] = 0;
+    size_t len = 0;
+    const char *got = oklc_read_file(last, "/proc/version", &len);
+    assert_non_null(got);
+    assert_true(n > 0);
+    assert_int_equal(len, n);
+    assert_string_equal(got, want);
+}
+
+/* File names are any bytes: in a string (__FILE__) they are escaped, "??"
+ * too (a trigraph in OpenCL C); --include finds a name with a quote, a
+ * backslash, a line break. */
+static void odd_name(oklc_ctx *c)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/q\"b\\s\n.h", dir);
+    oklc_include_file(c, path);
+}
+
+static void odd_file_names(void **state)
+{
+    (void)state;
+    last = oklc_ctx_new();
+    const char *src = "__FILE__\n";
+    assert_true(oklc_preprocess_buffer(last, "a\"b\\?\?/c\n.okl", src, strlen(src)));
+    assert_string_equal(oklc_output(last, NULL), "\"a\\\"b\\\\?\\?/c\\n.okl\"\n");
+    write_file("q\"b\\s\n.h", "#define Q 5\n");
+    write_file("main5.okl", "int q = Q;\n");
+    assert_string_equal(pp_file(odd_name, "main5.okl"), "int q = 5;\n");
+}
+
+/* A bare CR ends a line, CRLF too, everywhere lines count: directives,
+ * // comments, splices (backslash-CR), __LINE__, diagnostics. */
+static void cr_line_endings(void **state)
+{
+    (void)state;
+    EXPECT_PP("#define X 1 \\\r+ 2\rint a = X;\r", "int a = 1 + 2;\n");
+    EXPECT_PP("#define X 1 \\\r\n+ 2\r\nint a = X;\r\n", "int a = 1 + 2;\r\n");
+    EXPECT_PP("int a; // note\rint b;\r__LINE__\r", "int a; // note\nint b;\n3\n");
+    EXPECT_ERR("int a;\r\r#if 1\r  #error here\r#endif\r", "4:4: here");
+    EXPECT_ERR("int a;\r\n\r\n#if 1\r\n  #error here\r\n#endif\r\n", "4:4: here");
+}
+
 /* ---- options ----------------------------------------------------------------------- */
 
 static void defines(oklc_ctx *c)
@@ -542,6 +616,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(include_loc, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unclosed_if_in_header, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(include_option, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(special_files, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(odd_file_names, make_dir, remove_dir),
+        cmocka_unit_test_teardown(cr_line_endings, teardown),
         cmocka_unit_test_teardown(command_line_macros, teardown),
         cmocka_unit_test_teardown(backend_macros, teardown),
         cmocka_unit_test_teardown(builtin_macros, teardown),
