@@ -220,6 +220,9 @@ struct GpuTarget {
     const char *global_var;       /* before another global, or NULL: none */
     /* the launch-size hint of a block of constant size, or NULL */
     const char *(*launch_hint)(Arena *a, const int64_t block[3]);
+    /* the most threads a block has on every device of the target (CUDA,
+     * HIP: 1024); 0: each device says, at launch */
+    int64_t     max_block;
     /* what an @atomic expression statement becomes (NULL after an error) */
     const char *(*atomic)(Gpu *G, const Atomic *at);
     /* what the target does to the whole file first (or NULL); false after

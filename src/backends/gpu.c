@@ -191,6 +191,24 @@ static bool launcher_can_count(Gpu *G, const Nest *n, const Loop *inner_top)
     return true;
 }
 
+/* A block of known size larger than every device of the target runs. */
+static bool block_fits(Gpu *G, const Nest *n)
+{
+    int64_t threads = 1;
+    for (int a = 0; a < 3; a++) {
+        if (n->nblock[a] < 0)
+            return true;              /* known at launch: the device checks it */
+        threads *= n->nblock[a] > G->T->max_block ? G->T->max_block + 1 : n->nblock[a];
+    }
+    if (!G->T->max_block || threads <= G->T->max_block)
+        return true;
+    oklc_gpu_error(G, n->top->stmt.begin, "the @inner loops of this nest run %lld x %lld x %lld "
+                   "threads in a block; the %s backend's devices run at most %lld",
+                   (long long)n->nblock[0], (long long)n->nblock[1], (long long)n->nblock[2],
+                   G->E->be->name, (long long)G->T->max_block);
+    return false;
+}
+
 static bool nest_shape(Gpu *G, Nest *n)
 {
     for (int a = 0; a < 3; a++)
@@ -869,7 +887,7 @@ static void kernel(Emit *E, Kernel *k, Buf *launchers)
     Nest *nests = oklc_arena_alloc(G.a, (k->nouters + 1) * sizeof *nests);
     for (size_t i = 0; i < k->nouters; i++) {
         nests[i].top = k->outers[i];
-        if (!nest_shape(&G, &nests[i]))
+        if (!nest_shape(&G, &nests[i]) || !block_fits(&G, &nests[i]))
             return;
     }
     /* the parts first, then what is built from their text */

@@ -100,6 +100,13 @@ void *oklc_arena_grow(Arena *a, void *old, size_t oldn, size_t newn)
     return p;
 }
 
+void *oklc_arena_append(Arena *a, void *arr, size_t n, size_t size)
+{
+    if (n && (n & (n - 1)))
+        return arr;                     /* not full: n is not a power of two */
+    return oklc_arena_grow(a, arr, n * size, (n ? 2 * n : 1) * size);
+}
+
 char *oklc_arena_strndup(Arena *a, const char *s, size_t n)
 {
     char *p = oklc_arena_alloc(a, n + 1);

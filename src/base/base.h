@@ -49,11 +49,19 @@ typedef struct Arena {
 OKLC_INTERNAL extern size_t oklc_arena_chunk_size;   /* bytes per chunk; tests shrink it */
 OKLC_INTERNAL void *oklc_arena_alloc(Arena *a, size_t n);     /* zeroed */
 OKLC_INTERNAL void *oklc_arena_grow(Arena *a, void *old, size_t oldn, size_t newn);
+/* Room for one more element in an array of n that only this function
+ * grows (a model node's list: v->refs, s->kids): the capacity doubles at
+ * each power of two, so n appends cost O(n), not O(n^2). */
+OKLC_INTERNAL void *oklc_arena_append(Arena *a, void *arr, size_t n, size_t size);
 OKLC_INTERNAL char *oklc_arena_strndup(Arena *a, const char *s, size_t n);
 OKLC_INTERNAL char *oklc_arena_strdup(Arena *a, const char *s);
 OKLC_INTERNAL char *oklc_arena_printf(Arena *a, const char *fmt, ...) OKLC_PRINTF(2, 3);
 OKLC_INTERNAL void oklc_arena_free(Arena *a);
 OKLC_INTERNAL _Noreturn void oklc_arena_oom(Arena *a);
+
+/* Runs fn(arg) on a new thread with `size` bytes of stack and waits for
+ * it (stack.c); false, and nothing run, when no such thread can be had. */
+OKLC_INTERNAL bool oklc_run_on_stack(size_t size, void (*fn)(void *), void *arg);
 
 /* Typed growable array living in an arena: VEC(int) v = {0}; vec_push(a, &v, 3); */
 #define VEC(T)                                                                 \

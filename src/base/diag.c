@@ -172,10 +172,15 @@ static void print_one(oklc_ctx *c, const Diag *d, FILE *out, bool color)
     if (!line)
         return;
     fprintf(out, "%.*s\n", (int)len, line);
-    /* Keep tabs so the caret lines up with what the terminal shows above. */
+    /* Keep tabs so the caret lines up with what the terminal shows above;
+     * a chunk at a time: stderr has no buffer, and a line can be long. */
     size_t col = d->loc.col ? d->loc.col - 1 : 0;
-    for (size_t i = 0; i < col && i < len; i++)
-        fputc(line[i] == '\t' ? '\t' : ' ', out);
+    char pad[512];
+    for (size_t i = 0, n = 0; i < col && i < len; i++) {
+        pad[n++] = line[i] == '\t' ? '\t' : ' ';
+        if (n == sizeof pad || i + 1 == col || i + 1 == len)
+            fwrite(pad, 1, n, out), n = 0;
+    }
     fprintf(out, "%s^%s\n", color ? "\033[1;32m" : "", reset);
 }
 

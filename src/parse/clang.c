@@ -15,6 +15,7 @@
  * target builtin the prelude does not know is for the backend compiler to
  * resolve, and the code is kept as written.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cx.h"
@@ -24,6 +25,78 @@ extern const unsigned long oklc_prelude_len;
 
 #define PRELUDE_PATH "/oklc-prelude/oklc/okl.hpp"
 #define MAIN_PATH    "/oklc-input/kernel.cpp"
+
+/* ---- the stack a parse needs --------------------------------------------------- */
+
+/* libclang parses on a thread of its own with 8 MB of stack unless told
+ * not to; then it parses on the caller's, which oklc sizes for the input
+ * (oklc_parse_stack, oklc_run_on_stack). A host that set the variable
+ * keeps its value. */
+__attribute__((constructor)) static void parse_on_our_thread(void)
+{
+    setenv("LIBCLANG_NOTHREADS", "1", 0);
+}
+
+/* Clang's parser nests C++ calls per level of an else-if chain, a = b = c,
+ * a ?: chain, a cast or a unary operator: up to about 2.5 KB each
+ * (measured: 3,500 unary minuses fill an 8 MB stack). Every level takes
+ * one of the tokens `nests` counts, and the recursion unwinds at the end
+ * of a top-level declaration: the most one declaration holds bounds the
+ * depth. */
+#define STACK_PER_TOKEN ((size_t)4 << 10)
+#define STACK_BASE      ((size_t)64 << 20)
+#define STACK_MAX       ((size_t)1 << 30)
+
+static bool nests(const Token *t)
+{
+    static const char *const keywords[] = {
+        "if", "else", "for", "while", "do", "switch", "case", "default", "return", "sizeof",
+        "alignof", "new", "delete", "throw", "template", "operator", "decltype", "noexcept",
+    };
+    if (t->kind == TK_IDENT) {
+        for (size_t i = 0; i < OKLC_COUNTOF(keywords); i++)
+            if (oklc_tok_eq(t, keywords[i]))
+                return true;
+        return false;
+    }
+    if (t->kind != TK_PUNCT)
+        return false;
+    switch (t->punct) {
+    case P_SEMI: case P_COMMA: case P_RPAREN: case P_RBRACKET: case P_RBRACE: case P_DOT:
+    case P_ARROW: case P_COLONCOLON: case P_HASH: case P_HASHHASH:
+        return false;
+    default:
+        return true;
+    }
+}
+
+size_t oklc_parse_stack(oklc_ctx *c, Token *const *toks, size_t n)
+{
+    size_t most = 0, count = 0;
+    int depth = 0;
+    const Token *start = NULL, *worst = NULL;
+    for (size_t i = 0; i < n && toks[i]->kind != TK_EOF; i++) {
+        const Token *t = toks[i];
+        start = start ? start : t;
+        count += nests(t);
+        if (count > most)
+            most = count, worst = start;
+        if (oklc_tok_is_punct(t, P_LBRACE))
+            depth++;
+        else if (oklc_tok_is_punct(t, P_RBRACE) && depth > 0)
+            depth--;
+        if (!depth && (oklc_tok_is_punct(t, P_SEMI) || oklc_tok_is_punct(t, P_RBRACE)))
+            count = 0, start = NULL;
+    }
+    size_t limit = (STACK_MAX - STACK_BASE) / STACK_PER_TOKEN;
+    if (most > limit) {
+        oklc_diag_error(c, worst->loc, "this declaration has %zu operators and statements "
+                        "that can nest; oklc parses at most %zu in one declaration (Clang's "
+                        "parser recurses on them): split it", most, limit);
+        return 0;
+    }
+    return STACK_BASE + most * STACK_PER_TOKEN;
+}
 
 /* ---- small libclang helpers -------------------------------------------------- */
 

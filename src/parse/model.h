@@ -117,6 +117,7 @@ struct Loop {
     const char *tile_size;
     bool        tile_check;
     int64_t     tile_value;   /* the tile size if written as a number, else INT64_MIN */
+    const char *tile_error;   /* why the size cannot be one (1.5, too large), else NULL */
 
     Attr       *nobarrier, *max_inner_dims, *simd_length, *unroll;
     Attr      **attrs;        /* every attribute on the for statement */
@@ -344,6 +345,9 @@ typedef struct ParseOptions {
 /* Parses the normalized text and builds the model. Clang's errors are
  * reported at the user's positions; returns NULL after an error. */
 OKLC_INTERNAL Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o);
+/* The stack the parse of these (preprocessed) tokens and the stages after
+ * it need, in bytes; 0 after an error when the input nests too deeply. */
+OKLC_INTERNAL size_t oklc_parse_stack(oklc_ctx *c, Token *const *toks, size_t n);
 
 /* Is <name> (n bytes) a header of the C or C++ standard library? */
 OKLC_INTERNAL bool oklc_std_header(const char *name, size_t n);

@@ -303,6 +303,8 @@ static void loop_checks(oklc_ctx *c, Loop *l)
                          other->axis_attr->name);
     if (l->tile_part == 1 && l->tile_value != INT64_MIN && l->tile_value <= 0)
         oklc_model_error(c, l->attr->args[0].off, "the tile size must be positive");
+    else if (l->tile_part == 1 && l->tile_error)
+        oklc_model_error(c, l->attr->args[0].off, "%s", l->tile_error);
     if (l->max_inner_dims) {
         if (l->parent || l->kind != LOOP_OUTER)
             oklc_model_error(c, l->max_inner_dims->off, "'@max_inner_dims' applies to top-level "

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,46 @@ static void error_limit(void **state)
     oklc_ctx_free(c);
 }
 
+/* A host thread with a small stack (256 KB) transpiles a kernel nested
+ * thousands of levels deep: the library runs its deep stages on a stack of
+ * its own, so nothing overflows the host's. */
+static void *transpile_deep(void *arg)
+{
+    (void)arg;
+    size_t n = 6000, cap = 2 * n + 1000 * 48 + 256;
+    char *src = malloc(cap);
+    assert_non_null(src);
+    strcpy(src, "@kernel void k(int N, float *a) {\n"
+                "  for (int i = 0; i < N; ++i; @tile(16, @outer, @inner)) {\n    a[i] = ");
+    for (size_t i = 0; i < n; i++)
+        strcat(src, "- ");
+    strcat(src, "1;\n    if (i == 0) a[i] = 0;\n");
+    for (int i = 1; i < 1000; i++)
+        sprintf(src + strlen(src), "    else if (i == %d) a[i] = %d;\n", i, i);
+    strcat(src, "  }\n}\n");
+    assert_true(strlen(src) < cap);
+    oklc_ctx *c = oklc_ctx_new();
+    oklc_set_backend(c, OKLC_BACKEND_SERIAL);
+    bool ok = oklc_transpile_buffer(c, "deep.okl", src, strlen(src), 0);
+    free(src);
+    oklc_ctx_free(c);
+    return ok ? arg : NULL;
+}
+
+static void deep_kernel_small_host_stack(void **state)
+{
+    (void)state;
+    pthread_attr_t attr;
+    pthread_t t;
+    void *ok = NULL;
+    assert_int_equal(pthread_attr_init(&attr), 0);
+    assert_int_equal(pthread_attr_setstacksize(&attr, 256 << 10), 0);
+    assert_int_equal(pthread_create(&t, &attr, transpile_deep, (void *)1), 0);
+    assert_int_equal(pthread_join(t, &ok), 0);
+    pthread_attr_destroy(&attr);
+    assert_non_null(ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +459,7 @@ int main(void)
         cmocka_unit_test(text_format),
         cmocka_unit_test(json_format),
         cmocka_unit_test(error_limit),
+        cmocka_unit_test(deep_kernel_small_host_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

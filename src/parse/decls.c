@@ -1,0 +1,395 @@
+/*
+ * decls.c - declarations in the kernel model: variables, parameters,
+ * fields and typedefs with their OKL attributes and types, declaration
+ * statements, structs and the C++ constructs OpenCL C has not.
+ */
+#include <string.h>
+
+#include "walk.h"
+
+static void remember(Walk *W, Var *v)
+{
+    if (W->nvars * 2 >= W->vcap) {
+        size_t ncap = W->vcap ? W->vcap * 2 : 256;
+        VarSlot *old = W->vars;
+        size_t ocap = W->vcap;
+        W->vars = oklc_arena_alloc(&W->c->arena, ncap * sizeof(VarSlot));
+        W->vcap = ncap;
+        W->nvars = 0;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].var)
+                remember(W, old[i].var);
+    }
+    size_t i = (v->name_off * 2654435761u) & (W->vcap - 1);
+    while (W->vars[i].var && W->vars[i].off != v->name_off)
+        i = (i + 1) & (W->vcap - 1);
+    if (!W->vars[i].var)
+        W->nvars++;
+    W->vars[i] = (VarSlot){v->name_off, v};
+}
+
+static Var *var_at(Walk *W, uint32_t name_off)
+{
+    if (!W->vcap)
+        return NULL;
+    size_t i = (name_off * 2654435761u) & (W->vcap - 1);
+    while (W->vars[i].var) {
+        if (W->vars[i].off == name_off)
+            return W->vars[i].var;
+        i = (i + 1) & (W->vcap - 1);
+    }
+    return NULL;
+}
+
+/* The variable a DeclRefExpr refers to, if we know it. */
+Var *oklc_walk_referenced_var(Walk *W, CXCursor ref)
+{
+    CXCursor d = clang_getCursorReferenced(ref);
+    if (clang_Cursor_isNull(d))
+        return NULL;
+    uint32_t off = oklc_cx_offset(clang_getCursorLocation(d));
+    return off == UINT32_MAX ? NULL : var_at(W, off);
+}
+
+static Type read_type(Walk *W, CXType t)
+{
+    Type ty = {0};
+    ty.spelling = oklc_cx_string(W->c, clang_getTypeSpelling(t));
+    ty.is_const = clang_isConstQualifiedType(t);
+    ty.array_size = -1;
+    CXType k = clang_getCanonicalType(t);
+    ty.dependent = k.kind == CXType_Dependent || k.kind == CXType_Unexposed;
+    CXType e = {CXType_Invalid, {0, 0}};
+    switch (k.kind) {
+    case CXType_Pointer:
+        ty.pointer = true;
+        e = clang_getPointeeType(k);
+        break;
+    case CXType_LValueReference:
+    case CXType_RValueReference:
+        ty.reference = true;
+        e = clang_getPointeeType(k);
+        break;
+    case CXType_ConstantArray:
+    case CXType_IncompleteArray:
+    case CXType_VariableArray:
+    case CXType_DependentSizedArray:
+        ty.array = true;
+        ty.dependent |= k.kind == CXType_DependentSizedArray;
+        /* libclang drops the element's const through the canonical type:
+         * ask the type as written first */
+        e = clang_getArrayElementType(t);
+        if (e.kind == CXType_Invalid)
+            e = clang_getArrayElementType(k);
+        if (k.kind == CXType_ConstantArray) {
+            ty.array_size = clang_getArraySize(k);
+            for (CXType a = k; a.kind == CXType_ConstantArray; a = clang_getArrayElementType(a))
+                ty.array_dims++;
+        }
+        /* arrays are const by their innermost elements */
+        for (CXType in = e; in.kind != CXType_Invalid; in = clang_getArrayElementType(in))
+            ty.is_const = clang_isConstQualifiedType(in);
+        break;
+    default:
+        break;
+    }
+    if (e.kind != CXType_Invalid) {
+        ty.element = oklc_cx_string(W->c, clang_getTypeSpelling(e));
+        ty.element_const = clang_isConstQualifiedType(e);
+    }
+    return ty;
+}
+
+/* double, an array of it or a pointer to it, or one of OKL's double
+ * vectors (which some targets have only with an extension). */
+bool oklc_walk_names_double(CXType t)
+{
+    for (int depth = 0; depth < 8; depth++) {
+        t = clang_getCanonicalType(t);
+        switch (t.kind) {
+        case CXType_Double:
+        case CXType_LongDouble:
+            return true;
+        case CXType_Pointer:
+        case CXType_LValueReference:
+        case CXType_RValueReference:
+            t = clang_getPointeeType(t);
+            continue;
+        case CXType_ConstantArray:
+        case CXType_IncompleteArray:
+        case CXType_VariableArray:
+            t = clang_getArrayElementType(t);
+            continue;
+        case CXType_Record: {
+            CXString sp = clang_getCursorSpelling(clang_getTypeDeclaration(t));
+            const char *n = clang_getCString(sp);
+            bool d = !strncmp(n, "double", 6) && n[6] >= '2' && n[6] <= '4' && !n[7];
+            clang_disposeString(sp);
+            return d;
+        }
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+/* The attributes of a declaration: before its specifiers, after its name,
+ * after a '*' of its declarator. */
+void oklc_walk_decl_attrs(Walk *W, Range ext, uint32_t name_off, AttrList *next,
+                          AttrList *prev, AttrList *ptr)
+{
+    oklc_walk_claim(W, ANCHOR_NEXT, ext.begin, name_off, next);
+    /* after the name, or after its array bounds: int a[4] @dim(2, 2) */
+    size_t k = tok_at(W, name_off) + 1;
+    while (k < W->ntoks - 1 && oklc_tok_is_punct(W->toks[k], P_LBRACKET))
+        k = closing(W, k) + 1;
+    oklc_walk_claim(W, ANCHOR_PREV, name_off, W->toks[k - 1]->loc.off, prev);
+    if (name_off > ext.begin)
+        oklc_walk_claim(W, ANCHOR_PREV, ext.begin, name_off - 1, ptr);
+}
+
+static const char *decl_what(VarKind k)
+{
+    switch (k) {
+    case VAR_PARAM: return "a parameter";
+    case VAR_FIELD: return "a struct field";
+    case VAR_TYPEDEF: return "a typedef";
+    default: return "a variable";
+    }
+}
+
+/* Sorts a declaration's attributes into its fields; the rest are misplaced. */
+static void apply_decl_attrs(Walk *W, Var *v, AttrList *all, bool pointer_only)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        Attr *a = all->data[i];
+        Attr **slot = NULL;
+        switch (a->id) {
+        case ATTR_SHARED: slot = pointer_only ? NULL : &v->shared; break;
+        case ATTR_EXCLUSIVE: slot = pointer_only ? NULL : &v->exclusive; break;
+        case ATTR_RESTRICT: slot = &v->restrict_; break;
+        case ATTR_GLOBAL_PTR: slot = &v->global_ptr; break;
+        case ATTR_DIM: slot = pointer_only ? NULL : &v->dim; break;
+        case ATTR_DIMORDER: slot = pointer_only ? NULL : &v->dim_order; break;
+        default: break;
+        }
+        if (!slot) {
+            oklc_walk_misplaced(W, a, decl_what(v->kind));
+        } else if (*slot) {
+            oklc_walk_misplaced(W, a, "a declaration that has it already");
+        } else {
+            *slot = a;
+        }
+    }
+}
+
+/* The typedef a declaration's type names, if it is one of ours; through
+ * arrays (sh_float_t s[32] is an array of a @shared typedef). */
+static const Var *typedef_of(Walk *W, CXType t)
+{
+    while (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray ||
+           t.kind == CXType_VariableArray || t.kind == CXType_DependentSizedArray)
+        t = clang_getArrayElementType(t);
+    for (int guard = 0; guard < 8; guard++) {
+        CXCursor d = clang_getTypeDeclaration(t);
+        CXCursorKind k = clang_getCursorKind(d);
+        if (clang_Cursor_isNull(d) || (k != CXCursor_TypedefDecl && k != CXCursor_TypeAliasDecl))
+            return NULL;
+        const Var *v = var_at(W, oklc_cx_offset(clang_getCursorLocation(d)));
+        if (v)
+            return v;
+        t = clang_getTypedefDeclUnderlyingType(d);
+    }
+    return NULL;
+}
+
+/* The declarator's end (after its [dims]) and the initializer's range. */
+static void initializer(Walk *W, Var *v)
+{
+    size_t k = tok_at(W, v->name_off), end = tok_at(W, v->range.end);
+    if (k >= end || !oklc_tok_eq(W->toks[k], v->name))
+        return;
+    k++;
+    while (k < end && oklc_tok_is_punct(W->toks[k], P_LBRACKET) &&
+           !oklc_tok_is_punct(W->toks[k + 1], P_LBRACKET))    /* not [[attributes]] */
+        k = closing(W, k) + 1;
+    v->declarator_end = tok_end(W->toks[k - 1]);
+    while (k + 1 < end && oklc_tok_is_punct(W->toks[k], P_LBRACKET))
+        k = closing(W, k) + 1;       /* [[attributes]] */
+    if (k >= end)
+        return;
+    const Token *t = W->toks[k];
+    if (oklc_tok_is_punct(t, P_ASSIGN) && k + 1 < end) {
+        v->init_form = '=';
+        v->init = (Range){W->toks[k + 1]->loc.off, v->range.end};
+    } else if (oklc_tok_is_punct(t, P_LBRACE) || oklc_tok_is_punct(t, P_LPAREN)) {
+        v->init_form = oklc_tok_is_punct(t, P_LBRACE) ? '{' : '(';
+        v->init = (Range){t->loc.off, v->range.end};
+    }
+}
+
+static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
+{
+    Var *v = oklc_arena_alloc(&W->c->arena, sizeof *v);
+    v->kind = kind;
+    v->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
+    v->range = oklc_cx_range(cur);
+    v->name_off = oklc_cx_offset(clang_getCursorLocation(cur));
+    CXType t = kind == VAR_TYPEDEF ? clang_getTypedefDeclUnderlyingType(cur)
+                                   : clang_getCursorType(cur);
+    v->type = read_type(W, t);
+    v->typedef_var = typedef_of(W, t);
+    W->uses_double |= kind != VAR_TYPEDEF && oklc_walk_names_double(t);
+    long long size = clang_Type_getSizeOf(t);
+    v->size = size > 0 ? size : -1;
+    switch (clang_getCanonicalType(t).kind) {
+    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_Char16:
+    case CXType_Char32: case CXType_UShort: case CXType_UInt: case CXType_ULong:
+    case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_WChar:
+    case CXType_Short: case CXType_Int: case CXType_Long: case CXType_LongLong:
+    case CXType_Enum:
+        v->is_int = true;
+        break;
+    case CXType_Float: case CXType_Double: case CXType_LongDouble: case CXType_Half:
+    case CXType_Float16:
+        v->is_float = true;
+        break;
+    default:
+        break;
+    }
+    if (v->name_off > v->range.begin)
+        v->type_written = oklc_walk_text_of(W, tok_at(W, v->range.begin), tok_at(W, v->name_off));
+    size_t first = tok_at(W, v->range.begin);
+    while (first + 1 < W->ntoks && oklc_tok_is_punct(W->toks[first], P_LBRACKET) &&
+           oklc_tok_is_punct(W->toks[first + 1], P_LBRACKET))
+        first = closing(W, first) + 1;         /* [[attributes]] */
+    v->type_at = first < W->ntoks ? W->toks[first]->loc.off : v->range.begin;
+    v->kernel = W->kernel;
+    v->loop = W->loop;
+    v->loop_iter = v->name_off >= W->for_header.begin && v->name_off < W->for_header.end;
+    if (kind == VAR_LOCAL || kind == VAR_GLOBAL || kind == VAR_PARAM)
+        initializer(W, v);
+    if (kind == VAR_LOCAL || kind == VAR_GLOBAL) {
+        /* constexpr is in the tokens; const in the type */
+        for (size_t k = tok_at(W, v->range.begin); k < tok_at(W, v->name_off); k++)
+            v->constexpr_ |= oklc_tok_eq(W->toks[k], "constexpr");
+    }
+    return v;
+}
+
+/* VarDecl, ParmDecl, FieldDecl, TypedefDecl; `shared_next` are the
+ * attributes before the first declarator of a declaration statement. */
+Var *oklc_walk_declare(Walk *W, CXCursor cur, VarKind kind, AttrList *shared_next)
+{
+    Var *v = make_var(W, cur, kind);
+    AttrList next = {0}, prev = {0}, ptr = {0};
+    oklc_walk_decl_attrs(W, v->range, v->name_off, &next, &prev, &ptr);
+    if (shared_next && next.len == 0)
+        next = *shared_next;             /* int a, b: both get them */
+    else if (shared_next)
+        *shared_next = next;
+    apply_decl_attrs(W, v, &next, false);
+    apply_decl_attrs(W, v, &prev, false);
+    apply_decl_attrs(W, v, &ptr, true);
+    remember(W, v);
+    return v;
+}
+
+typedef struct DeclWalk {
+    Walk    *W;
+    AttrList shared;    /* attributes before the first declarator */
+} DeclWalk;
+
+static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    DeclWalk *d = data;
+    Walk *W = d->W;
+    if (clang_getCursorKind(cur) != CXCursor_VarDecl) {
+        oklc_walk_subtree(W, cur, parent);
+        return CXChildVisit_Continue;
+    }
+    Var *v = oklc_walk_declare(W, cur, VAR_LOCAL, &d->shared);
+    v->top_level = W->top_level;
+    if (W->stmt && W->stmt->kind == ST_DECL) {
+        Stmt *s = W->stmt;
+        s->decls = oklc_arena_append(&W->c->arena, s->decls, s->ndecls, sizeof(Var *));
+        s->decls[s->ndecls++] = v;
+        v->decl_stmt = s;
+    }
+    if (W->kernel)
+        vec_push(&W->c->arena, &W->locals, v);
+    else if (W->function && !W->in_lambda)
+        vec_push(&W->c->arena, &W->flocals, v);
+    if (!W->kernel && (v->shared || v->exclusive))
+        oklc_walk_misplaced(W, v->shared ? v->shared : v->exclusive, "a variable outside a kernel");
+    oklc_walk_children(W, cur);    /* the initializer */
+    return CXChildVisit_Continue;
+}
+
+/* int a, b: Clang's second VarDecl starts at its name, so the attributes
+ * before the statement are handed from the first to the others. */
+void oklc_walk_local_decls(Walk *W, CXCursor declstmt, CXCursor parent)
+{
+    DeclWalk d = {W, {0}};
+    Range pr = oklc_cx_range(parent);
+    W->top_level = W->kernel && pr.begin == W->kernel->body.begin && pr.end == W->kernel->body.end;
+    oklc_walk_visit(W, declstmt, decl_visit, &d);
+    W->top_level = false;
+}
+
+/* C++ that C has not: OpenCL C rejects it where it is. */
+void oklc_walk_cxx_construct(Walk *W, CXCursor cur, CXCursorKind k)
+{
+    const char *what;
+    switch (k) {
+    case CXCursor_Namespace: what = "a namespace"; break;
+    case CXCursor_UsingDirective: what = "'using namespace'"; break;
+    case CXCursor_UsingDeclaration: what = "a using declaration"; break;
+    case CXCursor_TypeAliasDecl: what = "an alias declaration (using X = ...)"; break;
+    case CXCursor_ClassTemplate: what = "a class template"; break;
+    case CXCursor_CXXNewExpr: what = "new"; break;
+    case CXCursor_CXXDeleteExpr: what = "delete"; break;
+    case CXCursor_CXXThrowExpr: what = "throw"; break;
+    case CXCursor_CXXTryStmt: what = "try"; break;
+    case CXCursor_CXXNullPtrLiteralExpr: what = "nullptr"; break;
+    case CXCursor_CXXThisExpr: what = "this"; break;
+    case CXCursor_CXXFunctionalCastExpr: what = "a functional cast (T(x))"; break;
+    default: what = "a C++ cast (static_cast, ...)"; break;
+    }
+    Range r = oklc_cx_range(cur);
+    if (r.begin != UINT32_MAX)
+        vec_push(&W->c->arena, &W->cxx, ((CxxConstruct){r.begin, what}));
+}
+
+static enum CXChildVisitResult class_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    CXCursorKind k = clang_getCursorKind(cur);
+    if (k == CXCursor_CXXMethod || k == CXCursor_Constructor || k == CXCursor_Destructor ||
+        k == CXCursor_CXXBaseSpecifier || k == CXCursor_FunctionTemplate ||
+        k == CXCursor_CXXAccessSpecifier) {
+        *(bool *)data = true;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* A struct or class defined here. `typedef struct {...} name;` has no
+ * name of its own (libclang spells it "" or "(unnamed struct at ...)"):
+ * its name is "". */
+void oklc_walk_record(Walk *W, CXCursor cur, CXCursorKind k)
+{
+    if (!clang_isCursorDefinition(cur) || clang_Cursor_isAnonymous(cur))
+        return;
+    Record r = {.name = oklc_cx_string(W->c, clang_getCursorSpelling(cur)),
+                .range = oklc_cx_range(cur), .is_class = k == CXCursor_ClassDecl};
+    if (strchr(r.name, ' '))
+        r.name = "";
+    if (!r.is_class)
+        clang_visitChildren(cur, class_visit, &r.is_class);
+    CXCursorKind up = clang_getCursorKind(clang_getCursorSemanticParent(cur));
+    r.nested = up == CXCursor_StructDecl || up == CXCursor_ClassDecl ||
+               up == CXCursor_UnionDecl || up == CXCursor_ClassTemplate;
+    vec_push(&W->c->arena, &W->records, r);
+}
