@@ -972,6 +972,28 @@ static void device_functions(Emit *E)
                          oklc_arena_printf(&E->c->arena, "%s ", specs));
 }
 
+/* C++ that device code has not, on every GPU target: exceptions and
+ * thread_local variables (OpenCL's prepare reports them first). */
+static bool device_limits(Emit *E)
+{
+    const Model *m = E->m;
+    bool ok = true;
+    for (size_t i = 0; i < m->ncxx; i++)
+        if (!strcmp(m->cxx[i].what, "throw") || !strcmp(m->cxx[i].what, "try")) {
+            oklc_model_error(E->c, m->cxx[i].at, "%s: the %s backend's device code has no C++ "
+                             "exceptions", m->cxx[i].what, E->be->name);
+            ok = false;
+        }
+    for (size_t i = 0; i < m->nglobals; i++)
+        if (m->globals[i]->thread_local_) {
+            oklc_model_error(E->c, m->globals[i]->name_off, "'%s' is thread_local: the %s "
+                             "backend's device variables cannot be", m->globals[i]->name,
+                             E->be->name);
+            ok = false;
+        }
+    return ok;
+}
+
 bool oklc_gpu_translate(Emit *E)
 {
     int errors = E->c->nerrors;
@@ -981,7 +1003,7 @@ bool oklc_gpu_translate(Emit *E)
     device_functions(E);
     globals(E);
     oklc_edits_directives(&E->ed, "pragma", unroll_pragma, E);
-    if (E->be->gpu->prepare && !E->be->gpu->prepare(E))
+    if ((E->be->gpu->prepare && !E->be->gpu->prepare(E)) || !device_limits(E))
         return false;
     Buf launchers;
     oklc_buf_init(&launchers, &E->c->arena);

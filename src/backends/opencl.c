@@ -100,6 +100,113 @@ static bool c_only(Emit *E)
     return ok;
 }
 
+/* What OpenCL C 1.2 forbids that C allows, each where it is. */
+static bool c12_error(Emit *E, uint32_t at, const char *fmt, const char *name)
+{
+    oklc_model_error(E->c, at, fmt, name);
+    return false;
+}
+
+static bool var_limits(Emit *E, const Var *v, bool kernel_param)
+{
+    bool ok = true;
+    if (strstr(v->type.spelling, "(*)"))
+        ok = c12_error(E, v->name_off, "OpenCL C has no function pointers ('%s')", v->name);
+    else if (kernel_param && v->type.pointer && v->type.element && strchr(v->type.element, '*'))
+        ok = c12_error(E, v->name_off, "an OpenCL kernel argument cannot point to a pointer "
+                       "('%s'): pass one flat buffer and offsets", v->name);
+    if (v->static_)
+        ok = c12_error(E, v->name_off, "OpenCL C 1.2 has no static local variables ('%s'): "
+                       "make it a kernel argument or a file-scope constant", v->name);
+    const char *t = E->nz->text;
+    if (v->kind == VAR_LOCAL && v->type.pointer && v->init_form == '=' &&
+        t[v->init.begin] == '"')
+        ok = c12_error(E, v->name_off, "a string literal is in OpenCL's __constant address "
+                       "space, which '%s' does not point to: use a char array", v->name);
+    return ok;
+}
+
+/* The call graph of the file's functions (by index), for recursion. */
+typedef struct Calls {
+    const Model *m;
+    size_t     **to;       /* per function: the functions it calls */
+    size_t      *nto;
+    char        *colour;   /* 0 unseen, 1 on the path, 2 done */
+} Calls;
+
+static size_t function_index(const Model *m, const Function *f, uint32_t name_off)
+{
+    for (size_t j = 0; j < m->nfunctions; j++)
+        if (f ? m->functions[j] == f
+              : m->functions[j]->name_off == name_off && m->functions[j]->has_body)
+            return j;
+    return SIZE_MAX;
+}
+
+static void call_graph(Emit *E, Calls *g)
+{
+    const Model *m = E->m;
+    Arena *a = &E->c->arena;
+    size_t n = m->nfunctions + 1;
+    g->m = m;
+    g->to = oklc_arena_alloc(a, n * sizeof *g->to);
+    g->nto = oklc_arena_alloc(a, n * sizeof *g->nto);
+    g->colour = oklc_arena_alloc(a, n);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const Call *c = &m->calls[i];
+        size_t from = c->function ? function_index(m, c->function, 0) : SIZE_MAX;
+        size_t to = c->callee_off != UINT32_MAX ? function_index(m, NULL, c->callee_off)
+                                                : SIZE_MAX;
+        if (from == SIZE_MAX || to == SIZE_MAX)
+            continue;
+        g->to[from] = oklc_arena_append(a, g->to[from], g->nto[from], sizeof(size_t));
+        g->to[from][g->nto[from]++] = to;
+    }
+}
+
+/* Depth first: a call to a function on the path closes a cycle. */
+static bool recursion(Emit *E, Calls *g, size_t f)
+{
+    bool ok = true;
+    g->colour[f] = 1;
+    for (size_t i = 0; i < g->nto[f]; i++) {
+        size_t to = g->to[f][i];
+        if (g->colour[to] == 1)
+            ok = c12_error(E, g->m->functions[to]->name_off, "OpenCL C has no recursion: "
+                           "'%s' is called again before it returns", g->m->functions[to]->name);
+        else if (!g->colour[to])
+            ok &= recursion(E, g, to);
+    }
+    g->colour[f] = 2;
+    return ok;
+}
+
+static bool c12_limits(Emit *E)
+{
+    const Model *m = E->m;
+    bool ok = true;
+    Calls g;
+    call_graph(E, &g);
+    for (size_t i = 0; i < m->nfunctions; i++)
+        if (!g.colour[i])
+            ok &= recursion(E, &g, i);
+    for (size_t i = 0; i < m->nkernels; i++) {
+        const Kernel *k = m->kernels[i];
+        for (size_t j = 0; j < k->nparams + k->nlocals; j++)
+            ok &= var_limits(E, j < k->nparams ? k->params[j] : k->locals[j - k->nparams],
+                             j < k->nparams);
+    }
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        const Function *f = m->functions[i];
+        if (f->is_variadic)
+            ok = c12_error(E, f->name_off, "OpenCL C has no variadic functions ('%s')", f->name);
+        for (size_t j = 0; j < f->nparams + f->nlocals; j++)
+            ok &= var_limits(E, j < f->nparams ? f->params[j] : f->locals[j - f->nparams],
+                             false);
+    }
+    return ok;
+}
+
 /* constexpr: an integer becomes an enumerator (a constant expression in C
  * too, for array sizes), anything else const. */
 static void constexprs(Emit *E, Var *const *vars, size_t n)
@@ -310,7 +417,7 @@ static void rename_keywords(Emit *E, Var *const *vars, size_t n)
  * of its parts (opencl_spaces.c). */
 static bool prepare(Emit *E)
 {
-    if (!c_only(E))
+    if (!c_only(E) || !c12_limits(E))
         return false;
     struct_names(E);
     each_var_list(E, rename_keywords);

@@ -272,8 +272,11 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
         initializer(W, v);
     if (kind == VAR_LOCAL || kind == VAR_GLOBAL) {
         /* constexpr is in the tokens; const in the type */
-        for (size_t k = tok_at(W, v->range.begin); k < tok_at(W, v->name_off); k++)
+        for (size_t k = tok_at(W, v->range.begin); k < tok_at(W, v->name_off); k++) {
             v->constexpr_ |= oklc_tok_eq(W->toks[k], "constexpr");
+            v->thread_local_ |= oklc_tok_eq(W->toks[k], "thread_local");
+        }
+        v->static_ = kind == VAR_LOCAL && clang_Cursor_getStorageClass(cur) == CX_SC_Static;
     }
     return v;
 }

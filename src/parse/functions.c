@@ -125,6 +125,7 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
                                                         : ext.begin;
         f->has_body = clang_isCursorDefinition(cur);
         f->is_template = kind == CXCursor_FunctionTemplate;
+        f->is_variadic = clang_Cursor_isVariadic(cur);
         f->is_member = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor ||
                        kind == CXCursor_Destructor ||
                        clang_getCursorKind(clang_getCursorSemanticParent(cur)) ==
@@ -159,6 +160,9 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
     k->decl = ext;
     k->name_off = name;
     k->is_template = kind == CXCursor_FunctionTemplate;
+    CXCursor up = clang_getCursorSemanticParent(cur);
+    if (clang_getCursorKind(up) == CXCursor_Namespace)
+        k->in_namespace = oklc_cx_string(W->c, clang_getCursorSpelling(up));
     k->return_type = oklc_cx_string(W->c, clang_getTypeSpelling(clang_getCursorResultType(cur)));
     W->kernel = k;
     W->loop = NULL;

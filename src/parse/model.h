@@ -51,6 +51,8 @@ typedef struct Var {
     Type        type;
     const char *type_written; /* the type as written (text before the name) */
     bool        constexpr_;
+    bool        static_;      /* a local with static storage */
+    bool        thread_local_;
     bool        loop_iter;    /* declared in a for-loop header */
     Range       init;         /* the initializer, if any ({0,0} if none) */
     char        init_form;    /* how it is written: '=' (= x), '{' ({x}), '(' ((x)), or 0 */
@@ -218,6 +220,7 @@ struct Kernel {
     Range       decl, body;
     uint32_t    name_off;
     bool        is_template;
+    const char *in_namespace; /* the namespace around it, or NULL */
     const char *template_params;  /* "typename T, int N", or NULL */
     const char *return_type;
     Var       **params;
@@ -247,6 +250,7 @@ typedef struct Function {
     uint32_t    specs_at;     /* where specifiers go: after "template <...>" */
     bool        has_body;
     bool        is_template, is_member;   /* a template; a method, constructor... */
+    bool        is_variadic;  /* f(int n, ...) */
     Var       **params;
     size_t      nparams;
     Var       **locals;       /* every variable declared in the body */

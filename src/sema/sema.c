@@ -286,6 +286,10 @@ static void jump_rules(oklc_ctx *c, const Stmt *st)
 
 static void kernel_rules(oklc_ctx *c, const Model *m, Kernel *k, const ParseOptions *o)
 {
+    if (k->in_namespace)
+        oklc_model_error(c, k->name_off, "a @kernel must be declared at file scope, not in a "
+                         "namespace ('%s'): the backends' entry points are plain C names",
+                         k->in_namespace);
     if (strcmp(k->return_type, "void"))
         oklc_model_error(c, k->name_off, "a @kernel function must return void, not '%s'",
                          k->return_type);
