@@ -99,17 +99,24 @@ static oklc_status add_joined(Build *b, const char *option, const char *value)
     return st;
 }
 
-/* `path` in a C string literal. */
-static char *quoted(const char *path)
+/* `path` between quotes, \" and \\ escaped; for #line (`literal`) also
+ * line breaks, other control characters and '?' (trigraphs) as octal
+ * escapes, so no file name can end the directive or inject code. */
+static char *quoted(const char *path, bool literal)
 {
-    char *q = oklc_malloc(2 * strlen(path) + 3), *p = q;
+    char *q = oklc_malloc(4 * strlen(path) + 3), *p = q;
     if (!q)
         return NULL;
     *p++ = '"';
-    for (const char *s = path; *s; s++) {
+    for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
+        if (literal && (*s < 0x20 || *s == 0x7f || *s == '?')) {
+            /* a line break ends the directive; ?? starts a trigraph */
+            p += sprintf(p, "\\%03o", *s);
+            continue;
+        }
         if (*s == '"' || *s == '\\')
             *p++ = '\\';
-        *p++ = *s;
+        *p++ = (char)*s;
     }
     *p++ = '"';
     *p = '\0';
@@ -131,7 +138,7 @@ static oklc_status include_files(Build *b)
         const PropCmd *c = &b->props->cmds[i];
         if (c->kind != PROP_INCLUDE_FILE)
             continue;
-        char *abs = oklc_rt_absolute(c->text), *q = abs ? quoted(abs) : NULL;
+        char *abs = oklc_rt_absolute(c->text), *q = abs ? quoted(abs, false) : NULL;
         char *more = q ? oklc_rt_format("%s#include %s\n", text, q) : NULL;
         oklc_free(abs);
         oklc_free(q);
@@ -139,7 +146,7 @@ static oklc_status include_files(Build *b)
         text = more;
         st = text ? OKLC_OK : oklc_rt_oom();
     }
-    char *path = st ? NULL : quoted(b->path);
+    char *path = st ? NULL : quoted(b->path, true);
     char *source = path ? oklc_rt_format("%s#line 1 %s\n%s", text, path, b->source) : NULL;
     if (!st && !source)
         st = oklc_rt_oom();
