@@ -195,6 +195,8 @@ static bool launcher_can_count(Gpu *G, const Nest *n, const Loop *inner_top)
 static bool block_fits(Gpu *G, const Nest *n)
 {
     int64_t threads = 1;
+    if (n->top->max_inner_dims)
+        return true;                  /* bounds the user gave: checked at launch */
     for (int a = 0; a < 3; a++) {
         if (n->nblock[a] < 0)
             return true;              /* known at launch: the device checks it */
