@@ -576,8 +576,10 @@ static const char *tile_size_error(Walk *W, const char *size, int64_t value)
                                                      "fit in an int (at most 2147483647)", size)
                                  : NULL;
     for (const char *p = size; *p; p++) {
-        if (!(p == size || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.')) ||
-            !(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))))
+        bool number = isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]));
+        bool in_word = p > size && (isalnum((unsigned char)p[-1]) || p[-1] == '_' ||
+                                    p[-1] == '.');
+        if (!number || in_word)
             continue;
         size_t n = strspn(p, "0123456789abcdefABCDEFxXpP.'uUlL+-");
         bool hex = n > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
