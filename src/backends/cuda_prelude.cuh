@@ -381,6 +381,26 @@ template <class _occa_T> _occa_HD _occa_INTEGER(_occa_T) ldexp(_occa_T x, int e)
   return ldexp(double(x), e);
 }
 #endif
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+/* The runtime compilers have no C++ library: a kernel's <cmath>, <cstdint>
+ * and <cstddef> come empty (the runtime's stand-ins), their std:: names
+ * from here. */
+namespace std {
+using ::size_t; using ::ptrdiff_t; using ::int8_t; using ::int16_t; using ::int32_t;
+using ::int64_t; using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t;
+using ::intptr_t; using ::uintptr_t;
+using ::sqrt; using ::cbrt; using ::exp; using ::exp2; using ::expm1; using ::log; using ::log2;
+using ::log10; using ::log1p; using ::sin; using ::cos; using ::tan; using ::asin; using ::acos;
+using ::atan; using ::sinh; using ::cosh; using ::tanh; using ::asinh; using ::acosh;
+using ::atanh; using ::fabs; using ::floor; using ::ceil; using ::round; using ::trunc;
+using ::rint; using ::erf; using ::erfc; using ::tgamma; using ::lgamma; using ::pow;
+using ::atan2; using ::fmod; using ::remainder; using ::fmin; using ::fmax; using ::fdim;
+using ::hypot; using ::copysign; using ::nextafter; using ::isnan; using ::isinf;
+using ::isfinite; using ::signbit; using ::fma; using ::frexp; using ::ldexp; using ::abs;
+using ::modf; using ::lround; using ::llround; using ::nearbyint; using ::scalbn; using ::ilogb;
+using ::logb; using ::min; using ::max;
+}
+#endif
 
 /* The extras: CUDA has them on double and float, HIP on double only (and
  * rsqrtf, ...); integer arguments compute in double. */

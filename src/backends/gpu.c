@@ -963,15 +963,19 @@ static void globals(Emit *E)
     }
 }
 
-/* Functions outside kernels run on the device. */
+/* Functions outside kernels run on the device. So does a kernel's
+ * prototype (its body is elsewhere) declare a device function: a runtime
+ * compiler (NVRTC) refuses host functions. */
 static void device_functions(Emit *E)
 {
     const char *specs = E->be->gpu->device_specs;
     if (!specs)
         return;
+    const char *text = oklc_arena_printf(&E->c->arena, "%s ", specs);
     for (size_t i = 0; i < E->m->nfunctions; i++)
-        oklc_edit_before(&E->ed, E->m->functions[i]->specs_at,
-                         oklc_arena_printf(&E->c->arena, "%s ", specs));
+        oklc_edit_before(&E->ed, E->m->functions[i]->specs_at, text);
+    for (size_t i = 0; i < E->m->nkernel_protos; i++)
+        oklc_edit_before(&E->ed, E->m->kernel_protos[i], text);
 }
 
 /* C++ that device code has not, on every GPU target: exceptions and

@@ -111,6 +111,9 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
             vec_push(&W->c->arena, &W->kernel_defs, off);
             vec_push(&W->c->arena, &W->kernel_def_attrs, kattr);
         }
+        vec_push(&W->c->arena, &W->kernel_protos,
+                 kind == CXCursor_FunctionTemplate ? after_template_head(W, ext.begin)
+                                                   : ext.begin);
         return;
     }
     for (size_t i = 0; !kattr && i < W->kernel_defs.len; i++)

@@ -537,6 +537,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->kernels = W.kernels.data, m->nkernels = W.kernels.len;
     m->functions = W.functions.data, m->nfunctions = W.functions.len;
     m->lambdas = W.lambdas.data, m->nlambdas = W.lambdas.len;
+    m->kernel_protos = W.kernel_protos.data, m->nkernel_protos = W.kernel_protos.len;
     m->calls = W.calls.data, m->ncalls = W.calls.len;
     m->records = W.records.data, m->nrecords = W.records.len;
     m->components = W.components.data, m->ncomponents = W.components.len;

@@ -312,6 +312,8 @@ typedef struct Model {
     size_t      nfunctions;
     Range      *lambdas;      /* every lambda expression (C++ only) */
     size_t      nlambdas;
+    uint32_t   *kernel_protos;   /* where each kernel's prototype begins (its body elsewhere) */
+    size_t      nkernel_protos;
     Call       *calls;        /* calls of the functions above, in order */
     size_t      ncalls;
     Record     *records;

@@ -88,6 +88,7 @@ typedef struct Walk {
     VEC(Kernel *)      kernels;
     VEC(Function *)    functions;
     VEC(Range)         lambdas;
+    VEC(uint32_t)      kernel_protos;
     VEC(Call)          calls;
     VEC(Record)        records;
     VEC(ComponentAddr) components;

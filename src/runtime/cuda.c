@@ -114,7 +114,9 @@ static const char *library_override;    /* tests: a stand-in for libcuda.so.1 */
 void oklc_rt_cuda_library(const char *path)
 {
     library_override = path;
+    /* Both share one table of functions: whichever loads next fills it. */
     test_lib.loaded = false;
+    cu_lib.loaded = false;
 }
 
 static oklc_status load_cuda(void)
@@ -196,11 +198,12 @@ oklc_status oklc_rt_nvrtc_version(char version[32])
     return oklc_gpu_rtc_version(&nvrtc_rtc, version);
 }
 
-oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what,
+oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what, bool okl,
                                   const char *const *opts, size_t nopts, char **binary,
                                   size_t *size, char **log)
 {
-    return oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, opts, nopts, binary, size, log);
+    return oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, okl, opts, nopts, binary, size,
+                                log);
 }
 
 /* ---- the device ------------------------------------------------------------------------- */

@@ -484,7 +484,18 @@ static char *program_log(const Rtc *rtc, void *p)
     return log;
 }
 
-oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source, const char *what,
+/* The standard headers whose names the prelude declares (okl.hpp's math,
+ * the intN_t types, size_t; printf is built into both compilers). */
+static const char *const standard_headers[] = {
+    "cmath", "math.h", "cstdint", "stdint.h", "cstddef", "stddef.h", "cstdio", "stdio.h",
+};
+static const char empty_header[] = "/* oklc: the prelude declares this header's names */\n";
+static const char *const empty_headers[OKLC_COUNTOF(standard_headers)] = {
+    empty_header, empty_header, empty_header, empty_header,
+    empty_header, empty_header, empty_header, empty_header,
+};
+
+oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source, const char *what, bool okl,
                                  const char *const *opts, size_t nopts, char **binary,
                                  size_t *size, char **log)
 {
@@ -498,7 +509,8 @@ oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source, const char 
     if (nopts > INT_MAX)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "too many %s options", rtc->name);
     void *p = NULL;
-    int r = c->CreateProgram(&p, source, what, 0, NULL, NULL);
+    int r = c->CreateProgram(&p, source, what, okl ? (int)OKLC_COUNTOF(empty_headers) : 0,
+                             okl ? empty_headers : NULL, okl ? standard_headers : NULL);
     if (r)
         return oklc_rt_fail(rtc->oom && r == rtc->oom ? OKLC_ERR_MEMORY : OKLC_ERR_COMPILE,
                             "%sCreateProgram for '%s': %s", rtc->prefix, what,
@@ -600,6 +612,7 @@ oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b, const ch
         oklc_free(line);
     }
     oklc_status st = oklc_gpu_rtc_compile(rtc, b->source, d->ops->source_name,
+                                          b->metadata != NULL,
                                           (const char *const *)b->opts, b->nopts, &binary,
                                           &size, log);
     if (st == OKLC_ERR_COMPILE)

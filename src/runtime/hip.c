@@ -103,7 +103,9 @@ static const char *library_override;    /* tests: a stand-in for libamdhip64.so 
 void oklc_rt_hip_library(const char *path)
 {
     library_override = path;
+    /* Both share one table of functions: whichever loads next fills it. */
     test_lib.loaded = false;
+    hip_lib.loaded = false;
 }
 
 static oklc_status load_hip(void)
@@ -162,11 +164,12 @@ oklc_status oklc_rt_hiprtc_version(char version[32])
     return oklc_gpu_rtc_version(&hiprtc_rtc, version);
 }
 
-oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
+oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what, bool okl,
                                    const char *const *opts, size_t nopts, char **binary,
                                    size_t *size, char **log)
 {
-    return oklc_gpu_rtc_compile(&hiprtc_rtc, source, what, opts, nopts, binary, size, log);
+    return oklc_gpu_rtc_compile(&hiprtc_rtc, source, what, okl, opts, nopts, binary, size,
+                                log);
 }
 
 /* ---- the device --------------------------------------------------------------------------- */

@@ -254,9 +254,13 @@ typedef struct Rtc {
 OKLC_INTERNAL oklc_status oklc_gpu_rtc_version(const Rtc *rtc, char version[32]);
 /* The code of `source` for the options (the architecture among them); the
  * log comes back in *log (oklc_free it), on failure in the message too.
- * `what` names the source in messages. */
+ * `what` names the source in messages. `okl`: the source is oklc's, whose
+ * prelude declares what the C and C++ headers of math, integer types and
+ * printf would: those a kernel includes are given to the compiler empty
+ * (NVRTC and hiprtc have no C++ library to find them in). */
 OKLC_INTERNAL oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source,
-                                               const char *what, const char *const *opts,
+                                               const char *what, bool okl,
+                                               const char *const *opts,
                                                size_t nopts, char **binary, size_t *size,
                                                char **log);
 
@@ -358,15 +362,15 @@ OKLC_INTERNAL void oklc_rt_hip_library(const char *path);
 /* cuda.c: the cubin of `source` for the --gpu-architecture=sm_XY in opts
  * (PTX for compute_XY); the log comes back in *log (oklc_free it), on
  * failure in the message too. OKLC_ERR_UNAVAILABLE without NVRTC. `what`
- * names the source in messages. */
-OKLC_INTERNAL oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what,
+ * names the source in messages; `okl` as for oklc_gpu_rtc_compile. */
+OKLC_INTERNAL oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what, bool okl,
                                                 const char *const *opts, size_t nopts,
                                                 char **binary, size_t *size, char **log);
 /* NVRTC's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
 OKLC_INTERNAL oklc_status oklc_rt_nvrtc_version(char version[32]);
 /* hip.c: the same with hiprtc, a code object for the --offload-arch in opts. */
 OKLC_INTERNAL oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
-                                                 const char *const *opts, size_t nopts,
+                                                 bool okl, const char *const *opts, size_t nopts,
                                                  char **binary, size_t *size, char **log);
 OKLC_INTERNAL oklc_status oklc_rt_hiprtc_version(char version[32]);
 

@@ -7,6 +7,8 @@
 # A kernel that the backend rejects on purpose says so in a line
 # "// BACKEND: unsupported" (cpu: serial and openmp; gpu: cuda, hip and
 # opencl), and must then fail with a diagnostic, never crash.
+# A kernel that one compiler cannot take, for a reason outside oklc, says so
+# in a line "// compile-skip: WORD (why)": commands with that word skip it.
 # The kernels are checked JOBS at a time (default: the number of CPUs).
 # Usage: compile.sh OKLC BACKEND 'COMPILE COMMAND' FOLDER...
 #   e.g. compile.sh build/oklc cuda 'nvcc -std=c++17 -arch=sm_90 -c -x cu -o kernel.o' tests/valid
@@ -28,6 +30,9 @@ check() {
   local n=$1 input=$2 dir="$tmp/$1" args launcher=() status std cmd
   mkdir "$dir"
   exec >"$tmp/$n.log" 2>&1
+  for word in $(sed -n 's|^// compile-skip: \([^ ]*\).*|\1|p' "$input"); do
+    case " $compile " in *" $word "*) echo "skipped: $input ($word)"; return ;; esac
+  done
   eval "args=($(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1))"
   [ $family = gpu ] && launcher=(--launcher "$dir/launcher.cpp")
   (cd "$(dirname "$input")" &&
