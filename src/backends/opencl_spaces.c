@@ -45,6 +45,8 @@ typedef struct Target {
 typedef struct Spaces {
     Emit          *E;
     VEC(Var *)     vars;         /* every variable of the file */
+    size_t        *slots;        /* a hash table of indexes into vars, by the Var's address */
+    size_t         mask;         /* its size - 1 (a power of 2) */
     Space         *space;        /* of each pointer among them, in the loaded context */
     VEC(Instance)  inst;
     VEC(Target)    targets;
@@ -66,12 +68,37 @@ static bool is_pointer(const Var *v)
     return n && v->type.element[n - 1] == '*';
 }
 
+/* The slot of v in the table, or the empty one where it would go (open
+ * addressing: a file may hold thousands of kernels, and a search of the
+ * whole list per look-up made this pass quadratic). */
+static size_t slot_of(const Spaces *S, const Var *v)
+{
+    size_t h = (size_t)(((uint64_t)(uintptr_t)v >> 4) * 0x9E3779B97F4A7C15u) & S->mask;
+    while (S->slots[h] != SIZE_MAX && S->vars.data[S->slots[h]] != v)
+        h = (h + 1) & S->mask;
+    return h;
+}
+
+/* v's index in vars; SIZE_MAX if it is not there. */
 static size_t var_index(const Spaces *S, const Var *v)
 {
-    for (size_t i = 0; i < S->vars.len; i++)
-        if (S->vars.data[i] == v)
-            return i;
-    return SIZE_MAX;
+    return S->slots[slot_of(S, v)];
+}
+
+static void index_vars(Spaces *S)
+{
+    size_t n = 2;
+    while (n < 2 * S->vars.len)
+        n *= 2;
+    S->mask = n - 1;
+    S->slots = oklc_arena_alloc(&S->E->c->arena, n * sizeof *S->slots);
+    for (size_t i = 0; i < n; i++)
+        S->slots[i] = SIZE_MAX;
+    for (size_t i = 0; i < S->vars.len; i++) {
+        size_t h = slot_of(S, S->vars.data[i]);
+        if (S->slots[h] == SIZE_MAX)    /* the first of a variable listed twice */
+            S->slots[h] = i;
+    }
 }
 
 /* Where an object (not a pointer) lives. */
@@ -389,7 +416,8 @@ static void rename_calls(Spaces *S, size_t caller)
 static bool write_kernel(Spaces *S, const Kernel *k)
 {
     load_kernel(S, k);
-    bool ok = write_vars(S, k->params, k->nparams) & write_vars(S, k->locals, k->nlocals);
+    bool ok = write_vars(S, k->params, k->nparams);
+    ok &= write_vars(S, k->locals, k->nlocals);
     component_addresses(S, k->decl);
     return ok;
 }
@@ -490,6 +518,7 @@ bool oklc_opencl_spaces(Emit *E)
         add_vars(S, m->functions[i]->locals, m->functions[i]->nlocals);
     }
     S->space = oklc_arena_alloc(&E->c->arena, (S->vars.len + 1) * sizeof *S->space);
+    index_vars(S);
     E->target = S;
     find_instances(S);
     bool ok = write_vars(S, m->globals, m->nglobals);

@@ -327,6 +327,21 @@ static void opencl_native_props(void **state)
     oklc_props_free(p);
 }
 
+/* With included files the source gets a #line naming its file: a name
+ * with a line break, quotes, a backslash and "??=" (a trigraph) stays one
+ * string there, nothing of it a directive of its own. */
+static void opencl_native_odd_name(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_props *p = props_with_includes("clodd", "VALUE=1");
+    const char *file = int_kernel("clodd/k\n#error injected \"?\?=\\.cl", "", "VALUE + PRE");
+    oklc_device *d = open_dev("opencl");
+    assert_int_equal(run_get(d, file, p), 201);
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
 /* The whole build log comes back; the source stays to be read. */
 static void opencl_build_error(void **state)
 {
@@ -1094,6 +1109,7 @@ int main(void)
         cmocka_unit_test(opencl_memory),
         cmocka_unit_test(opencl_native_kernel),
         cmocka_unit_test(opencl_native_props),
+        cmocka_unit_test(opencl_native_odd_name),
         cmocka_unit_test(opencl_build_error),
         cmocka_unit_test(opencl_cache),
         cmocka_unit_test(opencl_build_only_then_load),
