@@ -23,6 +23,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,13 @@ static void opencl_native_kernel(void **state)
     assert_non_null(strstr(oklc_last_error(), "(grid 1x1x1, block 1048576x1x1): "
                                               "clEnqueueNDRangeKernel: "
                                               "CL_INVALID_WORK_GROUP_SIZE (-54)"));
+    /* a global size past size_t: an error, never a wrapped-around grid */
+    size_t vast[3] = {SIZE_MAX / 2, 1, 1}, four[3] = {4, 1, 1};
+    assert_ok(oklc_kernel_set_run_dims(k, vast, four));
+    before = oklc_rt_launch_count();
+    assert_fails(oklc_kernel_run(k, 4, args), OKLC_ERR_DEVICE,
+                 "the grid times the block is more than a size_t holds");
+    assert_int_equal(oklc_rt_launch_count(), before);
     /* a native kernel's arguments are not checked: the driver says (a
      * fresh cl_kernel: its arguments stay set from one run to the next) */
     oklc_kernel *fresh;
@@ -1026,6 +1034,12 @@ static void mock_vendor(const Vendor *v)
     assert_int_equal(oklc_rt_compile_count(), before + 1);
     run_saxpy(d, k, 300);
     run_saxpy(d, k, 77);
+    /* a grid past the driver's unsigned int: an error, never a truncated grid */
+    size_t vast[3] = {(size_t)UINT_MAX + 2, 1, 1}, one[3] = {1, 1, 1};
+    assert_ok(oklc_kernel_set_run_dims(k, vast, one));
+    oklc_arg none[] = {oklc_arg_int(0)};
+    assert_fails(oklc_kernel_run(k, 1, none), OKLC_ERR_DEVICE,
+                 "the grid or the block is more than");
     oklc_kernel_free(k);
     assert_ok(oklc_kernel_build(d, file, "saxpy", p, &k));
     assert_int_equal(oklc_rt_compile_count(), before + 1);
