@@ -87,7 +87,7 @@ static void inner_counts(Gpu *G, const Loop *l, Nest *n, Texts *exprs)
             if (n->nblock[a] >= 0 && l->ntrips > n->nblock[a])
                 n->nblock[a] = l->ntrips;
         } else {
-            vec_push(G->a, &exprs[a], l->trips);
+            vec_push(G->a, &exprs[a], l->trips_wide);
             n->nblock[a] = -1;
         }
         vec_push(G->a, &n->bounds, l->header);
@@ -157,10 +157,10 @@ static void grid_sizes(Gpu *G, Nest *n)
             n->grid[a] = oklc_arena_printf(G->a, "%lld", (long long)known);
             continue;
         }
-        const char *g = ls[0]->trips ? ls[0]->trips : "0";
+        const char *g = ls[0]->trips_wide ? ls[0]->trips_wide : "0";
         for (size_t i = 1; i < nl; i++)
             g = oklc_arena_printf(G->a, "_occa_max(_occa_count(%s), _occa_count(%s))", g,
-                                  ls[i]->trips ? ls[i]->trips : "0");
+                                  ls[i]->trips_wide ? ls[i]->trips_wide : "0");
         n->grid[a] = g;
     }
 }

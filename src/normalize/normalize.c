@@ -188,7 +188,7 @@ static bool pair(const Token *open, const Token *close)
  * header or an argument list never rescans: matches[i] is the index of the
  * bracket that closes v[i], or NO_MATCH. A closer of the wrong kind pairs
  * with nothing. */
-enum { NO_MATCH = UINT32_MAX };
+#define NO_MATCH UINT32_MAX
 
 static uint32_t *pair_brackets(oklc_ctx *c, Token **v, size_t n)
 {

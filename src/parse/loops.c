@@ -129,6 +129,42 @@ static bool offset_span(Walk *W, Range lo, Range hi, Range *rest)
     return true;
 }
 
+/* The iteration count from the operands' text: lo is "0" or an operand,
+ * hi and st operands; wide: each operand as long long. */
+static const char *count_text(Arena *a, Cmp cmp, bool unit, const char *lo, const char *hi,
+                              const char *st, bool wide)
+{
+    const char *cast = wide ? "(long long)" : "";
+    bool zero = !strcmp(lo, "0");
+    switch (cmp) {
+    case CMP_LT: case CMP_GT: case CMP_NE:
+        if (unit && zero)
+            return oklc_arena_printf(a, "%s%s", cast, hi);
+        if (unit)
+            return oklc_arena_printf(a, "%s%s - %s%s", cast, hi, cast, lo);
+        if (cmp == CMP_NE)
+            return oklc_arena_printf(a, "(%s%s - %s%s) / %s", cast, hi, cast, lo, st);
+        return oklc_arena_printf(a, "(%s%s - %s%s + %s - 1) / %s", cast, hi, cast, lo, st, st);
+    case CMP_LE: case CMP_GE: default:
+        if (unit && zero)
+            return oklc_arena_printf(a, "%s%s + 1", cast, hi);
+        if (unit)
+            return oklc_arena_printf(a, "%s%s - %s%s + 1", cast, hi, cast, lo);
+        return oklc_arena_printf(a, "(%s%s - %s%s + %s) / %s", cast, hi, cast, lo, st, st);
+    }
+}
+
+/* for (i = x; i < x + 16; ...): the count is the offset's. */
+static const char *offset_count(Arena *a, bool le, bool unit, const char *sp, const char *st,
+                                bool wide)
+{
+    const char *cast = wide ? "(long long)" : "";
+    if (unit)
+        return oklc_arena_printf(a, le ? "%s%s + 1" : "%s%s", cast, sp);
+    return oklc_arena_printf(a, le ? "(%s%s + %s) / %s" : "(%s%s + %s - 1) / %s", cast, sp, st,
+                             st);
+}
+
 static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, Range stride)
 {
     int64_t v0, v1, vs = 1;
@@ -145,24 +181,8 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
     const char *st = operand(W, l->stride);
     bool unit = !strcmp(l->stride, "1");
     Arena *a = &W->c->arena;
-    bool zero = !strcmp(lo, "0");
-    switch (l->cmp) {
-    case CMP_LT: case CMP_GT:
-        l->trips = unit && zero ? hi
-                 : unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
-                        : oklc_arena_printf(a, "(%s - %s + %s - 1) / %s", hi, lo, st, st);
-        break;
-    case CMP_LE: case CMP_GE:
-        l->trips = unit && zero ? oklc_arena_printf(a, "%s + 1", hi)
-                 : unit ? oklc_arena_printf(a, "%s - %s + 1", hi, lo)
-                        : oklc_arena_printf(a, "(%s - %s + %s) / %s", hi, lo, st, st);
-        break;
-    case CMP_NE:
-        l->trips = unit && zero ? hi
-                 : unit ? oklc_arena_printf(a, "%s - %s", hi, lo)
-                        : oklc_arena_printf(a, "(%s - %s) / %s", hi, lo, st);
-        break;
-    }
+    l->trips = count_text(a, l->cmp, unit, lo, hi, st, false);
+    l->trips_wide = count_text(a, l->cmp, unit, lo, hi, st, true);
     Range rest;
     int64_t vr;
     if (!(k0 && k1) && offset_span(W, l->down ? bound : start, l->down ? start : bound, &rest)) {
@@ -170,9 +190,8 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
         const char *sp = oklc_walk_text_of(W, tok_at(W, rest.begin), tok_at(W, rest.end));
         sp = operand(W, sp);
         bool le = l->cmp == CMP_LE || l->cmp == CMP_GE;
-        l->trips = unit ? (le ? oklc_arena_printf(a, "%s + 1", sp) : sp)
-                        : oklc_arena_printf(a, le ? "(%s + %s) / %s" : "(%s + %s - 1) / %s", sp,
-                                            st, st);
+        l->trips = offset_count(a, le, unit, sp, st, false);
+        l->trips_wide = offset_count(a, le, unit, sp, st, true);
         if (evaluate(W, fs, rest, &vr)) {
             v0 = 0, v1 = vr;
             k0 = k1 = true;
@@ -642,11 +661,12 @@ static Loop *tile_levels(Walk *W, Loop *proto, Attr *tile)
                             ? sz : oklc_arena_printf(a, "%s * %s", sz, operand(W, proto->stride));
         /* (n - 1) / size + 1, not (n + size - 1) / size: no overflow for
          * an n near INT_MAX */
-        const char *n = operand(W, proto->trips);
+        const char *n = operand(W, proto->trips), *w = operand(W, proto->trips_wide);
         first->trips = oklc_arena_printf(a, "(%s > 0 ? (%s - 1) / %s + 1 : 0)", n, n, sz);
+        first->trips_wide = oklc_arena_printf(a, "(%s > 0 ? (%s - 1) / %s + 1 : 0)", w, w, sz);
         first->trips_known = proto->trips_known && tv > 0;
         first->ntrips = first->trips_known ? (proto->ntrips + tv - 1) / tv : 0;
-        last->trips = size;
+        last->trips = last->trips_wide = size;
         last->trips_known = tv > 0;
         last->ntrips = tv > 0 ? tv : 0;
     }

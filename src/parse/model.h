@@ -110,6 +110,7 @@ struct Loop {
     Cmp         cmp;
     bool        down;         /* counts down */
     const char *trips;        /* number of iterations, as an expression */
+    const char *trips_wide;   /* the same in long long (the launcher: no int overflow) */
     bool        trips_known;  /* a constant Clang could evaluate */
     int64_t     ntrips;
     bool        analyzed;     /* the header gave all of the above */
