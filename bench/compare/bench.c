@@ -47,7 +47,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +55,9 @@
 #include <unistd.h>
 
 #include "oklc/runtime.h"
+
+#define BENCH_NAME "bench_compare"
+#include "util.h"
 
 #ifndef OKLC_BENCH_DIR
 #define OKLC_BENCH_DIR "bench/compare"
@@ -66,30 +68,6 @@
 #define GOAL_COPY 0.90    /* GPU-like: generated GB/s over the copy kernel's */
 #define MAX_ARGS 6
 #define MAX_MEM 8
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_compare: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(2);
-}
-
-static void check(oklc_status st, const char *what)
-{
-    if (st != OKLC_OK)
-        die("%s: %s: %s", what, oklc_status_name(st), oklc_last_error());
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* xorshift64*: the same inputs on every run. */
 static uint64_t rng_state = 88172645463325252ull;

@@ -19,7 +19,6 @@
  * Exit status: 0, or 2 on a failure (build, run, wrong count).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,9 @@
 #include <unistd.h>
 
 #include "oklc/runtime.h"
+
+#define BENCH_NAME "bench_launch"
+#include "util.h"
 
 #define LANES 32
 
@@ -50,30 +52,6 @@ static const char cl_source[] =
     "  int t = get_local_id(0);\n"
     "  if (t < n) x[t] += 1.0f;\n"
     "}\n";
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_launch: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(2);
-}
-
-static void check(oklc_status st, const char *what)
-{
-    if (st != OKLC_OK)
-        die("%s: %s: %s", what, oklc_status_name(st), oklc_last_error());
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* Builds twice (a miss, then the cache's hit) and prints both times. */
 static oklc_kernel *build_twice(oklc_device *d, const char *label, const char *path,
