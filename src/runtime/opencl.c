@@ -675,13 +675,28 @@ static oklc_status write_binary(const oklc_device *d, cl_program prog, const cha
     return st;
 }
 
+/* clBuildProgram takes its options as one line: an option holding a line
+ * break (an include folder so named) cannot be given, however quoted. */
+static oklc_status one_line(const Build *b)
+{
+    for (size_t i = 0; i < b->nopts; i++)
+        if (strpbrk(b->opts[i], "\n\r"))
+            return oklc_rt_fail(OKLC_ERR_ARGUMENT, "cannot build '%s' on the OpenCL device: "
+                                "the option '%s' holds a line break, and clBuildProgram takes "
+                                "its options as one line", b->path, b->opts[i]);
+    return OKLC_OK;
+}
+
 static oklc_status build_device(const oklc_device *d, const Build *b, const char *dir,
                                 char **log)
 {
     Cl *c = d->gpu;
+    oklc_status st = one_line(b);
+    if (st)
+        return st;
     char *options = join_options(b->opts, b->nopts);
     char *bin = oklc_rt_path(dir, d->ops->binary_name), *opt = oklc_rt_path(dir, "options.txt");
-    oklc_status st = options && bin && opt ? OKLC_OK : oklc_rt_oom();
+    st = options && bin && opt ? OKLC_OK : oklc_rt_oom();
     if (!st && oklc_rt_verbose())
         fprintf(stderr, "oklc: clBuildProgram options: %s\n", options);
     cl_int err = CL_SUCCESS;

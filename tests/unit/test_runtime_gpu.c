@@ -346,6 +346,13 @@ static void opencl_native_odd_name(void **state)
     const char *file = int_kernel("clodd/k\n#error injected \"?\?=\\.cl", "", "VALUE + PRE");
     oklc_device *d = open_dev("opencl");
     assert_int_equal(run_get(d, file, p), 201);
+    /* a folder with a line break cannot be an include path of
+     * clBuildProgram's one line of options: an error saying so */
+    file = int_kernel("clodd/line\nbreak/k.cl", "", "VALUE + PRE");
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_ARGUMENT,
+                 "holds a line break, and clBuildProgram takes its options as one line");
+    assert_null(k);
     oklc_device_close(d);
     oklc_props_free(p);
 }
