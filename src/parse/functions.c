@@ -78,6 +78,16 @@ static uint32_t after_template_head(Walk *W, uint32_t off)
     return off;
 }
 
+/* A parameter of a kernel's prototype: its attributes are taken as those
+ * of a parameter (the definition's parameters are the kernel's). */
+static enum CXChildVisitResult prototype_param(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(cur) == CXCursor_ParmDecl)
+        oklc_walk_declare(data, cur, VAR_PARAM, NULL);
+    return CXChildVisit_Continue;
+}
+
 void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
 {
     Range ext = oklc_cx_range(cur);
@@ -114,6 +124,7 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
         vec_push(&W->c->arena, &W->kernel_protos,
                  kind == CXCursor_FunctionTemplate ? after_template_head(W, ext.begin)
                                                    : ext.begin);
+        oklc_walk_visit(W, cur, prototype_param, W);    /* its @restrict, as the body's */
         return;
     }
     for (size_t i = 0; !kattr && i < W->kernel_defs.len; i++)
