@@ -129,40 +129,33 @@ static bool offset_span(Walk *W, Range lo, Range hi, Range *rest)
     return true;
 }
 
-/* The iteration count from the operands' text: lo is "0" or an operand,
- * hi and st operands; wide: each operand as long long. */
-static const char *count_text(Arena *a, Cmp cmp, bool unit, const char *lo, const char *hi,
-                              const char *st, bool wide)
+/* The iteration count from the operands' text (zero: lo is 0). */
+static const char *count_text(Arena *a, Cmp cmp, bool unit, bool zero, const char *lo,
+                              const char *hi, const char *st)
 {
-    const char *cast = wide ? "(long long)" : "";
-    bool zero = !strcmp(lo, "0");
-    switch (cmp) {
-    case CMP_LT: case CMP_GT: case CMP_NE:
-        if (unit && zero)
-            return oklc_arena_printf(a, "%s%s", cast, hi);
-        if (unit)
-            return oklc_arena_printf(a, "%s%s - %s%s", cast, hi, cast, lo);
-        if (cmp == CMP_NE)
-            return oklc_arena_printf(a, "(%s%s - %s%s) / %s", cast, hi, cast, lo, st);
-        return oklc_arena_printf(a, "(%s%s - %s%s + %s - 1) / %s", cast, hi, cast, lo, st, st);
-    case CMP_LE: case CMP_GE: default:
-        if (unit && zero)
-            return oklc_arena_printf(a, "%s%s + 1", cast, hi);
-        if (unit)
-            return oklc_arena_printf(a, "%s%s - %s%s + 1", cast, hi, cast, lo);
-        return oklc_arena_printf(a, "(%s%s - %s%s + %s) / %s", cast, hi, cast, lo, st, st);
-    }
+    bool le = cmp == CMP_LE || cmp == CMP_GE;
+    if (unit && zero)
+        return le ? oklc_arena_printf(a, "%s + 1", hi) : hi;
+    if (unit)
+        return oklc_arena_printf(a, le ? "%s - %s + 1" : "%s - %s", hi, lo);
+    if (cmp == CMP_NE)
+        return oklc_arena_printf(a, "(%s - %s) / %s", hi, lo, st);
+    return oklc_arena_printf(a, le ? "(%s - %s + %s) / %s" : "(%s - %s + %s - 1) / %s", hi, lo,
+                             st, st);
 }
 
 /* for (i = x; i < x + 16; ...): the count is the offset's. */
-static const char *offset_count(Arena *a, bool le, bool unit, const char *sp, const char *st,
-                                bool wide)
+static const char *offset_count(Arena *a, bool le, bool unit, const char *sp, const char *st)
 {
-    const char *cast = wide ? "(long long)" : "";
     if (unit)
-        return oklc_arena_printf(a, le ? "%s%s + 1" : "%s%s", cast, sp);
-    return oklc_arena_printf(a, le ? "(%s%s + %s) / %s" : "(%s%s + %s - 1) / %s", cast, sp, st,
-                             st);
+        return le ? oklc_arena_printf(a, "%s + 1", sp) : sp;
+    return oklc_arena_printf(a, le ? "(%s + %s) / %s" : "(%s + %s - 1) / %s", sp, st, st);
+}
+
+/* An operand as long long: the launchers' counts do not overflow in int. */
+static const char *widen(Arena *a, const char *operand)
+{
+    return oklc_arena_printf(a, "(long long)%s", operand);
 }
 
 static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, Range stride)
@@ -181,8 +174,9 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
     const char *st = operand(W, l->stride);
     bool unit = !strcmp(l->stride, "1");
     Arena *a = &W->c->arena;
-    l->trips = count_text(a, l->cmp, unit, lo, hi, st, false);
-    l->trips_wide = count_text(a, l->cmp, unit, lo, hi, st, true);
+    bool zero = !strcmp(lo, "0");
+    l->trips = count_text(a, l->cmp, unit, zero, lo, hi, st);
+    l->trips_wide = count_text(a, l->cmp, unit, zero, widen(a, lo), widen(a, hi), st);
     Range rest;
     int64_t vr;
     if (!(k0 && k1) && offset_span(W, l->down ? bound : start, l->down ? start : bound, &rest)) {
@@ -190,8 +184,8 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
         const char *sp = oklc_walk_text_of(W, tok_at(W, rest.begin), tok_at(W, rest.end));
         sp = operand(W, sp);
         bool le = l->cmp == CMP_LE || l->cmp == CMP_GE;
-        l->trips = offset_count(a, le, unit, sp, st, false);
-        l->trips_wide = offset_count(a, le, unit, sp, st, true);
+        l->trips = offset_count(a, le, unit, sp, st);
+        l->trips_wide = offset_count(a, le, unit, widen(a, sp), st);
         if (evaluate(W, fs, rest, &vr)) {
             v0 = 0, v1 = vr;
             k0 = k1 = true;

@@ -924,7 +924,8 @@ static void nvrtc_compile(void **state)
     oklc_free(log);
 
     const char *wrong[] = {"--no-such-option"};
-    assert_fails(oklc_rt_nvrtc_compile(saxpy_cu, "saxpy.cu", false, wrong, 1, &bin, &size, &log),
+    assert_fails(oklc_rt_nvrtc_compile(saxpy_cu, "saxpy.cu", false, wrong, 1, &bin, &size,
+                                       &log),
                  OKLC_ERR_COMPILE, "--no-such-option");
     oklc_free(log);
 }
