@@ -370,7 +370,7 @@ static const char *input_hash(oklc_ctx *c, const Normalized *nz)
 static bool translate(oklc_ctx *c, const Model *m, const char *path)
 {
     const Backend *be = oklc_backend_get(c->backend);
-    if (!be) {
+    if (!be || !be->translate) {
         oklc_diag_error(c, (Loc){0}, "the %s backend is not available yet",
                         oklc_backend_name(c->backend));
         return false;

@@ -13,6 +13,8 @@
  *   hip.c       the HIP table
  *   opencl.c    the OpenCL table, and what OpenCL C needs of the file
  *   opencl_spaces.c  OpenCL's address spaces on every pointer
+ *   dpcpp.c     the DPC++ (SYCL 2020) table: kernels submitted to a queue
+ *   metal.c     the Metal table
  *
  * A backend records edits against the normalized text (src/emit/); the
  * output is its preamble, the edited text, then its tail.
@@ -193,7 +195,7 @@ OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const ch
 OKLC_INTERNAL const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard);
 OKLC_INTERNAL bool oklc_cpu_reduced(const Cpu *C, const Atomic *at);
 
-/* ---- gpu.c: CUDA, HIP, OpenCL ------------------------------------------------------ */
+/* ---- gpu.c: CUDA, HIP, OpenCL, DPC++, Metal ------------------------------------------ */
 
 /* One kernel being translated for a GPU-like target. */
 typedef struct Gpu {
@@ -203,6 +205,17 @@ typedef struct Gpu {
     Arena           *a;
     bool             ok;
 } Gpu;
+
+/* A device kernel's parts, for the target to put together. */
+typedef struct DeviceKernel {
+    size_t      index;            /* of the nest in the kernel */
+    const char *name;             /* "_occa_K_0" */
+    const char *params;           /* "(float *a, const int n)", edited */
+    const char *hint;             /* the launch-size hint, or NULL */
+    const char *top;              /* declarations at its top (OpenCL's __local) */
+    const char *body;             /* the declarations the nest reads, then the nest */
+    const Loop *nest;             /* the top-level @outer loop */
+} DeviceKernel;
 
 /* What a GPU-like backend writes. */
 struct GpuTarget {
@@ -228,12 +241,23 @@ struct GpuTarget {
     /* what the target does to the whole file first (or NULL); false after
      * an error */
     bool (*prepare)(Emit *E);
+    /* the device kernel and, for a template kernel, its instances (NULL:
+     * CUDA's form, `specs void name(params) { top body }`) */
+    const char *(*device_kernel)(Gpu *G, const DeviceKernel *d);
+    /* what a @shared declaration statement becomes (NULL: `shared` before
+     * it, or at the top with shared_on_top) */
+    void (*shared_decl)(Gpu *G, const Stmt *d);
 };
 
 OKLC_INTERNAL bool oklc_gpu_translate(Emit *E);
 OKLC_INTERNAL void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
 /* "this @atomic is not one the <backend> backend can write: use ..." */
 OKLC_INTERNAL void oklc_gpu_atomic_form_error(Gpu *G, const Atomic *at);
+/* A kernel's parameters with their types (of instance ko, or as written
+ * when ko is NULL), or their names only: "float *a, const int n", "a, n". */
+OKLC_INTERNAL const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, bool types);
+/* An instance's template arguments: "<float, 8>". */
+OKLC_INTERNAL const char *oklc_gpu_targs(Gpu *G, const KernelOut *ko);
 OKLC_INTERNAL const char *oklc_cuda_atomic(Gpu *G, const Atomic *at);
 OKLC_INTERNAL const char *oklc_cuda_launch_hint(Arena *a, const int64_t block[3]);
 OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);
@@ -253,5 +277,13 @@ OKLC_INTERNAL const char *oklc_opencl_space(const Emit *E, const Kernel *k, Rang
 OKLC_INTERNAL bool oklc_opencl_builtin(const char *name);
 extern const char oklc_cuda_prelude[];     /* cuda_prelude.cuh, embedded */
 extern const char oklc_opencl_prelude[];   /* opencl_prelude.cl, embedded */
+
+/* ---- dpcpp.c: DPC++ (SYCL 2020) ------------------------------------------------------ */
+
+extern const char oklc_dpcpp_prelude[];    /* dpcpp_prelude.hpp, embedded */
+
+/* ---- metal.c: Metal ------------------------------------------------------------------ */
+
+extern const char oklc_metal_prelude[];    /* metal_prelude.metal, embedded */
 
 #endif

@@ -11,7 +11,7 @@
 #include "backend.h"
 
 extern const Backend oklc_serial_backend, oklc_openmp_backend, oklc_cuda_backend,
-    oklc_hip_backend, oklc_opencl_backend;
+    oklc_hip_backend, oklc_opencl_backend, oklc_dpcpp_backend, oklc_metal_backend;
 
 const Backend *oklc_backend_get(oklc_backend id)
 {
@@ -21,6 +21,8 @@ const Backend *oklc_backend_get(oklc_backend id)
     case OKLC_BACKEND_CUDA: return &oklc_cuda_backend;
     case OKLC_BACKEND_HIP: return &oklc_hip_backend;
     case OKLC_BACKEND_OPENCL: return &oklc_opencl_backend;
+    case OKLC_BACKEND_DPCPP: return &oklc_dpcpp_backend;
+    case OKLC_BACKEND_METAL: return &oklc_metal_backend;
     default: return NULL;
     }
 }

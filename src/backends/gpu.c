@@ -470,6 +470,10 @@ static void shared_memory(Gpu *G, Buf *shared_decls)
                            "belongs to the whole block; assign it in an @inner loop");
             continue;
         }
+        if (G->T->shared_decl) {
+            G->T->shared_decl(G, d);
+            continue;
+        }
         if (!G->T->shared_on_top) {
             oklc_edit_before(&G->E->ed, d->range.begin,
                              oklc_arena_printf(G->a, "%s ", G->T->shared));
@@ -687,6 +691,33 @@ static bool reads_host_variable(Gpu *G, const Scope *sc, const Range *used, size
     return false;
 }
 
+const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, bool types)
+{
+    const Kernel *k = G->k;
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_puts(&b, "");
+    for (size_t p = 0; p < k->nparams; p++) {
+        const char *type = !types ? ""
+                           : ko ? oklc_subst_targs(G->E->c, k, k->params[p]->type.spelling,
+                                                   ko->targs, ko->ntargs)
+                                : k->params[p]->type.spelling;
+        oklc_buf_printf(&b, "%s%s%s%s", p ? ", " : "", type, types ? " " : "", k->params[p]->name);
+    }
+    return b.data;
+}
+
+const char *oklc_gpu_targs(Gpu *G, const KernelOut *ko)
+{
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_puts(&b, "<");
+    for (size_t t = 0; t < ko->ntargs; t++)
+        oklc_buf_printf(&b, "%s%s", t ? ", " : "", ko->targs[t]);
+    oklc_buf_puts(&b, ">");
+    return b.data;
+}
+
 /* A template kernel's device kernels: the body as a template device
  * function, and for each instance an extern "C" kernel that calls it. */
 static void instances(Gpu *G, size_t index, Buf *b)
@@ -696,26 +727,33 @@ static void instances(Gpu *G, size_t index, Buf *b)
         const KernelOut *ko = &G->E->kernels.data[i];
         if (ko->kernel != k)
             continue;
-        oklc_buf_printf(b, "%s void _occa_%s_%zu%s(", G->T->kernel_specs, k->name, index,
-                        ko->suffix);
-        for (size_t p = 0; p < k->nparams; p++)
-            oklc_buf_printf(b, "%s%s %s", p ? ", " : "",
-                            oklc_subst_targs(G->E->c, k, k->params[p]->type.spelling, ko->targs,
-                                             ko->ntargs),
-                            k->params[p]->name);
-        oklc_buf_printf(b, ")\n{\n  _occa_%s_%zu_body<", k->name, index);
-        for (size_t t = 0; t < ko->ntargs; t++)
-            oklc_buf_printf(b, "%s%s", t ? ", " : "", ko->targs[t]);
-        oklc_buf_puts(b, ">(");
-        for (size_t p = 0; p < k->nparams; p++)
-            oklc_buf_printf(b, "%s%s", p ? ", " : "", k->params[p]->name);
-        oklc_buf_puts(b, ");\n}\n");
+        oklc_buf_printf(b, "%s void _occa_%s_%zu%s(%s)\n{\n  _occa_%s_%zu_body%s(%s);\n}\n",
+                        G->T->kernel_specs, k->name, index, ko->suffix,
+                        oklc_gpu_params(G, ko, true), k->name, index, oklc_gpu_targs(G, ko),
+                        oklc_gpu_params(G, ko, false));
     }
+}
+
+/* CUDA's, HIP's and OpenCL's form of a device kernel. */
+static const char *plain_device_kernel(Gpu *G, const DeviceKernel *d)
+{
+    const Kernel *k = G->k;
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    if (k->is_template)
+        oklc_buf_printf(&b, "template <%s>\n%s void %s_body%s\n{\n", k->template_params,
+                        G->T->device_specs, d->name, d->params);
+    else
+        oklc_buf_printf(&b, "%s%s%s void %s%s\n{\n", G->T->kernel_specs, d->hint ? " " : "",
+                        d->hint ? d->hint : "", d->name, d->params);
+    oklc_buf_printf(&b, "%s%s}\n", d->top, d->body);
+    if (k->is_template)
+        instances(G, d->index, &b);
+    return b.data;
 }
 
 static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char *shared_decls)
 {
-    const Kernel *k = G->k;
     Scope sc = scope_of(G, n->top->node);
     Range body = n->top->stmt;
     bool *need = needed_decls(G, sc.decls.data, sc.decls.len, &body, 1);
@@ -728,23 +766,21 @@ static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char
         return "";
     Buf b;
     oklc_buf_init(&b, G->a);
-    const char *hint = n->nblock[0] > 0 && n->nblock[1] > 0 && n->nblock[2] > 0 && G->T->launch_hint
-                           ? G->T->launch_hint(G->a, n->nblock) : NULL;
-    if (k->is_template)
-        oklc_buf_printf(&b, "template <%s>\n%s void _occa_%s_%zu_body%s\n{\n", k->template_params,
-                        G->T->device_specs, k->name, index, render(G, params_range(G)));
-    else
-        oklc_buf_printf(&b, "%s%s%s void _occa_%s_%zu%s\n{\n", G->T->kernel_specs,
-                        hint ? " " : "", hint ? hint : "", k->name, index,
-                        render(G, params_range(G)));
-    oklc_buf_puts(&b, shared_decls);
     for (size_t i = 0; i < sc.decls.len; i++)
         if (need[i])
             oklc_buf_printf(&b, "  %s\n", render(G, sc.decls.data[i]->range));
-    oklc_buf_printf(&b, "  %s\n}\n", render(G, n->top->stmt));
-    if (k->is_template)
-        instances(G, index, &b);
-    return b.data;
+    oklc_buf_printf(&b, "  %s\n", render(G, n->top->stmt));
+    bool sized = n->nblock[0] > 0 && n->nblock[1] > 0 && n->nblock[2] > 0;
+    DeviceKernel d = {
+        .index = index,
+        .name = oklc_arena_printf(G->a, "_occa_%s_%zu", G->k->name, index),
+        .params = render(G, params_range(G)),
+        .hint = sized && G->T->launch_hint ? G->T->launch_hint(G->a, n->nblock) : NULL,
+        .top = shared_decls,
+        .body = b.data,
+        .nest = n->top,
+    };
+    return G->T->device_kernel ? G->T->device_kernel(G, &d) : plain_device_kernel(G, &d);
 }
 
 /* ---- the launcher --------------------------------------------------------------------------------- */

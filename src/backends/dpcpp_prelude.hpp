@@ -1,0 +1,1 @@
+/* dpcpp_prelude.hpp - placeholder */

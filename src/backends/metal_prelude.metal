@@ -1,0 +1,1 @@
+/* metal_prelude.metal - placeholder */
