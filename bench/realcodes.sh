@@ -7,7 +7,9 @@
 # (bench/realcodes/NAME.defs) and compiles the output with the backend's real
 # compiler: g++ -fsyntax-only (serial; openmp adds -fopenmp), nvcc (cuda),
 # hipcc (hip), PoCL's clBuildProgram through build/tests/clbuild (opencl);
-# for cuda, hip and opencl the host launcher with g++ -fsyntax-only as well.
+# clang++ -fsyntax-only against the checking headers of tests/backends/check/
+# (dpcpp, metal: no compiler of theirs exists here); for the GPU-like
+# backends the host launcher with g++ -fsyntax-only as well.
 # Gives a table per code and backend (files, transpiled, compiled, share) with
 # a total per backend and the time each backend took, and in REPORTDIR:
 #   failures.txt  per failing file and backend a line "CODE BACKEND STAGE PATH"
@@ -26,7 +28,7 @@
 #   -o  report folder (default: a new folder under $TMPDIR or /tmp, printed);
 #   --code NAME  which code the following DIRs are (default: recognised).
 # Environment: OKLC (default build/oklc), CLBUILD (default build/tests/clbuild),
-# NVCC, HIPCC, CXX (default g++).
+# NVCC, HIPCC, CXX (default g++), CLANGXX (default clang++).
 #
 # NAME.defs: one rule a line, '#' starts a comment line:
 #   [BACKEND,...:]GLOB  ARG...
@@ -41,7 +43,7 @@ shopt -s extglob
 export LC_ALL=C     # plain quotes in the compilers' messages
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OKLC=${OKLC:-$root/build/oklc} CLBUILD=${CLBUILD:-$root/build/tests/clbuild}
-CXX=${CXX:-g++}
+CXX=${CXX:-g++} CLANGXX=${CLANGXX:-clang++}
 NVCC=${NVCC:-$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })}
 HIPCC=${HIPCC:-$(command -v hipcc)}
 backends=serial,openmp,opencl
@@ -66,13 +68,15 @@ done
 [ ${#dirs[@]} -gt 0 ] || usage
 IFS=, read -ra backends <<<"$backends"
 for b in "${backends[@]}"; do
-  case $b in serial|openmp|cuda|hip|opencl) ;; *) echo "unknown backend $b" >&2; exit 2 ;; esac
+  case $b in serial|openmp|cuda|hip|opencl|dpcpp|metal) ;;
+    *) echo "unknown backend $b" >&2; exit 2 ;; esac
 done
 need() { [ -n "$2" ] && [ -x "$2" ] || { echo "realcodes.sh: no $1 (${2:-not found})" >&2; exit 2; }; }
 need oklc "$OKLC"
 for b in "${backends[@]}"; do
   case $b in
     serial|openmp) need "$CXX" "$(command -v "$CXX")" ;;
+    dpcpp|metal) need clang++ "$(command -v "$CLANGXX")" ;;
     cuda) need nvcc "$NVCC" ;;
     hip) need hipcc "$HIPCC" ;;
     opencl) need clbuild "$CLBUILD" ;;
@@ -136,7 +140,7 @@ check() {
   local id=$1 code=$2 b=$3 d=$4 rel=$5 w="$tmp/w$1" stage=ok rc launcher=() cmd
   shift 5
   mkdir -p "$w"
-  [[ $b == @(cuda|hip|opencl) ]] && launcher=(--launcher "$w/launcher.cpp")
+  [[ $b == @(cuda|hip|opencl|dpcpp|metal) ]] && launcher=(--launcher "$w/launcher.cpp")
   (cd "$(dirname "$d/$rel")" &&
    "$OKLC" transpile -b "$b" "$(basename "$rel")" -o "$w/out" "${launcher[@]}" "$@") \
     >"$w/log" 2>&1 </dev/null
@@ -151,6 +155,9 @@ check() {
       cuda) cmd=("$NVCC" -std=c++17 -arch=sm_90 -rdc=true -c -x cu -o k.o) ;;
       hip) cmd=("$HIPCC" -std=c++17 --offload-arch=gfx90a -fgpu-rdc -c -x hip -o k.o) ;;
       opencl) cmd=("$CLBUILD" -o -cl-std=CL1.2) ;;    # as the others: warnings allowed
+      # no SYCL or Metal compiler: their checking headers (docs/backends.md)
+      dpcpp) cmd=("$CLANGXX" -std=c++17 -fsyntax-only -I"$root/tests/backends/check/sycl" -x c++) ;;
+      metal) cmd=("$CLANGXX" -std=c++17 -fsyntax-only -I"$root/tests/backends/check/metal" -x c++) ;;
     esac
     # the compilers' temporary files (hipcc leaves folders) go to $w
     if ! (cd "$w" && TMPDIR="$w" "${cmd[@]}" "$w/out") >"$w/log" 2>&1 </dev/null; then

@@ -370,7 +370,7 @@ static const char *input_hash(oklc_ctx *c, const Normalized *nz)
 static bool translate(oklc_ctx *c, const Model *m, const char *path)
 {
     const Backend *be = oklc_backend_get(c->backend);
-    if (!be || !be->translate) {
+    if (!be) {
         oklc_diag_error(c, (Loc){0}, "the %s backend is not available yet",
                         oklc_backend_name(c->backend));
         return false;
@@ -390,6 +390,8 @@ static bool translate(oklc_ctx *c, const Model *m, const char *path)
     if (be->includes)
         oklc_buf_puts(&out, be->includes);
     oklc_buf_puts(&out, be->preamble);
+    if (be->more)
+        oklc_buf_puts(&out, be->more);
     oklc_buf_puts(&out, "\n/* ---- the kernels ---- */\n");
     oklc_edits_render(&E.ed, 0, (uint32_t)c->norm->len, &out);
     oklc_buf_puts(&out, E.tail.data ? E.tail.data : "");

@@ -12,7 +12,7 @@
 #                  INPUT.out (the kernels after the prelude, then the
 #                  metadata), and the whole output must compile ($CXX, g++ by
 #                  default: -std=c++17 -Wall -Werror -fsyntax-only)
-#   MODE cuda|opencl: oklc transpile -b MODE --launcher: INPUT.okl ->
+#   MODE cuda|opencl|dpcpp|metal: oklc transpile -b MODE --launcher: INPUT.okl ->
 #                  INPUT.out (the device code after the prelude, then the
 #                  launchers); compiled by tests/backends/compile.sh
 #   MODE transpile-error: oklc transpile -b serial (or the -b of the
@@ -49,7 +49,7 @@ case $mode in
     cmd=check; expected=$base.err ;;
   serial|openmp)
     cmd="transpile -b $mode --metadata $tmp/meta.json"; expected=$base.out ;;
-  cuda|opencl)
+  cuda|opencl|dpcpp|metal)
     cmd="transpile -b $mode --launcher $tmp/launcher.cpp"; expected=$base.out ;;
   legacy)
     cmd=check; expected=$base.err ;;
@@ -120,7 +120,7 @@ if [ "$mode" = serial ] || [ "$mode" = openmp ]; then
   mv "$tmp/golden" "$tmp/out"
 fi
 
-if [ "$mode" = cuda ] || [ "$mode" = opencl ]; then
+if [ "$mode" = cuda ] || [ "$mode" = opencl ] || [ "$mode" = dpcpp ] || [ "$mode" = metal ]; then
   { sed -n '/^\/\* ---- the kernels ---- \*\/$/,$p' "$tmp/out"
     sed -n '/^\/\* ---- the launchers ---- \*\/$/,$p' "$tmp/launcher.cpp"; } >"$tmp/golden"
   mv "$tmp/golden" "$tmp/out"

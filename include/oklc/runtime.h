@@ -25,7 +25,12 @@
  * GPU-like: their vendor's library is opened at run time (dlopen:
  * libOpenCL.so.1; libcuda.so.1 and NVRTC; libamdhip64.so and hiprtc), none
  * is linked, and where it is missing (or there is no device) opening the
- * device gives OKLC_ERR_UNAVAILABLE with the reason. On a GPU-like device
+ * device gives OKLC_ERR_UNAVAILABLE with the reason. dpcpp (SYCL 2020) is
+ * GPU-like too: its compiler is found at run time (OKLC_SYCL_CXX, else
+ * `icpx -fsycl` or `acpp` in PATH; none: OKLC_ERR_UNAVAILABLE), and builds
+ * a small support library into the cache that reaches the SYCL runtime.
+ * metal is always OKLC_ERR_UNAVAILABLE (macOS only; not written yet).
+ * On a GPU-like device
  * an OKL kernel becomes device kernels and a host launcher (C++ compiled
  * with the system's compiler, like serial code) that computes each device
  * kernel's grid from the arguments (docs/launchers.md).
@@ -276,7 +281,7 @@ static inline oklc_arg oklc_arg_struct(const void *data, size_t size)
  * its cl_kernel: runs of one oklc_kernel from several threads take turns. */
 oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args);
 
-/* The work a native kernel of a GPU-like device (cuda, hip, opencl) runs
+/* The work a native kernel of a GPU-like device (cuda, hip, opencl, dpcpp) runs
  * on (OCCA's setRunDims): outer[a] blocks (work-groups) on axis a, each of
  * inner[a] threads (work-items); axis 0 is x. Such a kernel needs it before
  * oklc_kernel_run, which launches the kernel once on a grid of outer

@@ -12,7 +12,7 @@
  *   cuda.c      the CUDA table (and the atomics HIP shares)
  *   hip.c       the HIP table
  *   opencl.c    the OpenCL table, and what OpenCL C needs of the file
- *   opencl_spaces.c  OpenCL's address spaces on every pointer
+ *   opencl_spaces.c  address spaces on every pointer (OpenCL, Metal)
  *   dpcpp.c     the DPC++ (SYCL 2020) table: kernels submitted to a queue
  *   metal.c     the Metal table
  *
@@ -48,6 +48,7 @@ struct Backend {
     const char  *restrict_kw;     /* what @restrict becomes */
     const char  *includes;        /* first lines of the output */
     const char  *preamble;        /* before the user's code */
+    const char  *more;            /* after it: the target's part (or NULL) */
     bool         openmp;          /* CPU: @outer loops on OpenMP threads */
     const GpuTarget *gpu;         /* GPU-like backends: what they write */
     bool (*translate)(Emit *E);   /* records the edits of the whole file */
@@ -247,6 +248,18 @@ struct GpuTarget {
     /* what a @shared declaration statement becomes (NULL: `shared` before
      * it, or at the top with shared_on_top) */
     void (*shared_decl)(Gpu *G, const Stmt *d);
+    /* address spaces (opencl_spaces.c, for targets whose prepare() calls
+     * oklc_gpu_spaces): the names of unknown, private, global, local and
+     * constant memory; whether a private pointer says so too (Metal's
+     * `thread`); the language, in messages; the target's built-in
+     * functions, which a function of the file so named cannot be (renamed) */
+    const char *spaces[5];
+    bool        private_space;
+    const char *language;
+    bool (*builtin)(const char *name);
+    /* Metal: no goto; a jump out of an iteration is a `continue` of a
+     * do { ... } while (0) around its body (backends.c) */
+    bool        no_goto;
 };
 
 OKLC_INTERNAL bool oklc_gpu_translate(Emit *E);
@@ -269,12 +282,19 @@ OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);
     .barrier = "__syncthreads();", .constant_var = "__constant__",                       \
     .global_var = "__device__", .unroll = oklc_cuda_unroll,                               \
     .launch_hint = oklc_cuda_launch_hint, .atomic = oklc_cuda_atomic
-/* opencl_spaces.c: the address spaces of the file's pointers, written;
- * the space an expression of kernel k points into (NULL: private). */
-OKLC_INTERNAL bool oklc_opencl_spaces(Emit *E);
-OKLC_INTERNAL const char *oklc_opencl_space(const Emit *E, const Kernel *k, Range expr);
-/* opencl.c: is it the name of one of OpenCL C's built-in functions? */
+/* opencl_spaces.c (OpenCL, Metal): the address spaces of the file's
+ * pointers (and references), written; the space an expression of kernel k
+ * points into (NULL: private). */
+OKLC_INTERNAL bool oklc_gpu_spaces(Emit *E);
+OKLC_INTERNAL const char *oklc_gpu_space(const Emit *E, const Kernel *k, Range expr);
+/* opencl.c: is it the name of one of OpenCL C's built-in functions? What
+ * Metal shares with OpenCL C: no recursion (an error at each function
+ * called again before it returns), no std:: (dropped), no system headers
+ * (their #include lines dropped, with a note). */
 OKLC_INTERNAL bool oklc_opencl_builtin(const char *name);
+OKLC_INTERNAL bool oklc_opencl_no_recursion(Emit *E);
+OKLC_INTERNAL void oklc_opencl_drop_std(Emit *E);
+OKLC_INTERNAL void oklc_opencl_drop_includes(Emit *E);
 extern const char oklc_cuda_prelude[];     /* cuda_prelude.cuh, embedded */
 extern const char oklc_opencl_prelude[];   /* opencl_prelude.cl, embedded */
 

@@ -351,6 +351,11 @@ static const char *label_at_end(Jumps *J, const Loop *l)
     vec_push(a, &J->labelled, l);
     vec_push(a, &J->labels, name);
     const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (J->E->be->gpu && J->E->be->gpu->no_goto) {   /* `continue` leaves the do */
+        oklc_edit_before(&J->E->ed, body->range.begin, "do ");
+        oklc_edit_after(&J->E->ed, body->range.end, " while (0);");
+        return name;
+    }
     if (body->kind == ST_COMPOUND) {
         oklc_edit_after(&J->E->ed, body->range.begin + 1, "{");
         oklc_edit_before(&J->E->ed, body->range.end - 1,
@@ -380,7 +385,19 @@ static void jump(Jumps *J, const Stmt *st)
     if (st->kind == ST_CONTINUE && !direct)
         return;                          /* it continues a loop of its own */
     uint32_t keyword = st->range.begin + (st->kind == ST_RETURN ? 6 : 8);
-    const char *to = direct && J->loops_stay
+    bool no_goto = J->E->be->gpu && J->E->be->gpu->no_goto;
+    if (no_goto && !direct) {
+        oklc_model_error(J->E->c, st->range.begin, "the %s backend has no goto, and this %s "
+                         "inside a loop or switch of the %s loop cannot end its iteration: "
+                         "leave the inner loop first, then %s",
+                         J->E->be->name, st->kind == ST_RETURN ? "return" : "continue",
+                         l->kind == LOOP_OUTER ? "@outer" : "@inner",
+                         st->kind == ST_RETURN ? "return" : "continue");
+        return;
+    }
+    if (no_goto)
+        label_at_end(J, l);              /* the body in a do ... while (0) */
+    const char *to = direct && (J->loops_stay || no_goto)
                          ? "continue"
                          : oklc_arena_printf(&J->E->c->arena, "goto %s", label_at_end(J, l));
     oklc_edit_replace(&J->E->ed, st->range.begin, keyword, to);

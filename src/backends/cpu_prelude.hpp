@@ -3,7 +3,10 @@
  * with: oklc pastes this text at the top of the C++17 it generates, before
  * the kernels, and the runtime compiles the result alone with g++ or clang++
  * (-std=c++17 -O3 -fPIC -shared, and -fopenmp for OpenMP); no OCCA or oklc
- * header is there to include.
+ * header is there to include. The DPC++ backend's output has it too, after
+ * <sycl/sycl.hpp> (dpcpp_prelude.hpp follows): SYCL compiles what a kernel
+ * calls for the device, so nothing here may need the host (no exceptions,
+ * no writable statics, no variadic calls but printf's declaration).
  *
  * It defines, for a CPU, every name that include/oklc/okl.hpp (the parse
  * prelude) declares, with the same result types: integer types, the vector

@@ -995,7 +995,8 @@ static void globals(Emit *E)
                              E->be->name, v->name);
             continue;
         }
-        oklc_edit_before(&E->ed, v->type_at, oklc_arena_printf(&E->c->arena, "%s ", specs));
+        if (*specs)
+            oklc_edit_before(&E->ed, v->type_at, oklc_arena_printf(&E->c->arena, "%s ", specs));
     }
 }
 

@@ -1,1 +1,82 @@
-/* metal_prelude.metal - placeholder */
+/*
+ * metal_prelude.metal - what every file of the Metal backend starts with:
+ * oklc pastes this text at the top of the Metal Shading Language (2.4) it
+ * generates.
+ *
+ * Metal has most of what include/oklc/okl.hpp (the parse prelude) declares:
+ * int8_t ... uint64_t, size_t, ptrdiff_t, uchar, ushort, uint, ulong; the
+ * vector types char2 ... float4 with their operators; the math functions
+ * on float under their plain names (sqrt, pow, rsqrt, exp10, sinpi, ...);
+ * min, max, clamp, abs; dot, length, distance, normalize, cross. This file
+ * adds what it lacks:
+ *  - make_<type>N(x, y, ...) for char, uchar, short, ushort, int, uint and
+ *    float, widths 2 to 4 (Metal writes float4(x, y, z, w));
+ *  - the C names with a suffix: sqrtf ... fmaxf, rsqrtf, rcbrtf, exp10f,
+ *    sinpif, cospif, sincosf(x, &s, &c), rcbrt, sincos(x, &s, &c) (on
+ *    pointers to thread memory), labs;
+ *  - the intrinsics that make sense: okl_memcpy_async as a plain copy from
+ *    device to threadgroup memory, okl_pipeline_commit and
+ *    okl_pipeline_wait_prior as nothing, okl_exp10f.
+ *
+ * What a kernel may trip on (OKL elsewhere is C++ without address spaces):
+ *  - no double (oklc reports it); a literal such as 0.5 is a float;
+ *  - float3 (every 3-vector) has the size and alignment of a 4-vector;
+ *  - a vector with a scalar of another type (int2 * 0.5f) is an error;
+ *  - pointers and references carry an address space (device, threadgroup,
+ *    constant, thread): oklc writes them, and a function called with
+ *    pointers into different spaces once per combination;
+ *  - no warp shuffles, no printf.
+ *
+ * Names of its own start with _occa_; its helper macros are undefined at
+ * the end.
+ */
+#include <metal_stdlib>
+using namespace metal;
+
+/* ---- make_<type>N. */
+#define _occa_MAKE(T)                                                                  \
+  inline T##2 make_##T##2(T x, T y) { T##2 r; r.x = x; r.y = y; return r; }            \
+  inline T##3 make_##T##3(T x, T y, T z) { T##3 r; r.x = x; r.y = y; r.z = z; return r; } \
+  inline T##4 make_##T##4(T x, T y, T z, T w) {                                        \
+    T##4 r; r.x = x; r.y = y; r.z = z; r.w = w; return r;                              \
+  }
+_occa_MAKE(char) _occa_MAKE(uchar) _occa_MAKE(short) _occa_MAKE(ushort) _occa_MAKE(int)
+_occa_MAKE(uint) _occa_MAKE(float)
+
+/* ---- The C names of the float functions, and the extras. */
+#define _occa_F1(F) inline float F##f(float x) { return F(x); }
+#define _occa_F2(F) inline float F##f(float x, float y) { return F(x, y); }
+_occa_F1(sqrt) _occa_F1(cbrt) _occa_F1(exp) _occa_F1(exp2) _occa_F1(log) _occa_F1(log2)
+_occa_F1(log10) _occa_F1(sin) _occa_F1(cos) _occa_F1(tan) _occa_F1(asin) _occa_F1(acos)
+_occa_F1(atan) _occa_F1(sinh) _occa_F1(cosh) _occa_F1(tanh) _occa_F1(asinh) _occa_F1(acosh)
+_occa_F1(atanh) _occa_F1(fabs) _occa_F1(floor) _occa_F1(ceil) _occa_F1(round)
+_occa_F1(trunc) _occa_F1(rint) _occa_F1(rsqrt) _occa_F1(exp10) _occa_F1(sinpi)
+_occa_F1(cospi)
+_occa_F2(pow) _occa_F2(atan2) _occa_F2(fmod) _occa_F2(fmin) _occa_F2(fmax) _occa_F2(fdim)
+_occa_F2(copysign) _occa_F2(nextafter)
+inline float fmaf(float x, float y, float z) { return fma(x, y, z); }
+inline float rcbrt(float x) { return 1.0f / cbrt(x); }
+inline float rcbrtf(float x) { return 1.0f / cbrt(x); }
+inline void sincos(float x, thread float *s, thread float *c) { *s = sin(x); *c = cos(x); }
+inline void sincosf(float x, thread float *s, thread float *c) { *s = sin(x); *c = cos(x); }
+inline long labs(long x) { return x < 0 ? -x : x; }
+inline float okl_exp10f(float x) { return exp10(x); }
+
+/* ---- OKL intrinsics: the copy is done at once, so commit and wait have
+ * nothing to wait for. size_and_align bytes in all, the last zfill of them
+ * set to 0. */
+template <class T, class U>
+inline void okl_memcpy_async(threadgroup T &dst_shared, device const U &src_global,
+                             size_t size_and_align, size_t zfill = 0) {
+  threadgroup uchar *d = (threadgroup uchar *)&dst_shared;
+  device const uchar *s = (device const uchar *)&src_global;
+  const size_t size = size_and_align, kept = zfill < size ? size - zfill : 0;
+  for (size_t i = 0; i < kept; ++i) d[i] = s[i];
+  for (size_t i = kept; i < size; ++i) d[i] = 0;
+}
+inline void okl_pipeline_commit() {}
+inline void okl_pipeline_wait_prior(size_t n) { (void)n; }
+
+#undef _occa_MAKE
+#undef _occa_F1
+#undef _occa_F2

@@ -171,9 +171,12 @@ static bool recursion(Emit *E, Calls *g, size_t f)
     g->colour[f] = 1;
     for (size_t i = 0; i < g->nto[f]; i++) {
         size_t to = g->to[f][i];
-        if (g->colour[to] == 1)
-            ok = c12_error(E, g->m->functions[to]->name_off, "OpenCL C has no recursion: "
-                           "'%s' is called again before it returns", g->m->functions[to]->name);
+        if (g->colour[to] == 1) {
+            oklc_model_error(E->c, g->m->functions[to]->name_off, "%s has no recursion: '%s' "
+                             "is called again before it returns", E->be->gpu->language,
+                             g->m->functions[to]->name);
+            ok = false;
+        }
         else if (!g->colour[to])
             ok &= recursion(E, g, to);
     }
@@ -181,15 +184,21 @@ static bool recursion(Emit *E, Calls *g, size_t f)
     return ok;
 }
 
-static bool c12_limits(Emit *E)
+bool oklc_opencl_no_recursion(Emit *E)
 {
-    const Model *m = E->m;
     bool ok = true;
     Calls g;
     call_graph(E, &g);
-    for (size_t i = 0; i < m->nfunctions; i++)
+    for (size_t i = 0; i < E->m->nfunctions; i++)
         if (!g.colour[i])
             ok &= recursion(E, &g, i);
+    return ok;
+}
+
+static bool c12_limits(Emit *E)
+{
+    const Model *m = E->m;
+    bool ok = oklc_opencl_no_recursion(E);
     for (size_t i = 0; i < m->nkernels; i++) {
         const Kernel *k = m->kernels[i];
         for (size_t j = 0; j < k->nparams + k->nlocals; j++)
@@ -269,8 +278,9 @@ static void each_var_list(Emit *E, void (*fn)(Emit *E, Var *const *vars, size_t 
     }
 }
 
-/* std::sqrt, std::size_t: OpenCL C has the names without the namespace. */
-static void drop_std(Emit *E)
+/* std::sqrt, std::size_t: OpenCL C (and Metal) has the names without the
+ * namespace. */
+void oklc_opencl_drop_std(Emit *E)
 {
     const char *t = E->nz->text;
     for (const char *p = strstr(t, "std::"); p; p = strstr(p + 5, "std::"))
@@ -342,7 +352,8 @@ static void struct_names(Emit *E)
     }
 }
 
-/* #include <...>: OpenCL C has no system headers (its builtins need none). */
+/* #include <...>: OpenCL C has no system headers (its builtins need none);
+ * Metal has only its own. */
 static void drop_include(Edits *ed, Range line, const char *args, void *data)
 {
     Emit *E = data;
@@ -353,8 +364,9 @@ static void drop_include(Edits *ed, Range line, const char *args, void *data)
         return;
     const char *end = strchr(p, '>');
     size_t n = end ? (size_t)(end - p + 1) : strlen(p);
-    oklc_model_diag(E->c, DIAG_NOTE, line.begin, "'#include %.*s' dropped: OpenCL C has no "
-                    "system headers, and its built-in functions need none", (int)n, p);
+    oklc_model_diag(E->c, DIAG_NOTE, line.begin, "'#include %.*s' dropped: %s has no "
+                    "system headers, and its built-in functions need none", (int)n, p,
+                    E->be->gpu->language);
     oklc_edit_replace(ed, line.begin, line.end,
                       oklc_arena_printf(&E->c->arena, "/* #include %.*s: dropped */", (int)n, p));
 }
@@ -412,6 +424,11 @@ static void rename_keywords(Emit *E, Var *const *vars, size_t n)
 }
 
 
+void oklc_opencl_drop_includes(Emit *E)
+{
+    oklc_edits_directives(&E->ed, "include", drop_include, E);
+}
+
 /* What OpenCL C needs the file to be; the address spaces last, since a
  * function written once per combination of spaces is rebuilt from the text
  * of its parts (opencl_spaces.c). */
@@ -423,14 +440,14 @@ static bool prepare(Emit *E)
     each_var_list(E, rename_keywords);
     each_var_list(E, constexprs);
     each_var_list(E, autos);
-    drop_std(E);
+    oklc_opencl_drop_std(E);
     intrinsic_calls(E);
     scalar_operands(E);
     kernel_argument_types(E);
-    oklc_edits_directives(&E->ed, "include", drop_include, E);
+    oklc_opencl_drop_includes(E);
     if (E->m->uses_double)
         oklc_buf_puts(&E->head, "#define OKLC_PRELUDE_FP64 1\n");
-    return oklc_opencl_spaces(E);
+    return oklc_gpu_spaces(E);
 }
 
 /* OpenCL C's built-in functions (1.2: math, integer, common, geometric,
@@ -482,7 +499,7 @@ static const char *unroll(Arena *a, const char *count)
  * atomics, so: __global or __local). */
 static const char *atomic_space(Gpu *G, const Atomic *at)
 {
-    const char *s = oklc_opencl_space(G->E, G->k, at->lhs);
+    const char *s = oklc_gpu_space(G->E, G->k, at->lhs);
     return s ? s : "__global";
 }
 
@@ -561,6 +578,9 @@ static const GpuTarget opencl = {
     .launch_hint = launch_hint,
     .atomic = opencl_atomic,
     .prepare = prepare,
+    .spaces = {"", "__private", "__global", "__local", "__constant"},
+    .language = "OpenCL C",
+    .builtin = oklc_opencl_builtin,
 };
 
 const Backend oklc_opencl_backend = {

@@ -1,9 +1,12 @@
 /*
- * opencl_spaces.c - OpenCL C's address spaces. Every pointer says where it
- * points: a kernel's pointer parameters into __global memory, pointers
- * into @shared arrays into __local memory, pointers into constant globals
- * into __constant memory; a pointer without a space points into the
- * thread's own (__private) memory.
+ * opencl_spaces.c - address spaces, for OpenCL C and Metal (the names come
+ * from the target's table: __global or device, ...). Every pointer says
+ * where it points: a kernel's pointer parameters into global (device)
+ * memory, pointers into @shared arrays into local (threadgroup) memory,
+ * pointers into constant globals into constant memory; a pointer without
+ * a space points into the thread's own (private) memory, which Metal
+ * writes too (`thread`). Metal's references take spaces as its pointers
+ * do.
  *
  * The spaces flow from the kernels' parameters: a local pointer (or array
  * of pointers) takes the space of its initializer (float *row = a + i), or
@@ -27,8 +30,20 @@
 
 typedef enum Space { SP_UNKNOWN, SP_PRIVATE, SP_GLOBAL, SP_LOCAL, SP_CONSTANT } Space;
 
-static const char *const space_names[] = {"", "__private", "__global", "__local", "__constant"};
 static const char space_letters[] = "?pglc";
+
+/* The target's name of a space. */
+static const char *space_name(const Emit *E, Space s)
+{
+    return E->be->gpu->spaces[s];
+}
+
+/* Is it one of the target's built-in functions (a function so named is
+ * renamed)? */
+static bool builtin(const Emit *E, const char *name)
+{
+    return E->be->gpu->builtin && E->be->gpu->builtin(name);
+}
 
 /* A function with the spaces of its pointer parameters. */
 typedef struct Instance {
@@ -59,7 +74,7 @@ typedef struct Spaces {
 static bool is_pointer(const Var *v)
 {
     if (!v->type.array)
-        return v->type.pointer;
+        return v->type.pointer || v->type.reference;
     if (v->kind == VAR_PARAM)
         return true;
     size_t n = strlen(v->type.element);
@@ -274,7 +289,7 @@ static Space param_space(Spaces *S, const Function *g, const Call *call, size_t 
     if (s != SP_UNKNOWN && s != want)
         oklc_model_error(S->E->c, call->args[a].begin, "this argument points to %s memory, but "
                                                        "'%s' of '%s' is '@%s'",
-                         space_names[s], p->name, g->name, said->name);
+                         space_name(S->E, s), p->name, g->name, said->name);
     return want;
 }
 
@@ -316,7 +331,7 @@ static void find_instances(Spaces *S)
         for (size_t j = 0; j < S->inst.len; j++)
             ways += S->inst.data[j].f == in->f;
         if (ways < 2) {
-            if (oklc_opencl_builtin(in->f->name))
+            if (builtin(S->E, in->f->name))
                 in->name = oklc_arena_printf(&S->E->c->arena, "_occa_%s", in->f->name);
             continue;
         }
@@ -342,12 +357,14 @@ static void typedef_pointer(Spaces *S, const Var *v, Space s)
     while (end > v->type_at && (t[end - 1] == ' ' || t[end - 1] == '\t'))
         end--;
     oklc_edit_replace(&S->E->ed, v->type_at, end,
-                      oklc_arena_printf(&S->E->c->arena, "%s %s *%s", space_names[s],
-                                        v->type.element, v->type.is_const ? " const" : ""));
+                      oklc_arena_printf(&S->E->c->arena, "%s %s %c%s", space_name(S->E, s),
+                                        v->type.element, v->type.reference ? '&' : '*',
+                                        v->type.is_const ? " const" : ""));
 }
 
 /* The spaces before the pointers' types. `float *p, *q` share one type,
- * so one space. */
+ * so one space. A private one is written where the target wants it
+ * (Metal's `thread`). */
 static bool write_vars(Spaces *S, Var *const *vars, size_t n)
 {
     bool ok = true;
@@ -362,20 +379,23 @@ static bool write_vars(Spaces *S, Var *const *vars, size_t n)
             if (first && (fs > SP_PRIVATE || s > SP_PRIVATE) && fs != s) {
                 oklc_model_error(S->E->c, v->name_off,
                                  "'%s' points to %s memory and '%s', declared with it, does "
-                                 "not: in OpenCL C they need a declaration each",
-                                 v->name, space_names[s > SP_PRIVATE ? s : SP_PRIVATE],
-                                 first->name);
+                                 "not: in %s they need a declaration each",
+                                 v->name, space_name(S->E, s > SP_PRIVATE ? s : SP_PRIVATE),
+                                 first->name, S->E->be->gpu->language);
                 ok = false;
             }
             continue;
         }
-        if (s <= SP_PRIVATE)
+        if (s <= SP_PRIVATE && !S->E->be->gpu->private_space)
             continue;
-        if (!v->type.array && !memchr(S->E->nz->text + v->type_at, '*', v->name_off - v->type_at))
+        if (s == SP_UNKNOWN)
+            s = SP_PRIVATE;
+        if (!v->type.array && !memchr(S->E->nz->text + v->type_at, v->type.reference ? '&' : '*',
+                                      v->name_off - v->type_at))
             typedef_pointer(S, v, s);
         else
             oklc_edit_before(&S->E->ed, v->type_at,
-                             oklc_arena_printf(&S->E->c->arena, "%s ", space_names[s]));
+                             oklc_arena_printf(&S->E->c->arena, "%s ", space_name(S->E, s)));
     }
     return ok;
 }
@@ -390,7 +410,10 @@ static void component_addresses(Spaces *S, Range r)
         if (!oklc_in_range(r, c->range.begin))
             continue;
         Space s = base_space(S, c->vector);
-        const char *space = s > SP_PRIVATE ? space_names[s] : "";
+        if (s <= SP_PRIVATE && E->be->gpu->private_space)
+            s = SP_PRIVATE;
+        const char *space = s > SP_PRIVATE || (s == SP_PRIVATE && E->be->gpu->private_space)
+                                ? space_name(E, s) : "";
         const char *v = oklc_edits_text(&E->ed, c->vector.begin, c->vector.end);
         oklc_edit_replace(&E->ed, c->range.begin, c->range.end,
                           oklc_arena_printf(&E->c->arena, "((%s%s%s *)&(%s) + %d)", space,
@@ -450,9 +473,11 @@ static const char *render_instance(Spaces *S, size_t i, const Function *proto, b
         load_instance(S, in);
     *ok &= write_vars(S, f->params, f->nparams);
     Space r = return_space(S, in->f);
-    if (r > SP_PRIVATE)
+    if (r <= SP_PRIVATE && f->returns_pointer && S->E->be->gpu->private_space)
+        r = SP_PRIVATE;
+    if (r > SP_PRIVATE || (r == SP_PRIVATE && S->E->be->gpu->private_space))
         oklc_edit_before(&S->E->ed, f->specs_at,
-                         oklc_arena_printf(&S->E->c->arena, "%s ", space_names[r]));
+                         oklc_arena_printf(&S->E->c->arena, "%s ", space_name(S->E, r)));
     if (!proto) {
         *ok &= write_vars(S, f->locals, f->nlocals);
         component_addresses(S, f->decl);
@@ -491,7 +516,7 @@ static bool write_function(Spaces *S, const Function *f)
         derive_locals(S, f->locals, f->nlocals);
         ok &= write_vars(S, f->locals, f->nlocals);
     }
-    if (!b.len && oklc_opencl_builtin(f->name))
+    if (!b.len && builtin(S->E, f->name))
         oklc_edit_replace(&S->E->ed, f->name_off, f->name_off + (uint32_t)strlen(f->name),
                           oklc_arena_printf(&S->E->c->arena, "_occa_%s", f->name));
     return ok;
@@ -503,7 +528,7 @@ static void add_vars(Spaces *S, Var **v, size_t n)
         vec_push(&S->E->c->arena, &S->vars, v[i]);
 }
 
-bool oklc_opencl_spaces(Emit *E)
+bool oklc_gpu_spaces(Emit *E)
 {
     Spaces *S = oklc_arena_alloc(&E->c->arena, sizeof *S);
     S->E = E;
@@ -524,7 +549,8 @@ bool oklc_opencl_spaces(Emit *E)
     bool ok = write_vars(S, m->globals, m->nglobals);
     for (size_t i = 0; i < m->nfields; i++)
         if (m->fields[i]->global_ptr && is_pointer(m->fields[i]))
-            oklc_edit_before(&E->ed, m->fields[i]->type_at, "__global ");
+            oklc_edit_before(&E->ed, m->fields[i]->type_at,
+                             oklc_arena_printf(&E->c->arena, "%s ", space_name(E, SP_GLOBAL)));
     for (size_t i = 0; i < m->nfunctions; i++)
         ok &= write_function(S, m->functions[i]);
     for (size_t i = 0; i < m->nkernels; i++)
@@ -533,10 +559,10 @@ bool oklc_opencl_spaces(Emit *E)
     return ok;
 }
 
-const char *oklc_opencl_space(const Emit *E, const Kernel *k, Range expr)
+const char *oklc_gpu_space(const Emit *E, const Kernel *k, Range expr)
 {
     Spaces *S = (Spaces *)E->target;
     load_kernel(S, k);
     Space s = base_space(S, expr);
-    return s > SP_PRIVATE ? space_names[s] : NULL;
+    return s > SP_PRIVATE ? space_name(E, s) : NULL;
 }

@@ -94,6 +94,9 @@ OKLC_INTERNAL const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, s
                                              const char *input_hash);
 /* A parameter's type with the instance's template arguments in place of
  * the template parameters: "T *" of scale<float, 8> is "float *". */
+/* A template kernel's parameters as arguments: "T, N" of "class T, int N"
+ * (a pack: "Ts..."). */
+OKLC_INTERNAL const char *oklc_template_param_names(oklc_ctx *c, const Kernel *k);
 OKLC_INTERNAL const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const char *type,
                                            const char *const *targs, size_t ntargs);
 

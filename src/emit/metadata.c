@@ -60,6 +60,22 @@ static const char *param_name(Arena *a, const char *decl)
     return oklc_arena_strndup(a, b, (size_t)(end - b));
 }
 
+const char *oklc_template_param_names(oklc_ctx *c, const Kernel *k)
+{
+    const char **params;
+    size_t np = k->template_params ? split_list(&c->arena, k->template_params, &params) : 0;
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_puts(&b, "");
+    for (size_t i = 0; i < np; i++) {
+        const char *eq = strchr(params[i], '=');
+        const char *dots = strstr(params[i], "...");
+        oklc_buf_printf(&b, "%s%s%s", i ? ", " : "", param_name(&c->arena, params[i]),
+                        dots && (!eq || dots < eq) ? "..." : "");
+    }
+    return b.data;
+}
+
 const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const char *type,
                              const char *const *targs, size_t ntargs)
 {

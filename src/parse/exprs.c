@@ -307,9 +307,10 @@ void oklc_walk_call(Walk *W, CXCursor cur)
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(callee)))
         vector_scalar(W, cur, c.name);
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(callee))) {
-        /* a library function: only OKL's intrinsics, and abs (fabs in C
-         * for a floating-point value) matter to the backends */
-        if (strncmp(c.name, "okl_", 4) && strcmp(c.name, "abs"))
+        /* a library function: only OKL's intrinsics, abs (fabs in C for
+         * a floating-point value) and printf (which SYCL has not) matter
+         * to the backends */
+        if (strncmp(c.name, "okl_", 4) && strcmp(c.name, "abs") && strcmp(c.name, "printf"))
             return;
         c.callee_off = UINT32_MAX;
     } else {

@@ -43,7 +43,7 @@ static bool executable(const char *path)
 /* name with a '/' is used as it is (made absolute); otherwise each folder
  * of PATH in turn. Symbolic links are kept: ccache and alternatives decide
  * what to run by the name they are called with. */
-static char *find_program(const char *name)
+char *oklc_rt_find_program(const char *name)
 {
     if (strchr(name, '/')) {
         if (!executable(name))
@@ -77,7 +77,7 @@ oklc_status oklc_rt_compiler(Build *b)
         name = "c++";
         from = "the default";
     }
-    char *path = find_program(name);
+    char *path = oklc_rt_find_program(name);
     if (!path)
         return oklc_rt_fail(OKLC_ERR_COMPILE,
                             "cannot find the compiler '%s' (from %s): %s", name, from,

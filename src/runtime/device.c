@@ -5,7 +5,9 @@
  * A spec is blank-separated words: a bare word is the mode, `key=value`
  * sets mode, threads, platform or device ("mode=openmp threads=4"). Each
  * kind is one DeviceOps in its own file (cpu.c: serial, openmp; opencl.c,
- * cuda.c, hip.c), which reads what applies to it from the Spec.
+ * cuda.c, hip.c, dpcpp.c, metal.c), which reads what applies to it from the
+ * Spec. The modes: serial, openmp, cuda, hip, opencl, dpcpp (SYCL), metal
+ * (macOS only, and not written yet: always OKLC_ERR_UNAVAILABLE).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,7 +19,10 @@
 
 static const DeviceOps *const kinds[] = {
     &oklc_serial_ops, &oklc_openmp_ops, &oklc_cuda_ops, &oklc_hip_ops, &oklc_opencl_ops,
+    &oklc_dpcpp_ops,  &oklc_metal_ops,
 };
+
+#define MODES "serial, openmp, cuda, hip, opencl, dpcpp, metal"
 
 enum { MAX_THREADS = 1 << 16 };
 
@@ -77,7 +82,7 @@ static oklc_status parse(Spec *s, char *copy, const char **mode)
             return st;
     }
     if (!*mode)
-        return bad_spec(s, "%s", "no mode (serial, openmp, cuda, hip, opencl)");
+        return bad_spec(s, "%s", "no mode (" MODES ")");
     return OKLC_OK;
 }
 
@@ -101,7 +106,7 @@ static oklc_status open_kind(const Spec *s, const char *mode, oklc_device **out)
         *out = d;
         return OKLC_OK;
     }
-    return bad_spec(s, "unknown mode '%s' (modes: serial, openmp, cuda, hip, opencl)", mode);
+    return bad_spec(s, "unknown mode '%s' (modes: " MODES ")", mode);
 }
 
 oklc_status oklc_device_open(const char *spec, oklc_device **out)

@@ -16,7 +16,9 @@
  * other's symbols (Debian 12's PoCL, built on LLVM 15, crashes in
  * clBuildProgram next to libclang 14; PoCL's clang and HIP's comgr
  * register the same LLVM options twice). One namespace per group of
- * libraries (HIP and hiprtc share one). When dlmopen fails, or with
+ * libraries (HIP and hiprtc share one; the dpcpp device's SYCL support
+ * library shares its own with the kernels it runs, which must reach the
+ * same SYCL runtime: oklc_rt_dl_open_beside). When dlmopen fails, or with
  * OKLC_DLMOPEN=0, they are opened as usual.
  *
  * A namespace has a C library of its own, whose environment is the
@@ -156,4 +158,24 @@ oklc_status oklc_rt_dl_load(DlLib *lib, const char *const *names, size_t nnames,
     oklc_status st = lib->loaded ? OKLC_OK : load(lib, names, nnames, syms, nsyms, table);
     pthread_mutex_unlock(&lock);
     return st;
+}
+
+void *oklc_rt_dl_open(const char *path, const char *group)
+{
+    pthread_mutex_lock(&lock);
+    dlerror();
+    void *h = open_library(path, group);
+    pthread_mutex_unlock(&lock);
+    return h;
+}
+
+/* The namespace `beside` is in, whether or not dlmopen made it (a library
+ * that fell back to dlopen is in the process's own). */
+void *oklc_rt_dl_open_beside(void *beside, const char *path, int flags)
+{
+    Lmid_t id = LM_ID_BASE;
+    dlerror();
+    if (dlinfo(beside, RTLD_DI_LMID, &id) != 0 || id == LM_ID_BASE)
+        return dlopen(path, RTLD_NOW | RTLD_LOCAL | flags);
+    return dlmopen(id, path, RTLD_NOW | RTLD_LOCAL | flags);
 }

@@ -441,7 +441,7 @@ oklc_status oklc_kernel_set_run_dims(oklc_kernel *k, const size_t outer[3],
     if (!k->dev->ops->launch)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_set_run_dims: '%s' is a kernel of "
                             "the %s device; run dims apply only to native kernels of GPU-like "
-                            "devices (cuda, hip, opencl)", k->name, k->dev->ops->name);
+                            "devices (cuda, hip, opencl, dpcpp)", k->name, k->dev->ops->name);
     if (k->nparams >= 0)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_set_run_dims: '%s' is an OKL "
                             "kernel: its launcher computes its dims; they apply only to "

@@ -14,6 +14,9 @@
  *   opencl.c   the OpenCL device (libOpenCL.so.1)
  *   cuda.c     the CUDA device (libcuda.so.1) and NVRTC
  *   hip.c      the HIP device (libamdhip64.so) and hiprtc
+ *   dpcpp.c    the DPC++ device: SYCL 2020 through a SYCL compiler found at
+ *              run time and a support library built with it
+ *   metal.c    the Metal device: unavailable (macOS only, not written)
  *   memory.c   oklc_memory: checks, then the device's ops
  *   source.c   a kernel's input made into backend source, metadata, hashes
  *   compile.c  finding and running a compiler (posix_spawnp, output piped)
@@ -102,8 +105,9 @@ typedef struct ModuleApi ModuleApi;
 
 /* One device kind (QBE's struct Target): a name, what the transpiler
  * targets, and the operations. cpu.c fills two; each GPU-like kind is one
- * more file (opencl.c, cuda.c, hip.c) whose command, compile, load, unload
- * and run are gpu.c's, reaching the vendor through the GPU hooks below. */
+ * more file (opencl.c, cuda.c, hip.c, dpcpp.c) whose command, compile,
+ * load, unload and run are gpu.c's, reaching the vendor through the GPU
+ * hooks below. */
 typedef struct DeviceOps {
     const char  *name;          /* mode name: "openmp" */
     const char  *title;         /* for messages: "OpenMP" */
@@ -173,7 +177,8 @@ struct oklc_device {
 struct oklc_memory {
     oklc_device *dev;
     /* the device address; host memory on CPU devices; a cl_mem (OpenCL),
-     * a CUdeviceptr (CUDA), a device pointer (HIP) */
+     * a CUdeviceptr (CUDA), a device pointer (HIP), a USM device pointer
+     * (DPC++) */
     void        *ptr;
     size_t       size;
 };
@@ -347,6 +352,12 @@ OKLC_INTERNAL oklc_status oklc_rt_dl_load(DlLib *lib, const char *const *names, 
                                           const DlSym *syms, size_t nsyms, void *table);
 /* The symbol `name` of an open library as a function pointer (memcpy'd). */
 OKLC_INTERNAL bool oklc_rt_dl_symbol(void *handle, const char *name, void *fn);
+/* dlopen of `path` into `group`'s namespace as oklc_rt_dl_load does (NULL
+ * group: the process's own); NULL on failure, dlerror() says why. */
+OKLC_INTERNAL void *oklc_rt_dl_open(const char *path, const char *group);
+/* dlopen of `path` (RTLD_NOW | RTLD_LOCAL | flags) into the namespace of
+ * the open library `beside`. */
+OKLC_INTERNAL void *oklc_rt_dl_open_beside(void *beside, const char *path, int flags);
 
 /* ---- opencl.c, cuda.c, hip.c ----------------------------------------------------- */
 
@@ -373,6 +384,14 @@ OKLC_INTERNAL oklc_status oklc_rt_hiprtc_compile(const char *source, const char 
                                                  bool okl, const char *const *opts, size_t nopts,
                                                  char **binary, size_t *size, char **log);
 OKLC_INTERNAL oklc_status oklc_rt_hiprtc_version(char version[32]);
+
+/* ---- dpcpp.c, metal.c -------------------------------------------------------------- */
+
+OKLC_INTERNAL extern const DeviceOps oklc_dpcpp_ops;
+OKLC_INTERNAL extern const DeviceOps oklc_metal_ops;
+/* dpcpp_support.cpp, embedded by CMake (scripts/embed.cmake). */
+extern const char oklc_dpcpp_support[];
+extern const unsigned long oklc_dpcpp_support_len;
 
 /* ---- source.c ------------------------------------------------------------------- */
 
@@ -412,6 +431,10 @@ OKLC_INTERNAL oklc_status oklc_rt_cmd_add(Build *b, const char *arg);
  * "-O3 -march=native"; on POWER -mcpu=native). */
 OKLC_INTERNAL oklc_status oklc_rt_compiler(Build *b);
 OKLC_INTERNAL oklc_status oklc_rt_compiler_flags(Build *b);
+/* The program `name` as an absolute path (oklc_free it): a name with a '/'
+ * as it is, if executable; else the first in PATH. NULL when there is none
+ * (or memory runs out). */
+OKLC_INTERNAL char *oklc_rt_find_program(const char *name);
 /* Runs argv (argv[0] through PATH); *output gets stdout and stderr
  * (oklc_free it); *exit_code its exit status, or -1 when killed. */
 OKLC_INTERNAL oklc_status oklc_rt_spawn(const char *const argv[], char **output,
@@ -517,8 +540,9 @@ struct oklc_kernel {
     void       (*set_threads)(int);   /* OpenMP builds: _occa_set_num_threads */
     /* GPU-like devices */
     int        (*launch)(const LaunchApi *api, void *const *args);   /* OKL: the launcher */
-    void        *module;       /* cl_program, CUmodule, hipModule_t */
-    void       **functions;    /* cl_kernel, CUfunction, hipFunction_t: one per device kernel */
+    void        *module;       /* cl_program, CUmodule, hipModule_t; DPC++: kernel.so */
+    void       **functions;    /* cl_kernel, CUfunction, hipFunction_t, DPC++'s K_run (its
+                                * bytes): one per device kernel */
     char       **function_names;
     int          nfunctions;
     void        *lock;         /* OpenCL: a mutex (kernel arguments live in the cl_kernel) */

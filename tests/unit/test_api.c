@@ -241,7 +241,6 @@ static void transpile_errors(void **state)
         oklc_backend b;
         const char *instance, *message;
     } cases[] = {
-        {OKLC_BACKEND_METAL, NULL, "the metal backend is not available yet"},
         {OKLC_BACKEND_SERIAL, "nope<int>", "instance 'nope<int>': no kernel has this name"},
         {OKLC_BACKEND_SERIAL, "k", "instance 'k': write the template arguments: name<T, N>"},
     };

@@ -114,7 +114,8 @@ static void device_spec_errors(void **state)
         const char *message;
     } bad[] = {
         {"", OKLC_ERR_ARGUMENT, "device spec '': no mode"},
-        {"mode=vulkan", OKLC_ERR_ARGUMENT, "unknown mode 'vulkan' (modes: serial, openmp"},
+        {"mode=vulkan", OKLC_ERR_ARGUMENT, "unknown mode 'vulkan' (modes: serial, openmp, "
+                                           "cuda, hip, opencl, dpcpp, metal)"},
         {"serial colour=red", OKLC_ERR_ARGUMENT, "unknown key 'colour'"},
         {"mode=openmp threads=many", OKLC_ERR_ARGUMENT, "threads=many is not a number"},
         {"mode=openmp threads=0", OKLC_ERR_ARGUMENT, "threads=0 is not a number"},
@@ -126,6 +127,11 @@ static void device_spec_errors(void **state)
         {"mode=HIP platform=0", OKLC_ERR_ARGUMENT, "'platform' does not apply to the hip"},
         {"mode=cuda device=x", OKLC_ERR_ARGUMENT, "device=x is not a device index"},
         {"opencl threads=4", OKLC_ERR_ARGUMENT, "'threads' does not apply to the opencl"},
+        {"dpcpp threads=2", OKLC_ERR_ARGUMENT, "'threads' does not apply to the dpcpp device"},
+        {"mode=DPCPP platform=0", OKLC_ERR_ARGUMENT, "'platform' does not apply to the dpcpp"},
+        {"mode=dpcpp device=-1", OKLC_ERR_ARGUMENT, "device=-1 is not a device index"},
+        {"metal threads=2", OKLC_ERR_ARGUMENT, "'threads' does not apply to the metal device"},
+        {"mode=metal device=gpu", OKLC_ERR_ARGUMENT, "device=gpu is not a device index"},
     };
     for (size_t i = 0; i < OKLC_COUNTOF(bad); i++) {
         oklc_device *d = (oklc_device *)1;
@@ -133,6 +139,263 @@ static void device_spec_errors(void **state)
         assert_null(d);
     }
     assert_fails(oklc_device_open(NULL, NULL), OKLC_ERR_ARGUMENT, "NULL spec");
+}
+
+/* The metal device runs on macOS only, and is not written there yet. */
+static void metal_unavailable(void **state)
+{
+    (void)state;
+    oklc_device *d = (oklc_device *)1;
+#ifdef __APPLE__
+    assert_fails(oklc_device_open("metal", &d), OKLC_ERR_UNAVAILABLE,
+                 "device spec 'metal': the metal device is not implemented yet");
+#else
+    assert_fails(oklc_device_open("metal", &d), OKLC_ERR_UNAVAILABLE,
+                 "device spec 'metal': the metal device runs on macOS only (Metal.framework); "
+                 "oklc transpile -b metal writes Metal Shading Language");
+#endif
+    assert_null(d);
+    assert_fails(oklc_device_open("mode=Metal device=1", &d), OKLC_ERR_UNAVAILABLE,
+                 "the metal device");
+}
+
+/* Opens `spec` with OKLC_SYCL_CXX `cxx` (NULL: unset): it fails with `want`
+ * and a message holding `part`; the message is returned. */
+static const char *dpcpp_fails(const char *spec, const char *cxx, oklc_status want,
+                               const char *part)
+{
+    if (cxx)
+        setenv("OKLC_SYCL_CXX", cxx, 1);
+    else
+        unsetenv("OKLC_SYCL_CXX");
+    oklc_device *d = (oklc_device *)1;
+    assert_fails(oklc_device_open(spec, &d), want, part);
+    assert_null(d);
+    unsetenv("OKLC_SYCL_CXX");
+    return oklc_last_error();
+}
+
+/* No SYCL compiler: neither OKLC_SYCL_CXX nor icpx or acpp in PATH. */
+static void dpcpp_no_compiler(void **state)
+{
+    (void)state;
+    char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    char *empty = work_path("empty-bin");
+    assert_int_equal(oklc_rt_mkdirs(empty, 0700), OKLC_OK);
+    setenv("PATH", empty, 1);
+    const char *msg = dpcpp_fails("dpcpp", NULL, OKLC_ERR_UNAVAILABLE,
+                                  "device spec 'dpcpp': the dpcpp device is not available: it "
+                                  "needs a SYCL 2020 compiler");
+    assert_non_null(strstr(msg, "set OKLC_SYCL_CXX"));
+    assert_non_null(strstr(msg, "icpx or acpp"));
+    dpcpp_fails("mode=dpcpp device=1", "  \t", OKLC_ERR_UNAVAILABLE, "OKLC_SYCL_CXX");
+    if (path)
+        setenv("PATH", path, 1);
+    else
+        unsetenv("PATH");
+    free(path);
+}
+
+/* A stand-in SYCL compiler: a shell script in the run's folder. */
+static const char *stand_in(const char *name, const char *body)
+{
+    size_t n = strlen(body) + 16;
+    char *text = malloc(n);
+    assert_non_null(text);
+    snprintf(text, n, "#!/bin/sh\n%s", body);
+    const char *p = put(name, text);
+    free(text);
+    assert_int_equal(chmod(p, 0700), 0);
+    return p;
+}
+
+/* OKLC_SYCL_CXX names a compiler that is missing, does not run, cannot
+ * build the support library, or builds one that does not load: each is a
+ * clean failure saying why, with the compiler's own words. */
+static void dpcpp_bad_compiler(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    char cxx[4300];
+    dpcpp_fails("dpcpp", "/nonexistent/icpx -fsycl", OKLC_ERR_UNAVAILABLE,
+                "cannot find the SYCL compiler '/nonexistent/icpx' (from OKLC_SYCL_CXX): no "
+                "such executable file");
+    dpcpp_fails("dpcpp", "no-such-sycl-compiler-oklc", OKLC_ERR_UNAVAILABLE,
+                "cannot find the SYCL compiler 'no-such-sycl-compiler-oklc' (from "
+                "OKLC_SYCL_CXX): not in PATH");
+
+    /* fails at once, even for --version */
+    snprintf(cxx, sizeof cxx, "%s -fsycl",
+             stand_in("sycl/broken", "echo 'broken-sycl: error: no licence' >&2\nexit 1\n"));
+    const char *msg = dpcpp_fails("mode=dpcpp device=0", cxx, OKLC_ERR_UNAVAILABLE,
+                                  "the dpcpp device is not available: the SYCL compiler does "
+                                  "not work: '");
+    assert_non_null(strstr(msg, "broken -fsycl --version' exited with status 1:\n"
+                                "broken-sycl: error: no licence"));
+
+    /* runs, but cannot compile: the support library's build says why */
+    long compiles = oklc_rt_compile_count();
+    const char *half = stand_in("sycl/half",
+                                "for a; do [ \"$a\" = --version ] && echo 'half-sycl 1.0' && "
+                                "exit 0; done\n"
+                                "echo 'half-sycl: error: sycl/sycl.hpp: not found' >&2\nexit 1\n");
+    msg = dpcpp_fails("dpcpp", half, OKLC_ERR_UNAVAILABLE,
+                      "its SYCL compiler cannot build oklc's SYCL support library: ");
+    assert_non_null(strstr(msg, "half-sycl: error: sycl/sycl.hpp: not found"));
+    assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC -O2"));
+    assert_non_null(strstr(msg, "(the source stays in"));
+    assert_int_equal(oklc_rt_compile_count(), compiles + 1);
+    assert_int_equal(entries(cache), 1);    /* the failed build's folder, for its log */
+
+    /* "compiles" a file that is no library: it is cached, and fails to load */
+    const char *junk = stand_in("sycl/junk",
+                                "for a; do [ \"$a\" = --version ] && echo 'junk-sycl 2' && "
+                                "exit 0; done\n"
+                                "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+                                "echo 'not a library' > \"$out\"\n");
+    for (int i = 0; i < 2; i++) {    /* the second finds the entry */
+        msg = dpcpp_fails("dpcpp", junk, OKLC_ERR_LOAD,
+                          "cannot load oklc's SYCL support library '");
+        assert_non_null(strstr(msg, "/support.so'"));
+        assert_int_equal(oklc_rt_compile_count(), compiles + 2);
+    }
+    assert_int_equal(entries(cache), 2);
+}
+
+/* A SYCL runtime stand-in for the dpcpp device: dpcpp_support.cpp's
+ * functions on host memory, one device; its queue is the flag a kernel sets
+ * to fail asynchronously. */
+static const char mock_support[] =
+    "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+    "extern \"C\" {\n"
+    "const char *oklc_sycl_create(int i, int *n, void **h, void **q)\n"
+    "{ *n = 1; *h = *q = i ? nullptr : new int(0); return nullptr; }\n"
+    "void oklc_sycl_destroy(void *h) { delete (int *)h; }\n"
+    "const char *oklc_sycl_name(void *, char *s, size_t n)\n"
+    "{ snprintf(s, n, \"Mock SYCL device\"); return nullptr; }\n"
+    "const char *oklc_sycl_malloc(void *, size_t n, void **p)\n"
+    "{ *p = n >> 40 ? nullptr : malloc(n); return nullptr; }\n"
+    "const char *oklc_sycl_free(void *, void *p) { free(p); return nullptr; }\n"
+    "const char *oklc_sycl_copy(void *, void *d, const void *s, size_t n)\n"
+    "{ memcpy(d, s, n); return nullptr; }\n"
+    "const char *oklc_sycl_wait(void *h)\n"
+    "{ int *f = (int *)h; if (!*f) return nullptr; *f = 0; return \"mock: a kernel failed\"; }\n"
+    "}\n";
+
+/* Every K_run of a kernel runs this: addVectors on the host; 13 entries
+ * fail at submission, 14 on the "device". */
+static const char mock_kernel[] =
+    "static const char *mock_run(void *q, const unsigned long *g, const unsigned long *b,\n"
+    "                            void *const *args)\n"
+    "{\n"
+    "  int n = *(const int *)args[0];\n"
+    "  const float *x = *(float *const *)args[1], *y = *(float *const *)args[2];\n"
+    "  float *z = *(float *const *)args[3];\n"
+    "  if (n == 13) return \"mock: no work-group of that size\";\n"
+    "  if (n == 14) *(int *)q = 1;\n"
+    "  if (g[0] * b[0] < (unsigned long)n || g[1] != 1 || b[1] != 1) return \"mock: bad grid\";\n"
+    "  for (int i = 0; i < n; i++) z[i] = x[i] + y[i];\n"
+    "  return nullptr;\n"
+    "}\n";
+
+/* The dpcpp device's own code on a stand-in compiler and SYCL runtime: the
+ * support library built and cached, the queue, memory and copies, an OKL
+ * kernel built (its K_run found) and launched with its arguments, a
+ * submission's error and an asynchronous one at finish. Last of the dpcpp
+ * tests: a process keeps the first SYCL runtime it loads. */
+static void dpcpp_on_a_stand_in(void **state)
+{
+    (void)state;
+    fresh_cache();
+    char *dir = strdup(work_path("sycl-mock"));
+    size_t size = 2048 + 3 * strlen(dir);
+    char *body = malloc(size);
+    assert_true(dir && body);
+    put("sycl-mock/support.cpp", mock_support);
+    put("sycl-mock/kernel.hpp", mock_kernel);
+    snprintf(body, size,
+             "for a; do [ \"$a\" = --version ] && echo 'mock-sycl 1.0' && exit 0; done\n"
+             "while [ $# -gt 1 ]; do\n"
+             "  case \"$1\" in -o) out=$2;; *.cpp) src=$1;; esac; shift\n"
+             "done\n"
+             "case \"$src\" in */support.cpp)\n"
+             "  exec c++ -shared -fPIC -o \"$out\" '%s/support.cpp';;\n"
+             "esac\n"
+             "stubs='%s/stubs.'$$.cpp\n"
+             "for k in $(sed -n 's/^extern \"C\" const char \\*\\([A-Za-z0-9_]*\\)_run(.*/\\1/p' "
+             "\"$src\"); do\n"
+             "  echo \"extern \\\"C\\\" const char *${k}_run(void *q, const unsigned long *g, "
+             "const unsigned long *b, void *const *a) { return mock_run(q, g, b, a); }\"\n"
+             "done > \"$stubs\"\n"
+             "c++ -shared -fPIC -include '%s/kernel.hpp' -o \"$out\" \"$stubs\"; r=$?\n"
+             "rm -f \"$stubs\"; exit $r\n", dir, dir, dir);
+    setenv("OKLC_SYCL_CXX", stand_in("sycl-mock/mock-sycl", body), 1);
+    free(body);
+    free(dir);
+
+    oklc_device *d = NULL;
+    long compiles = oklc_rt_compile_count();
+    assert_fails(oklc_device_open("dpcpp device=1", &d), OKLC_ERR_ARGUMENT,
+                 "device spec 'dpcpp device=1': there is no dpcpp device 1 (there is 1: 0 to "
+                 "0)");
+    assert_int_equal(oklc_rt_compile_count(), compiles + 1);    /* the support library */
+    d = open_dev("mode=DPCPP device=0");
+    assert_int_equal(oklc_rt_compile_count(), compiles + 1);    /* ... from the cache */
+    assert_string_equal(oklc_device_mode(d), "dpcpp");
+    assert_string_equal(d->label, "Mock SYCL device");
+
+    enum { N = 1000 };
+    float a[N], b[N], ab[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = 0.5f * (float)i;
+        ab[i] = -1;
+    }
+    oklc_memory *ma, *mb, *mab, *huge;
+    assert_ok(oklc_memory_alloc(d, sizeof a, &ma));
+    assert_ok(oklc_memory_alloc(d, sizeof b, &mb));
+    assert_ok(oklc_memory_alloc(d, sizeof ab, &mab));
+    assert_ok(oklc_memory_copy_from_host(ma, a, sizeof a, 0));
+    assert_ok(oklc_memory_copy_from_host(mb, b, 10 * sizeof *b, 0));
+    assert_ok(oklc_memory_copy_from_host(mb, b + 10, sizeof b - 10 * sizeof *b,
+                                         10 * sizeof *b));
+    assert_fails(oklc_memory_alloc(d, (size_t)1 << 41, &huge), OKLC_ERR_MEMORY,
+                 "on the dpcpp device 'Mock SYCL device': sycl::malloc_device: out of device "
+                 "memory");
+
+    oklc_kernel *k;
+    assert_ok(oklc_kernel_build(d, add_okl(), "addVectors", NULL, &k));
+    assert_int_equal(oklc_rt_compile_count(), compiles + 3);    /* device code, launcher */
+    long launches = oklc_rt_launch_count();
+    oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab)};
+    assert_ok(oklc_kernel_run(k, 4, args));
+    assert_int_equal(oklc_rt_launch_count(), launches + 1);
+    assert_ok(oklc_device_finish(d));
+    assert_ok(oklc_memory_copy_to_host(mab, ab, sizeof ab, 0));
+    for (int i = 0; i < N; i++)
+        assert_true(ab[i] == 1.5f * (float)i);
+
+    args[0] = oklc_arg_int(13);
+    assert_fails(oklc_kernel_run(k, 4, args), OKLC_ERR_DEVICE,
+                 "cannot run device kernel 0 ('_occa_addVectors_0') of 'addVectors' on the "
+                 "dpcpp device 'Mock SYCL device' (grid 1x1x1, block 256x1x1): submitting it "
+                 "to the SYCL queue: mock: no work-group of that size");
+    args[0] = oklc_arg_int(14);
+    assert_ok(oklc_kernel_run(k, 4, args));
+    assert_fails(oklc_device_finish(d), OKLC_ERR_DEVICE,
+                 "the dpcpp device 'Mock SYCL device': mock: a kernel failed");
+    assert_ok(oklc_device_finish(d));
+    oklc_kernel_free(k);
+
+    /* a hit: nothing compiles */
+    assert_ok(oklc_kernel_build(d, add_okl(), "addVectors", NULL, &k));
+    assert_int_equal(oklc_rt_compile_count(), compiles + 3);
+    oklc_kernel_free(k);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mab);
+    oklc_device_close(d);
+    unsetenv("OKLC_SYCL_CXX");
 }
 
 /* ---- memory ---------------------------------------------------------------------- */
@@ -1422,6 +1685,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_specs),
         cmocka_unit_test(device_spec_errors),
+        cmocka_unit_test(metal_unavailable),
+        cmocka_unit_test(dpcpp_no_compiler),
+        cmocka_unit_test(dpcpp_bad_compiler),
+        cmocka_unit_test(dpcpp_on_a_stand_in),
         cmocka_unit_test(memory_copies),
         cmocka_unit_test(memory_errors),
         cmocka_unit_test(native_build_and_run),

@@ -288,7 +288,7 @@ static void opencl_native_kernel(void **state)
     assert_ok(oklc_kernel_build(d, src, "addVectors", p, &k));
     assert_fails(oklc_kernel_set_run_dims(k, one, one), OKLC_ERR_ARGUMENT,
                  "'addVectors' is a kernel of the serial device; run dims apply only to "
-                 "native kernels of GPU-like devices (cuda, hip, opencl)");
+                 "native kernels of GPU-like devices (cuda, hip, opencl, dpcpp)");
     oklc_kernel_free(k);
     oklc_device_close(d);
     oklc_props_free(p);
