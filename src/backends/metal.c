@@ -12,8 +12,10 @@
  *                   Metal's names: device, threadgroup, constant, thread)
  *   @shared         `threadgroup`, at the kernel's top level
  *   @atomic         atomic_fetch_add_explicit, ... (memory_order_relaxed)
- *                   on int and uint; a compare-and-swap loop for the rest
- *                   and for float (on its bits, as atomic_uint)
+ *                   on int and uint; float += and -=: atomic_float in
+ *                   device memory from Metal 3 on (the prelude's
+ *                   _occa_atomic_add); a compare-and-swap loop for the
+ *                   rest (float on its bits, as atomic_uint)
  *   templates       a template kernel is a template function taking the
  *                   @shared arrays by reference; each instance a kernel
  *                   that declares them and calls it
@@ -424,8 +426,9 @@ static const char *launch_hint(Arena *a, const int64_t block[3])
 /* ---- atomics ---------------------------------------------------------------------------- */
 
 /* Metal's atomic functions (memory_order_relaxed) on atomic_int and
- * atomic_uint; other updates, and floats (on their bits, as atomic_uint),
- * through atomic_compare_exchange_weak_explicit. */
+ * atomic_uint, and float additions through the prelude (atomic_float where
+ * Metal has it); other updates, and floats (on their bits, as
+ * atomic_uint), through atomic_compare_exchange_weak_explicit. */
 static const char *metal_atomic(Gpu *G, const Atomic *at)
 {
     const char *type = at->size != 4 ? NULL
@@ -464,6 +467,9 @@ static const char *metal_atomic(Gpu *G, const Atomic *at)
         return oklc_arena_printf(G->a, "atomic_exchange_explicit((%s atomic_uint *)&(%s), "
                                  "as_type<uint>((float)(%s)), memory_order_relaxed)",
                                  space, x, v);
+    if (f && (at->op == AT_ADD || at->op == AT_INC || at->op == AT_SUB || at->op == AT_DEC))
+        return oklc_arena_printf(G->a, "_occa_atomic_add((%s float *)&(%s), %s(float)(%s))",
+                                 space, x, at->op == AT_SUB || at->op == AT_DEC ? "-" : "", v);
     const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
     if (!update) {
         oklc_gpu_atomic_form_error(G, at);

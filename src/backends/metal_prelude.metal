@@ -14,6 +14,9 @@
  *  - the C names with a suffix: sqrtf ... fmaxf, rsqrtf, rcbrtf, exp10f,
  *    sinpif, cospif, sincosf(x, &s, &c), rcbrt, sincos(x, &s, &c) (on
  *    pointers to thread memory), labs;
+ *  - _occa_atomic_add(p, v) on a float in device or threadgroup memory:
+ *    atomic_float (device memory, Metal 3 and later), else a
+ *    compare-and-swap loop on the float's bits as atomic_uint;
  *  - the intrinsics that make sense: okl_memcpy_async as a plain copy from
  *    device to threadgroup memory, okl_pipeline_commit and
  *    okl_pipeline_wait_prior as nothing, okl_exp10f.
@@ -62,6 +65,24 @@ inline void sincosf(float x, thread float *s, thread float *c) { *s = sin(x); *c
 inline long labs(long x) { return x < 0 ? -x : x; }
 inline float okl_exp10f(float x) { return exp10(x); }
 
+/* ---- @atomic x += v on a float. */
+#define _occa_CAS_ADD(S)                                                               \
+  inline void _occa_atomic_add(S float *p, float v) {                                  \
+    S atomic_uint *a = (S atomic_uint *)p;                                             \
+    uint old = atomic_load_explicit(a, memory_order_relaxed);                          \
+    while (!atomic_compare_exchange_weak_explicit(a, &old, as_type<uint>(as_type<float>(old) + v), \
+                                                  memory_order_relaxed, memory_order_relaxed)) \
+      ;                                                                                \
+  }
+#if defined(__METAL_VERSION__) && __METAL_VERSION__ >= 300
+inline void _occa_atomic_add(device float *p, float v) {
+  atomic_fetch_add_explicit((device atomic_float *)p, v, memory_order_relaxed);
+}
+#else
+_occa_CAS_ADD(device)
+#endif
+_occa_CAS_ADD(threadgroup)
+
 /* ---- OKL intrinsics: the copy is done at once, so commit and wait have
  * nothing to wait for. size_and_align bytes in all, the last zfill of them
  * set to 0. */
@@ -77,6 +98,7 @@ inline void okl_memcpy_async(threadgroup T &dst_shared, device const U &src_glob
 inline void okl_pipeline_commit() {}
 inline void okl_pipeline_wait_prior(size_t n) { (void)n; }
 
+#undef _occa_CAS_ADD
 #undef _occa_MAKE
 #undef _occa_F1
 #undef _occa_F2
