@@ -126,6 +126,27 @@ bool oklc_transpile_buffer(oklc_ctx *c, const char *path, const char *text, size
  * "scale<float, 256>" (repeatable; before oklc_transpile). */
 void oklc_add_instance(oklc_ctx *c, const char *kernel);
 const char *oklc_metadata(oklc_ctx *c, size_t *len);
+
+/* An intrinsic users add (or one that replaces a built-in of the same
+ * name): calls of `name` in kernels become, on backend b, spelling[b] when
+ * it is set (another function's name, or an expansion in which $1 ... $9
+ * are the call's arguments and $* all of them), else the function
+ * `declaration` with `body` (C++ with OKL's names: what backends without a
+ * spelling compile). `declaration` ("float okl_fast_exp(float x)") is what
+ * the front end parses calls against; NULL keeps the existing declaration
+ * (replacing a built-in). Strings are copied. Before oklc_check /
+ * oklc_transpile; false (and a diagnostic) when the description is wrong. */
+typedef struct oklc_intrinsic {
+    const char *name;
+    const char *declaration;
+    const char *spelling[OKLC_BACKEND_COUNT_];
+    const char *body;
+} oklc_intrinsic;
+bool oklc_add_intrinsic(oklc_ctx *c, const oklc_intrinsic *in);
+/* The intrinsics of a JSON file (docs/intrinsics.md); errors name the
+ * file's line. */
+bool oklc_load_intrinsics(oklc_ctx *c, const char *path);
+
 /* NULL for backends without a launcher (serial, OpenMP). */
 const char *oklc_launcher(oklc_ctx *c, size_t *len);
 /* A hash (hex) of everything the preprocessor produced: the source with its
