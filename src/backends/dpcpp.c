@@ -75,20 +75,9 @@ static void shared_decl(Gpu *G, const Stmt *d)
     oklc_edit_replace(&G->E->ed, d->range.begin, d->range.end, b.data);
 }
 
-/* Is the @shared variable v in the nest (or in none: then in each)? */
-static bool shared_in(const Kernel *k, const Var *v, const Loop *nest)
-{
-    if (oklc_in_range(nest->stmt, v->name_off))
-        return true;
-    for (size_t i = 0; i < k->nouters; i++)
-        if (oklc_in_range(k->outers[i]->stmt, v->name_off))
-            return false;
-    return true;
-}
-
-/* The nest's @shared variables: the accessors the submitting function
- * makes (`made`), the item function's parameters and the kernel's
- * arguments to it. */
+/* The nest's @shared variables (sema keeps them in @outer loops): the
+ * accessors the submitting function makes (`made`), the item function's
+ * parameters and the kernel's arguments to it. */
 typedef struct Locals {
     Buf made, params, args;
 } Locals;
@@ -103,7 +92,7 @@ static void nest_locals(Gpu *G, const Loop *nest, Locals *l)
     oklc_buf_puts(&l->args, "");
     for (size_t i = 0; i < G->k->nlocals; i++) {
         const Var *v = G->k->locals[i];
-        if (!is_shared(v) || !shared_in(G->k, v, nest))
+        if (!is_shared(v) || !oklc_in_range(nest->stmt, v->name_off))
             continue;
         const char *acc = accessor(G, v);
         const char *size = v->size >= 0 && !v->type.dependent
