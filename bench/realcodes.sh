@@ -157,7 +157,9 @@ check() {
       opencl) cmd=("$CLBUILD" -o -cl-std=CL1.2) ;;    # as the others: warnings allowed
       # no SYCL or Metal compiler: their checking headers (docs/backends.md)
       dpcpp) cmd=("$CLANGXX" -std=c++17 -fsyntax-only -I"$root/tests/backends/check/sycl" -x c++) ;;
-      metal) cmd=("$CLANGXX" -std=c++17 -fsyntax-only -I"$root/tests/backends/check/metal" -x c++) ;;
+      metal) cmd=("$CLANGXX" -x clcpp -cl-std=clc++2021 -cl-no-stdinc -fsyntax-only -Xclang
+                  "-cl-ext=-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_fp64,-cl_khr_fp64"
+                  -I"$root/tests/backends/check/metal") ;;
     esac
     # the compilers' temporary files (hipcc leaves folders) go to $w
     if ! (cd "$w" && TMPDIR="$w" "${cmd[@]}" "$w/out") >"$w/log" 2>&1 </dev/null; then

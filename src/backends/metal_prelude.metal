@@ -13,7 +13,8 @@
  *    float, widths 2 to 4 (Metal writes float4(x, y, z, w));
  *  - the C names with a suffix: sqrtf ... fmaxf, rsqrtf, rcbrtf, exp10f,
  *    sinpif, cospif, sincosf(x, &s, &c), rcbrt, sincos(x, &s, &c) (on
- *    pointers to thread memory), labs;
+ *    pointers to thread memory), labs, hypot, hypotf;
+ *  - M_PI and the other constants of <math.h>, as floats;
  *  - _occa_atomic_add(p, v) on a float in device or threadgroup memory:
  *    atomic_float (device memory, Metal 3 and later), else a
  *    compare-and-swap loop on the float's bits as atomic_uint;
@@ -63,6 +64,29 @@ inline float rcbrtf(float x) { return 1.0f / cbrt(x); }
 inline void sincos(float x, thread float *s, thread float *c) { *s = sin(x); *c = cos(x); }
 inline void sincosf(float x, thread float *s, thread float *c) { *s = sin(x); *c = cos(x); }
 inline long labs(long x) { return x < 0 ? -x : x; }
+/* hypot without overflow or underflow of the squares */
+inline float hypot(float x, float y) {
+  const float a = fabs(x), b = fabs(y), m = max(a, b), n = min(a, b);
+  return m == 0.0f || isinf(m) ? m : m * sqrt(1.0f + (n / m) * (n / m));
+}
+inline float hypotf(float x, float y) { return hypot(x, y); }
+
+/* ---- The constants of <math.h> (Metal has M_PI_F, ...), as floats. */
+#ifndef M_PI
+#define M_E 2.7182818284590452354f
+#define M_LOG2E 1.4426950408889634074f
+#define M_LOG10E 0.43429448190325182765f
+#define M_LN2 0.69314718055994530942f
+#define M_LN10 2.30258509299404568402f
+#define M_PI 3.14159265358979323846f
+#define M_PI_2 1.57079632679489661923f
+#define M_PI_4 0.78539816339744830962f
+#define M_1_PI 0.31830988618379067154f
+#define M_2_PI 0.63661977236758134308f
+#define M_2_SQRTPI 1.12837916709551257390f
+#define M_SQRT2 1.41421356237309504880f
+#define M_SQRT1_2 0.70710678118654752440f
+#endif
 inline float okl_exp10f(float x) { return exp10(x); }
 
 /* ---- @atomic x += v on a float. */
