@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "backends/backend.h"
+#include "plugin/plugin.h"
 #include "sema/sema.h"
 
 #define XXH_INLINE_ALL
@@ -41,6 +41,7 @@ void oklc_ctx_free(oklc_ctx *c)
     if (!c)
         return;
     cJSON_free(c->metadata);
+    oklc_plugins_unload(c);
     oklc_arena_free(&c->arena);
     oklc_free(c);
 }
@@ -116,6 +117,29 @@ void oklc_include_path(oklc_ctx *c, const char *dir)
 void oklc_set_backend(oklc_ctx *c, oklc_backend b)
 {
     c->backend = b;
+    c->backend_name = NULL;
+}
+
+bool oklc_set_backend_name(oklc_ctx *c, const char *name)
+{
+    if (c->oom || !name)
+        return false;
+    const Backend *be = NULL;
+    GUARDED(c, false, { be = oklc_backend_find(c, name); });
+    if (!be)
+        return false;
+    c->backend = be->id;
+    c->backend_name = be->plugin ? be->name : NULL;
+    return true;
+}
+
+bool oklc_load_plugin(oklc_ctx *c, const char *path)
+{
+    if (c->oom || !path)
+        return false;
+    bool ok = false;
+    GUARDED(c, false, { ok = oklc_plugin_load(c, path); });
+    return ok;
 }
 
 void oklc_set_werror(oklc_ctx *c, bool on)
@@ -182,7 +206,7 @@ static void set_output(oklc_ctx *c, const char *text, size_t len)
 /* A context runs one stage call: its files and messages belong to it. */
 static bool begin(oklc_ctx *c)
 {
-    if (c->oom)
+    if (c->oom || c->nerrors)     /* an option failed (a plugin, intrinsics) */
         return false;
     if (c->used) {
         oklc_diag_error(c, (Loc){0}, "a context transpiles one input; create a new one");
@@ -203,7 +227,9 @@ static bool preprocess(oklc_ctx *c, const char *path, const char *text, size_t l
         return false;
     bool ok = false;
     GUARDED(c, false, {
-        PPResult *r = oklc_pp_run(c, path, text ? copy_text(c, text, len) : NULL, len);
+        const char *t = text ? copy_text(c, text, len) : NULL;
+        PPResult *r = oklc_plugins_source(c, path, &t, &len) ? oklc_pp_run(c, path, (char *)t, len)
+                                                            : NULL;
         if (r) {
             Buf b;
             oklc_buf_init(&b, &c->arena);
@@ -245,16 +271,20 @@ static bool normalize(oklc_ctx *c, const char *path, const char *text, size_t le
         return false;
     bool ok = false;
     GUARDED(c, false, {
-        char *t = text ? copy_text(c, text, len) : NULL;
+        const char *t = text ? copy_text(c, text, len) : NULL;
         Normalized *nz = NULL;
-        if (flags & OKLC_KEEP_MACROS) {
-            nz = keep_macros(c, path, t, len);
+        if (!oklc_plugins_source(c, path, &t, &len)) {
+            nz = NULL;
+        } else if (flags & OKLC_KEEP_MACROS) {
+            nz = keep_macros(c, path, (char *)t, len);
         } else {
-            PPResult *r = oklc_pp_run(c, path, t, len);
+            PPResult *r = oklc_pp_run(c, path, (char *)t, len);
             if (r)
                 nz = oklc_normalize_tokens(c, r->toks, r->ntoks);
         }
-        if (nz) {
+        const char *out = nz ? nz->text : NULL;
+        size_t out_len = nz ? nz->len : 0;
+        if (nz && oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &out, &out_len)) {
             set_output(c, nz->text, nz->len);
             ok = true;
         }
@@ -303,7 +333,7 @@ static bool deep_stages(Deep *d)
     GUARDED(c, false, {
         ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall};
         Model *m = oklc_parse(c, c->norm, &o);
-        if (m && oklc_sema_check(c, m, &o)) {
+        if (m && oklc_sema_check(c, m, &o) && oklc_plugins_check(c, m)) {
             c->model = m;
             ok = d->translate ? translate(c, m, d->path) : dump(c, m, d->flags);
         }
@@ -325,8 +355,14 @@ static bool front_to_back(oklc_ctx *c, const char *path, const char *text, size_
         return false;
     size_t stack = 0;
     GUARDED(c, false, {
-        PPResult *r = oklc_pp_run(c, path, text ? copy_text(c, text, len) : NULL, len);
+        const char *t = text ? copy_text(c, text, len) : NULL;
+        PPResult *r = oklc_plugins_source(c, path, &t, &len) ? oklc_pp_run(c, path, (char *)t, len)
+                                                            : NULL;
         c->norm = r ? oklc_normalize_tokens(c, r->toks, r->ntoks) : NULL;
+        const char *nt = c->norm ? c->norm->text : NULL;
+        size_t nlen = c->norm ? c->norm->len : 0;
+        if (c->norm && !oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &nt, &nlen))
+            c->norm = NULL;
         stack = c->norm ? oklc_parse_stack(c, r->toks, r->ntoks) : 0;
     });
     if (!stack)
@@ -354,14 +390,16 @@ bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t l
 }
 
 /* XXH3-128 of the normalized text (everything the preprocessor produced,
- * "..." includes inlined) and the backend. */
-static const char *input_hash(oklc_ctx *c, const Normalized *nz)
+ * "..." includes inlined), the backend and the plugins loaded. */
+static const char *input_hash(oklc_ctx *c, const Normalized *nz, const char *b)
 {
     XXH3_state_t st;
     XXH3_128bits_reset(&st);
     XXH3_128bits_update(&st, nz->text, nz->len);
-    const char *b = oklc_backend_name(c->backend);
     XXH3_128bits_update(&st, b, strlen(b) + 1);
+    const char *plugins = oklc_plugins_identity(c);
+    if (plugins)
+        XXH3_128bits_update(&st, plugins, strlen(plugins));
     XXH128_hash_t h = XXH3_128bits_digest(&st);
     return oklc_arena_printf(&c->arena, "%016llx%016llx", (unsigned long long)h.high64,
                              (unsigned long long)h.low64);
@@ -369,7 +407,8 @@ static const char *input_hash(oklc_ctx *c, const Normalized *nz)
 
 static bool translate(oklc_ctx *c, const Model *m, const char *path)
 {
-    const Backend *be = oklc_backend_get(c->backend);
+    const Backend *be = c->backend_name ? oklc_backend_find(c, c->backend_name)
+                                        : oklc_backend_get(c, c->backend);
     if (!be) {
         oklc_diag_error(c, (Loc){0}, "the %s backend is not available yet",
                         oklc_backend_name(c->backend));
@@ -379,9 +418,10 @@ static bool translate(oklc_ctx *c, const Model *m, const char *path)
     oklc_edits_init(&E.ed, &c->arena, c->norm->text, (uint32_t)c->norm->len);
     oklc_buf_init(&E.tail, &c->arena);
     oklc_buf_init(&E.head, &c->arena);
-    if (!be->translate(&E))
+    oklc_plugins_emit(&E);
+    if (!oklc_emit_intrinsics(&E) || !be->translate(&E))    /* the user's intrinsics first */
         return false;
-    c->input_hash = input_hash(c, c->norm);
+    c->input_hash = input_hash(c, c->norm, be->name);
     Buf out;
     oklc_buf_init(&out, &c->arena);
     oklc_buf_printf(&out, "/* Generated by oklc %s (backend: %s) from %s. */\n",
@@ -397,7 +437,11 @@ static bool translate(oklc_ctx *c, const Model *m, const char *path)
     oklc_buf_puts(&out, E.tail.data ? E.tail.data : "");
     oklc_metadata_json(c, E.kernels.data, E.kernels.len, c->input_hash);
     c->launcher = (char *)E.launcher;
-    set_output(c, out.data, out.len);
+    const char *text = out.data;
+    size_t len = out.len;
+    if (!oklc_plugins_after(c, OKLC_AFTER_TRANSPILE, m, &text, &len))
+        return false;
+    set_output(c, text, len);
     return true;
 }
 

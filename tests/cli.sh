@@ -46,6 +46,19 @@ expect 2 "$oklc" normalize "$tmp/k.okl" -o;         stderr_has "needs a file nam
 expect 2 "$oklc" normalize a.okl b.okl;             stderr_has "more than one input file"
 expect 2 "$oklc" normalize --diagnostics=xml "$tmp/k.okl"
 expect 2 "$oklc" preprocess --keep-macros "$tmp/k.okl"
+expect 2 "$oklc" normalize --intrinsics x.json "$tmp/k.okl"; stderr_has "--intrinsics only applies"
+expect 2 "$oklc" check "$tmp/k.okl" --intrinsics;   stderr_has "needs a file name"
+expect 0 "$oklc" --help;     stdout_has "--intrinsics FILE"
+# --intrinsics: calls become the spelling of the backend (docs/intrinsics.md)
+printf '{"intrinsics": [{"name": "okl_tw", "declaration": "float okl_tw(float x)",
+  "body": "{ return 2 * x; }", "cuda": "__fmul_rn(2.0f, $1)"}]}\n' >"$tmp/tw.json"
+printf '@kernel void t(float *a) {\n  for (int i = 0; i < 8; ++i; @outer) {\n    for (int j = 0; j < 1; ++j; @inner) { a[i] = okl_tw(a[i]); }\n  }\n}\n' >"$tmp/tw.okl"
+expect 0 "$oklc" transpile -b cuda --intrinsics "$tmp/tw.json" "$tmp/tw.okl"
+stdout_has "a[i] = __fmul_rn(2.0f, a[i]);"
+expect 0 "$oklc" transpile -b serial --intrinsics="$tmp/tw.json" "$tmp/tw.okl"
+stdout_has "{ return 2 * x; }"
+expect 1 "$oklc" check --intrinsics "$tmp/missing.json" "$tmp/tw.okl"
+stderr_has "cannot open intrinsics file"
 
 # options reach the preprocessor; backend names are case-insensitive
 expect 0 "$oklc" normalize -b OpenMP -D N=16 -D 'OP(a,b)=a*b' "$tmp/k.okl"

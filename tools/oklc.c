@@ -35,7 +35,12 @@ static const char usage_text[] =
     "  -I DIR               search DIR for \"...\" includes (after the including file's folder)\n"
     "  --include FILE       include FILE before the kernel (OCCA's \"includes\" property)\n"
     "  -b, --backend NAME   the backend (transpile), whose macros are predefined: serial,\n"
-    "                       openmp, cuda, hip, opencl, dpcpp, metal (case-insensitive)\n"
+    "                       openmp, cuda, hip, opencl, dpcpp, metal (case-insensitive),\n"
+    "                       or one a plugin adds\n"
+    "  --intrinsics FILE    (check, transpile) add or replace intrinsics: a JSON file\n"
+    "                       (docs/intrinsics.md; repeatable, a later one wins)\n"
+    "  --plugin FILE        load a plugin (a shared object, docs/plugins.md) first\n"
+    "                       (repeatable; after those of $OKLC_PLUGINS, a ':' list)\n"
     "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
     "  --launcher FILE      (transpile: cuda, hip, opencl) write the host launcher to FILE\n"
     "  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
@@ -65,6 +70,11 @@ typedef struct Options {
     bool backend_given;
     const char *backend;
     oklc_backend backend_id;
+    const char *backend_plugin;    /* -b NAME not built in: a plugin's, resolved later */
+    const char **plugins;          /* --plugin, in order */
+    int nplugins;
+    const char **intrinsics;       /* --intrinsics, in order (after the plugins) */
+    int nintrinsics;
     bool keep_macros;
     bool dump_model;
     bool json;
@@ -159,14 +169,24 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             oklc_backend b;
             if (!(v = option_value(argc, argv, &i, name)))
                 return usage_error("option '%s' needs a backend name", name);
-            if (!oklc_backend_from_name(v, &b) || b == OKLC_BACKEND_NONE)
-                return usage_error("unknown backend '%s' (serial, openmp, cuda, hip, opencl, "
-                                   "dpcpp, metal)",
-                                   v);
-            oklc_set_backend(c, b);
             o->backend_given = true;
+            if (!oklc_backend_from_name(v, &b) || b == OKLC_BACKEND_NONE) {
+                o->backend_plugin = v;    /* maybe a plugin's: known once they are loaded */
+                o->backend = v;
+                continue;
+            }
+            o->backend_plugin = NULL;
+            oklc_set_backend(c, b);
             o->backend = oklc_backend_name(b);
             o->backend_id = b;
+        } else if (is_option(a, "--intrinsics")) {
+            if (!(v = option_value(argc, argv, &i, "--intrinsics")) || !*v)
+                return usage_error("option '%s' needs a file name", "--intrinsics");
+            o->intrinsics[o->nintrinsics++] = v;
+        } else if (is_option(a, "--plugin")) {
+            if (!(v = option_value(argc, argv, &i, "--plugin")) || !*v)
+                return usage_error("option '%s' needs a file name", "--plugin");
+            o->plugins[o->nplugins++] = v;
         } else if (is_option(a, "--metadata")) {
             if (!(v = option_value(argc, argv, &i, "--metadata")) || !*v)
                 return usage_error("option '%s' needs a file name", "--metadata");
@@ -212,6 +232,8 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         return usage_error("%s", "--keep-macros only applies to normalize");
     if (o->dump_model && strcmp(o->command, "check"))
         return usage_error("%s", "--dump-model only applies to check");
+    if (o->nintrinsics && strcmp(o->command, "check") && strcmp(o->command, "transpile"))
+        return usage_error("%s", "--intrinsics only applies to check and transpile");
     if (o->metadata && strcmp(o->command, "transpile"))
         return usage_error("%s", "--metadata only applies to transpile");
     if (o->launcher && strcmp(o->command, "transpile"))
@@ -332,6 +354,50 @@ static void use_pch_dir(oklc_ctx *c)
     oklc_set_pch_dir(c, dir);
 }
 
+/* The plugins of $OKLC_PLUGINS (FILE:FILE...), then those of --plugin; then
+ * the backend, which may be one of theirs. 0, or the exit status. */
+static int load_plugins(oklc_ctx *c, Options *o)
+{
+    bool ok = true;
+    const char *env = getenv("OKLC_PLUGINS");
+    char *list = env && *env ? strdup(env) : NULL;
+    for (char *p = list, *next; ok && p; p = next) {
+        next = strchr(p, ':');
+        if (next)
+            *next++ = 0;
+        if (*p)
+            ok = oklc_load_plugin(c, p);
+    }
+    free(list);
+    for (int i = 0; ok && i < o->nplugins; i++)
+        ok = oklc_load_plugin(c, o->plugins[i]);
+    if (!ok) {
+        oklc_diag_print(c, stderr, o->json ? OKLC_DIAG_JSON
+                                           : use_color(o->color) ? OKLC_DIAG_TEXT_COLOR
+                                                                 : OKLC_DIAG_TEXT);
+        return 1;
+    }
+    if (o->backend_plugin && !oklc_set_backend_name(c, o->backend_plugin))
+        return usage_error("unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
+                           "metal, or one a plugin adds)",
+                           o->backend_plugin);
+    return 0;
+}
+
+/* The intrinsics files of --intrinsics, in order. 0, or the exit status. */
+static int load_intrinsics(oklc_ctx *c, Options *o)
+{
+    bool ok = true;
+    for (int i = 0; i < o->nintrinsics; i++)
+        ok &= oklc_load_intrinsics(c, o->intrinsics[i]);
+    if (ok)
+        return 0;
+    oklc_diag_print(c, stderr, o->json ? OKLC_DIAG_JSON
+                                       : use_color(o->color) ? OKLC_DIAG_TEXT_COLOR
+                                                             : OKLC_DIAG_TEXT);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     oklc_ctx *c = oklc_ctx_new();
@@ -341,7 +407,15 @@ int main(int argc, char **argv)
     }
     use_pch_dir(c);
     Options o = {.color = -1};
-    int status = parse(argc, argv, &o, c);
+    o.plugins = calloc((size_t)argc, sizeof *o.plugins);
+    o.intrinsics = calloc((size_t)argc, sizeof *o.intrinsics);
+    int status = o.plugins && o.intrinsics ? parse(argc, argv, &o, c) : 1;
+    if (!status)
+        status = load_plugins(c, &o);
+    if (!status)
+        status = load_intrinsics(c, &o);
+    free(o.plugins);
+    free(o.intrinsics);
     if (status) {
         oklc_ctx_free(c);
         return status;

@@ -100,6 +100,16 @@ void oklc_set_pch_dir(oklc_ctx *c, const char *dir);
 /* Backend names are case-insensitive: "OpenMP" and "openmp" are the same. */
 bool oklc_backend_from_name(const char *name, oklc_backend *out);
 const char *oklc_backend_name(oklc_backend b);
+/* Selects the backend by name: a built-in one or one a plugin loaded into
+ * this context added ("serial-timed"). False when none is so named. */
+bool oklc_set_backend_name(oklc_ctx *c, const char *name);
+
+/* Loads a plugin (a shared object, docs/plugins.md, include/oklc/plugin.h)
+ * into this context: what it registers applies to this context only.
+ * Before the stage calls. False, with a diagnostic, when it cannot be
+ * opened, is built for another plugin ABI, has no entry point, or its
+ * initialization fails. */
+bool oklc_load_plugin(oklc_ctx *c, const char *path);
 
 /* Stages. `path` is read from disk; the _buffer forms take the text from
  * memory and use `path` for messages and for finding "..." includes. */

@@ -120,9 +120,50 @@ oklc_status oklc_device_finish(oklc_device *d);
 
 /* ---- memory ---------------------------------------------------------------- */
 
+/* The element types memory may hold, as OKL kernels spell them (the name
+ * oklc_type_name gives is what a template argument becomes: a kernel
+ * `template <typename T> ... (T *x)` run on OKLC_TYPE_UINT32 memory is the
+ * instance T = uint). The vector types are the power-of-two ones, whose
+ * size is the same on every device. */
+typedef enum oklc_type {
+    OKLC_TYPE_NONE = 0,    /* untyped memory (oklc_memory_alloc) */
+    OKLC_TYPE_BOOL,        /* bool */
+    OKLC_TYPE_CHAR,        /* char */
+    OKLC_TYPE_INT8,        /* signed char */
+    OKLC_TYPE_UINT8,       /* uchar (unsigned char) */
+    OKLC_TYPE_INT16,       /* short */
+    OKLC_TYPE_UINT16,      /* ushort */
+    OKLC_TYPE_INT32,       /* int */
+    OKLC_TYPE_UINT32,      /* uint */
+    OKLC_TYPE_INT64,       /* long (64 bits on every oklc device) */
+    OKLC_TYPE_UINT64,      /* ulong */
+    OKLC_TYPE_FLOAT,       /* float */
+    OKLC_TYPE_DOUBLE,      /* double */
+    OKLC_TYPE_INT2,        /* int2, int4, float2, ...: OKL's vector types */
+    OKLC_TYPE_INT4,
+    OKLC_TYPE_FLOAT2,
+    OKLC_TYPE_FLOAT4,
+    OKLC_TYPE_DOUBLE2,
+    OKLC_TYPE_DOUBLE4
+} oklc_type;
+
+/* "float", "uint", "double2"; NULL for OKLC_TYPE_NONE or no type. */
+const char *oklc_type_name(oklc_type t);
+/* Bytes of one element; 0 for OKLC_TYPE_NONE or no type. */
+size_t oklc_type_size(oklc_type t);
+
+/* Untyped memory: `bytes` of it. It runs any kernel whose parameter is a
+ * pointer, but cannot say what a template kernel's type parameter is. */
 oklc_status oklc_memory_alloc(oklc_device *d, size_t bytes, oklc_memory **out);
+/* Memory that knows its element type: `count` elements of `type`
+ * (count * oklc_type_size(type) bytes). Running a template kernel deduces
+ * its type parameters from it (oklc_kernel_run). */
+oklc_status oklc_memory_alloc_typed(oklc_device *d, oklc_type type, size_t count,
+                                    oklc_memory **out);
 void oklc_memory_free(oklc_memory *m);
 size_t oklc_memory_size(const oklc_memory *m);
+/* Its element type; OKLC_TYPE_NONE for untyped memory (or NULL). */
+oklc_type oklc_memory_type(const oklc_memory *m);
 /* Copies `bytes` between host memory and device memory at byte `offset`.
  * Blocking: the copy is done when the call returns, and happens after the
  * kernels run before it (on GPU-like devices, one in-order queue). */
@@ -141,6 +182,14 @@ oklc_status oklc_props_define(oklc_props *p, const char *definition);
 oklc_status oklc_props_include_path(oklc_props *p, const char *dir);
 /* A file included before the kernel (OCCA's "includes"). */
 oklc_status oklc_props_include_file(oklc_props *p, const char *path);
+/* A JSON file of intrinsics (docs/intrinsics.md) for the transpiler, as
+ * `oklc transpile --intrinsics FILE` (repeatable; a later one wins). Its
+ * text is part of the cache key. OKL source only. */
+oklc_status oklc_props_intrinsics(oklc_props *p, const char *path);
+/* A plugin (docs/plugins.md) loaded into the transpiler for this kernel,
+ * as `oklc --plugin FILE` (repeatable); the hash of its file is part of
+ * the cache key (through the input's hash). OKL source only. */
+oklc_status oklc_props_plugin(oklc_props *p, const char *path);
 /* The compiler and its flags, for this kernel (else OKLC_CXX / OKLC_CXXFLAGS,
  * else "c++" and "-O3 -march=native", -mcpu=native on POWER: built for the
  * CPU that runs them; with such flags the cache key holds the CPU's model
@@ -170,14 +219,27 @@ oklc_status oklc_props_compiler_flags(oklc_props *p, const char *flags);
  * OKLC_ARG_INT as 4 bytes, OKLC_ARG_LONG 8, OKLC_ARG_FLOAT 4,
  * OKLC_ARG_DOUBLE 8, a struct as its bytes). */
 oklc_status oklc_props_okl(oklc_props *p, bool enabled);
+/* The value of a template kernel's parameter `name` that the arguments of
+ * a run do not give (a non-type parameter: "BS", "256"), or that is to be
+ * fixed (a type: "T", "float"; then the arguments must agree). Used when
+ * oklc_kernel_run instantiates a kernel built by its bare name; the same
+ * name again replaces the value. It names no parameter of the kernel:
+ * oklc_kernel_build says so. */
+oklc_status oklc_props_template_arg(oklc_props *p, const char *name, const char *value);
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-/* Builds kernel `name` of `path` for the device and loads it. A template
- * kernel is named with its arguments: "scale<float, 256>". props may be
- * NULL. A second build of the same kernel (same source after
+/* Builds kernel `name` of `path` for the device and loads it. props may
+ * be NULL. A second build of the same kernel (same source after
  * preprocessing, includes included, same properties, compiler and oklc
- * version) comes from the cache without compiling. */
+ * version) comes from the cache without compiling.
+ * A template kernel is built either as one instance, named with its
+ * arguments ("scale<float, 256>"), or by its bare name ("scale"): then it
+ * is transpiled and checked now, and compiled later, per instance, by
+ * oklc_kernel_run from the arguments of each run (C++'s deduction: `T *x`
+ * from the type of typed memory, `const T a` from the scalar's type). The
+ * template parameters no argument gives come from
+ * oklc_props_template_arg, else from their defaults. */
 oklc_status oklc_kernel_build(oklc_device *d, const char *path, const char *name,
                               const oklc_props *props, oklc_kernel **out);
 /* The same from source text in memory; `path` names it in messages and is
@@ -186,7 +248,8 @@ oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const cha
                                      const char *name, const oklc_props *props,
                                      oklc_kernel **out);
 /* Builds into the cache without loading (one MPI rank builds, the others
- * load): *binary receives the cache entry's folder (free() it). With the
+ * load): *binary receives the cache entry's folder (free() it). A template
+ * kernel is built here by instance only ("scale<float, 256>"). With the
  * default flags the binary is for the building CPU: ranks on another kind
  * of CPU should build their own. */
 oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char *name,
@@ -195,7 +258,8 @@ oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char 
 oklc_status oklc_kernel_load(oklc_device *d, const char *binary, const char *name,
                              oklc_kernel **out);
 void oklc_kernel_free(oklc_kernel *k);
-/* The kernel's arguments, as the metadata says; -1 for a native kernel. */
+/* The kernel's arguments, as the metadata says (a template kernel: its
+ * parameters); -1 for a native kernel. */
 int oklc_kernel_arg_count(const oklc_kernel *k);
 
 typedef enum oklc_arg_kind {
@@ -269,6 +333,18 @@ static inline oklc_arg oklc_arg_struct(const void *data, size_t size)
 /* Runs the kernel. The arguments are checked against the kernel's
  * parameters (count, and kind: memory for pointers, the scalar's type,
  * the struct's size). Any number of arguments, on every ABI.
+ * A template kernel built by its bare name first finds its instance: each
+ * type parameter is deduced from the arguments whose type is the
+ * parameter itself (`T *x`, `const T *x`, `T x[]`: the element type of
+ * typed memory; `T a`, `const T a`: OKLC_ARG_INT gives int, OKLC_ARG_LONG
+ * long, OKLC_ARG_FLOAT float, OKLC_ARG_DOUBLE double), the others come
+ * from oklc_props_template_arg or their defaults. Untyped memory or a
+ * struct for such a parameter, two arguments that deduce different types,
+ * or a parameter nothing gives are OKLC_ERR_ARGUMENT naming the parameter
+ * (and the arguments). The instance ("scale<float, 256>") is built through
+ * the cache on its first run, as oklc_kernel_build would build it, and
+ * kept with the kernel for the next runs (thread-safe); a build error is
+ * the build's status.
  * OKLC_ARG_INT passes integer parameters of up to 4 bytes (converted to the
  * parameter's size), OKLC_ARG_LONG those of 8; OKLC_ARG_FLOAT and
  * OKLC_ARG_DOUBLE float and double; OKLC_ARG_STRUCT a struct of the same

@@ -52,15 +52,23 @@ struct Backend {
     bool         openmp;          /* CPU: @outer loops on OpenMP threads */
     const GpuTarget *gpu;         /* GPU-like backends: what they write */
     bool (*translate)(Emit *E);   /* records the edits of the whole file */
+    const void  *plugin;          /* a plugin's variant: its hooks (plugin/plugin.c) */
 };
 
-/* NULL for a backend not built yet. */
-OKLC_INTERNAL const Backend *oklc_backend_get(oklc_backend id);
+/* The context's registry of backends: the built-in ones, then those
+ * plugins add (false: the name is taken). Names are case-insensitive. */
+OKLC_INTERNAL bool oklc_backend_add(oklc_ctx *c, const Backend *be);
+OKLC_INTERNAL const Backend *oklc_backend_find(oklc_ctx *c, const char *name);
+/* The built-in backend `id` (NULL for none). */
+OKLC_INTERNAL const Backend *oklc_backend_get(oklc_ctx *c, oklc_backend id);
 
 /* ---- backends.c: shared by all ---------------------------------------------- */
 
 /* Deletes the [[okl::...]] attributes, rewrites @restrict and @dim accesses. */
 OKLC_INTERNAL void oklc_emit_attributes(Emit *E);
+/* intrinsics.c: calls of the user's intrinsics spelled on the backend,
+ * rewritten (before the backend's own edits); false after an error. */
+OKLC_INTERNAL bool oklc_emit_intrinsics(Emit *E);
 OKLC_INTERNAL void oklc_emit_dims(Emit *E, const Kernel *k);
 /* The kernels and template instances the output provides, with their
  * entry symbols; reports instances that name no template kernel. */

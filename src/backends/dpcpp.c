@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "../intrinsics/intrinsics.h"
 
 static const char *launch_hint(Arena *a, const int64_t block[3])
 {
@@ -266,8 +267,8 @@ static bool prepare(Emit *E)
     bool ok = true;
     for (size_t i = 0; i < m->ncalls; i++) {
         const Call *c = &m->calls[i];
-        if (!c->name)
-            continue;
+        if (!c->name || oklc_intrinsic_spelling(E->c, c->name))
+            continue;               /* the user's spelling replaces it */
         if (!strncmp(c->name, "okl_shfl", 8)) {
             oklc_model_error(E->c, c->name_off, "%s: the dpcpp backend has no warp shuffles "
                              "(SYCL's sub-group functions need the work-item, which a function "

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "../intrinsics/intrinsics.h"
 
 /* ---- C for OpenCL C ---------------------------------------------------------------------- */
 
@@ -298,8 +299,9 @@ static void intrinsic_calls(Emit *E)
         if (c->callee_off == UINT32_MAX && !strcmp(c->name, "abs") && c->nargs == 1 &&
             c->arg_floating[0] && c->name_off != UINT32_MAX)
             oklc_edit_replace(&E->ed, c->name_off, c->name_off + 3, "fabs");
-        if (c->callee_off != UINT32_MAX || strcmp(c->name, "okl_memcpy_async"))
-            continue;
+        if (c->callee_off != UINT32_MAX || strcmp(c->name, "okl_memcpy_async") ||
+            oklc_intrinsic_spelling(E->c, c->name))
+            continue;               /* (a spelling of the user's replaces it) */
         for (size_t a = 0; a < 2 && a < c->nargs; a++)
             if (!c->arg_pointer[a]) {
                 oklc_edit_before(&E->ed, c->args[a].begin, "&(");

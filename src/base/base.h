@@ -183,6 +183,15 @@ struct oklc_ctx {
     bool         wall;                  /* -Wall */
     VEC(const char *) clang_args;       /* --clang-arg */
     const char  *pch_dir;               /* precompiled preludes (parse/pch.c), or NULL */
+    VEC(struct Intrinsic *) intrinsics; /* the user's (intrinsics/intrinsics.c) */
+    const char  *backend_name;          /* by name (a plugin's), or NULL: `backend`'s */
+
+    /* registries: the built-in entries, entered on first use, then the
+     * plugins' (normalize/attrs.c, backends/backends.c, plugin/plugin.c) */
+    VEC(const struct AttrSpec *) attr_specs;
+    VEC(const struct Backend *)  backends;
+    bool         builtin_attrs, builtin_backends;
+    struct Plugins *plugins;            /* loaded plugins and their stages, or NULL */
 
     /* sources */
     VEC(SrcFile *) files;

@@ -1,7 +1,9 @@
 /*
  * metadata.c - the JSON the runtime reads: for each kernel its entry
- * symbol, the device-level functions it became and its arguments. The
- * format is described in docs/metadata.md.
+ * symbol, the device-level functions it became and its arguments; for each
+ * template kernel its template parameters and which argument deduces
+ * which (the runtime instantiates templates from the arguments of a run).
+ * The format is described in docs/metadata.md.
  */
 #include <ctype.h>
 #include <string.h>
@@ -243,6 +245,159 @@ static cJSON *kernel(const KernelOut *ko, const ArgInfo *args)
     return o;
 }
 
+/* ---- template kernels ---------------------------------------------------- */
+
+typedef struct TParamInfo {
+    const char *name, *kind, *type, *def;    /* kind: type, value, pack, template */
+} TParamInfo;
+
+typedef struct TArgInfo {
+    const char *name, *type, *deduces;       /* deduces: a type parameter, or NULL */
+    bool        pointer;
+} TArgInfo;
+
+typedef struct TemplateInfo {
+    const Kernel *kernel;
+    TParamInfo   *params;
+    size_t        nparams;
+    TArgInfo     *args;
+} TemplateInfo;
+
+static bool starts_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    return !strncmp(s, word, n) && !ident_char(s[n]);
+}
+
+/* "typename T = float" -> type T, default float; "int N = 8" -> value N of
+ * type int, default 8; "class... Ts" -> pack. */
+static TParamInfo tparam_info(Arena *a, const char *decl)
+{
+    TParamInfo p = {param_name(a, decl), "value", NULL, NULL};
+    const char *eq = strchr(decl, '=');
+    const char *dots = strstr(decl, "...");
+    if (dots && (!eq || dots < eq))
+        p.kind = "pack";
+    else if (starts_word(decl, "template"))
+        p.kind = "template";
+    else if (starts_word(decl, "typename") || starts_word(decl, "class"))
+        p.kind = "type";
+    if (eq) {
+        const char *d = eq + 1;
+        while (isspace((unsigned char)*d))
+            d++;
+        p.def = d;
+    }
+    if (!strcmp(p.kind, "value")) {    /* the text before the name */
+        const char *end = eq ? eq : decl + strlen(decl);
+        while (end > decl && !ident_char(end[-1]))
+            end--;
+        end -= strlen(p.name);
+        while (end > decl && isspace((unsigned char)end[-1]))
+            end--;
+        p.type = oklc_arena_strndup(a, decl, (size_t)(end - decl));
+    }
+    return p;
+}
+
+/* The type parameter an argument's type deduces from what a run passes,
+ * as C++ deduces it: `T *x`, `const T *x`, `T x[]` from the element type of
+ * typed memory; `T a`, `const T a`, `const T &a` from a scalar's type.
+ * NULL for anything else (`int n`, `vec<T> *v`: not deduced). */
+static const char *deduced(const TemplateInfo *t, const Var *v)
+{
+    const char *s = v->type_written ? v->type_written : "", *ident = NULL;
+    size_t idlen = 0;
+    int stars = 0, idents = 0;
+    for (const char *p = s; *p;) {
+        if (p[0] == '[' && p[1] == '[') {    /* an attribute: skipped */
+            const char *e = strstr(p, "]]");
+            p = e ? e + 2 : p + strlen(p);
+        } else if (ident_char(*p)) {
+            const char *e = p;
+            while (ident_char(*e))
+                e++;
+            size_t n = (size_t)(e - p);
+            static const char *const quals[] = {"const", "volatile", "restrict", "__restrict",
+                                                "__restrict__"};
+            bool qual = false;
+            for (size_t i = 0; i < OKLC_COUNTOF(quals); i++)
+                qual |= strlen(quals[i]) == n && !memcmp(quals[i], p, n);
+            if (!qual) {
+                ident = p;
+                idlen = n;
+                idents++;
+            }
+            p = e;
+        } else {
+            if (*p == '*')
+                stars++;
+            else if (*p != '&' && !isspace((unsigned char)*p))
+                return NULL;
+            p++;
+        }
+    }
+    bool pointer = v->type.pointer || v->type.array;
+    if (idents != 1 || stars != (pointer && !v->type.array ? 1 : 0))
+        return NULL;
+    for (size_t i = 0; i < t->nparams; i++)
+        if (!strcmp(t->params[i].kind, "type") && strlen(t->params[i].name) == idlen &&
+            !memcmp(t->params[i].name, ident, idlen))
+            return t->params[i].name;
+    return NULL;
+}
+
+static TemplateInfo template_info(oklc_ctx *c, const Kernel *k)
+{
+    TemplateInfo t = {.kernel = k};
+    const char **decls;
+    t.nparams = k->template_params ? split_list(&c->arena, k->template_params, &decls) : 0;
+    t.params = oklc_arena_alloc(&c->arena, (t.nparams + 1) * sizeof *t.params);
+    for (size_t i = 0; i < t.nparams; i++)
+        t.params[i] = tparam_info(&c->arena, decls[i]);
+    t.args = oklc_arena_alloc(&c->arena, (k->nparams + 1) * sizeof *t.args);
+    for (size_t i = 0; i < k->nparams; i++) {
+        const Var *v = k->params[i];
+        t.args[i] = (TArgInfo){v->name, v->type_written ? v->type_written : v->type.spelling,
+                               deduced(&t, v), v->type.pointer || v->type.array};
+    }
+    return t;
+}
+
+static cJSON *template_kernel(const TemplateInfo *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", t->kernel->name);
+    cJSON *params = cJSON_AddArrayToObject(o, "parameters");
+    for (size_t i = 0; i < t->nparams; i++) {
+        const TParamInfo *p = &t->params[i];
+        cJSON *po = cJSON_CreateObject();
+        cJSON_AddStringToObject(po, "name", p->name);
+        cJSON_AddStringToObject(po, "kind", p->kind);
+        if (p->type)
+            cJSON_AddStringToObject(po, "type", p->type);
+        if (p->def)
+            cJSON_AddStringToObject(po, "default", p->def);
+        else
+            cJSON_AddNullToObject(po, "default");
+        cJSON_AddItemToArray(params, po);
+    }
+    cJSON *args = cJSON_AddArrayToObject(o, "arguments");
+    for (size_t i = 0; i < t->kernel->nparams; i++) {
+        const TArgInfo *a = &t->args[i];
+        cJSON *ao = cJSON_CreateObject();
+        cJSON_AddStringToObject(ao, "name", a->name);
+        cJSON_AddStringToObject(ao, "type", a->type);
+        cJSON_AddBoolToObject(ao, "pointer", a->pointer);
+        if (a->deduces)
+            cJSON_AddStringToObject(ao, "deduces", a->deduces);
+        else
+            cJSON_AddNullToObject(ao, "deduces");
+        cJSON_AddItemToArray(args, ao);
+    }
+    return o;
+}
+
 const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, size_t n, const char *input_hash)
 {
     ArgInfo **infos = oklc_arena_alloc(&c->arena, (n + 1) * sizeof *infos);
@@ -251,6 +406,13 @@ const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, size_t n, const
         for (size_t i = 0; i < ks[k].kernel->nparams; i++)
             infos[k][i] = arg_info(c, &ks[k], ks[k].kernel->params[i]);
     }
+    const Model *m = c->model;
+    size_t ntemplates = 0;
+    TemplateInfo *templates =
+        oklc_arena_alloc(&c->arena, ((m ? m->nkernels : 0) + 1) * sizeof *templates);
+    for (size_t k = 0; m && k < m->nkernels; k++)
+        if (m->kernels[k]->is_template)
+            templates[ntemplates++] = template_info(c, m->kernels[k]);
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "oklc", OKLC_VERSION_STRING);
     cJSON_AddStringToObject(root, "backend", oklc_backend_name(c->backend));
@@ -258,6 +420,10 @@ const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, size_t n, const
     cJSON *list = cJSON_AddArrayToObject(root, "kernels");
     for (size_t k = 0; k < n; k++)
         cJSON_AddItemToArray(list, kernel(&ks[k], infos[k]));
+    /* only where there are templates: the metadata of other files is as before */
+    cJSON *tlist = ntemplates ? cJSON_AddArrayToObject(root, "templates") : NULL;
+    for (size_t t = 0; t < ntemplates; t++)
+        cJSON_AddItemToArray(tlist, template_kernel(&templates[t]));
     char *s = cJSON_Print(root);
     cJSON_Delete(root);
     if (!s)

@@ -3,29 +3,31 @@
  *
  * Only the shape is checked here (how many arguments, which may be nested
  * attributes or key=value); what the values mean (axis 0-2, constant
- * sizes) is for the semantic checks that see the parsed C++.
+ * sizes) is for the semantic checks that see the parsed C++. The table
+ * below is entered into each context's registry on first use, where
+ * plugins add theirs (plugin/plugin.c); lookups go through the registry.
  */
 #include <string.h>
 
 #include "normalize.h"
 
 static const AttrSpec specs[] = {
-    {"kernel", ATTR_KERNEL, 0, 0, false},
-    {"outer", ATTR_OUTER, 0, 1, false},
-    {"inner", ATTR_INNER, 0, 1, false},
-    {"tile", ATTR_TILE, 1, 4, true},
-    {"shared", ATTR_SHARED, 0, 0, false},
-    {"exclusive", ATTR_EXCLUSIVE, 0, 0, false},
-    {"barrier", ATTR_BARRIER, 0, 1, false},
-    {"nobarrier", ATTR_NOBARRIER, 0, 0, false},
-    {"atomic", ATTR_ATOMIC, 0, 0, false},
-    {"restrict", ATTR_RESTRICT, 0, 0, false},
-    {"dim", ATTR_DIM, 1, -1, false},
-    {"dimOrder", ATTR_DIMORDER, 1, -1, false},
-    {"max_inner_dims", ATTR_MAX_INNER_DIMS, 1, 3, false},
-    {"simd_length", ATTR_SIMD_LENGTH, 1, 1, false},
-    {"unroll", ATTR_UNROLL, 0, 1, false},
-    {"globalPtr", ATTR_GLOBAL_PTR, 0, 0, false},
+    {"kernel", ATTR_KERNEL, 0, 0, false, NULL},
+    {"outer", ATTR_OUTER, 0, 1, false, NULL},
+    {"inner", ATTR_INNER, 0, 1, false, NULL},
+    {"tile", ATTR_TILE, 1, 4, true, NULL},
+    {"shared", ATTR_SHARED, 0, 0, false, NULL},
+    {"exclusive", ATTR_EXCLUSIVE, 0, 0, false, NULL},
+    {"barrier", ATTR_BARRIER, 0, 1, false, NULL},
+    {"nobarrier", ATTR_NOBARRIER, 0, 0, false, NULL},
+    {"atomic", ATTR_ATOMIC, 0, 0, false, NULL},
+    {"restrict", ATTR_RESTRICT, 0, 0, false, NULL},
+    {"dim", ATTR_DIM, 1, -1, false, NULL},
+    {"dimOrder", ATTR_DIMORDER, 1, -1, false, NULL},
+    {"max_inner_dims", ATTR_MAX_INNER_DIMS, 1, 3, false, NULL},
+    {"simd_length", ATTR_SIMD_LENGTH, 1, 1, false, NULL},
+    {"unroll", ATTR_UNROLL, 0, 1, false, NULL},
+    {"globalPtr", ATTR_GLOBAL_PTR, 0, 0, false, NULL},
 };
 
 /* Legacy names of attributes, accepted with a warning (oklc_attr_legacy). */
@@ -41,14 +43,46 @@ static bool same_name(const char *spec, const char *name, size_t len)
     return strlen(spec) == len && !memcmp(spec, name, len);
 }
 
-const AttrSpec *oklc_attr_lookup(const char *name, size_t len)
+/* The built-in attributes enter the context's registry the way a plugin's
+ * do, on first use. */
+static void builtins(oklc_ctx *c)
 {
+    if (c->builtin_attrs)
+        return;
+    c->builtin_attrs = true;
     for (size_t i = 0; i < OKLC_COUNTOF(specs); i++)
-        if (same_name(specs[i].name, name, len))
-            return &specs[i];
+        oklc_attr_add(c, &specs[i]);
+}
+
+static const AttrSpec *find(oklc_ctx *c, const char *name, size_t len)
+{
+    builtins(c);
+    for (size_t i = 0; i < c->attr_specs.len; i++)
+        if (same_name(c->attr_specs.data[i]->name, name, len))
+            return c->attr_specs.data[i];
+    return NULL;
+}
+
+bool oklc_attr_add(oklc_ctx *c, const AttrSpec *s)
+{
+    builtins(c);
+    if (find(c, s->name, strlen(s->name)))
+        return false;
+    for (size_t i = 0; i < OKLC_COUNTOF(legacy_names); i++)
+        if (!strcmp(legacy_names[i].name, s->name))
+            return false;
+    vec_push(&c->arena, &c->attr_specs, s);
+    return true;
+}
+
+const AttrSpec *oklc_attr_lookup(oklc_ctx *c, const char *name, size_t len)
+{
+    const AttrSpec *s = find(c, name, len);
+    if (s)
+        return s;
     for (size_t i = 0; i < OKLC_COUNTOF(legacy_names); i++)
         if (same_name(legacy_names[i].name, name, len))
-            return oklc_attr_lookup(oklc_attr_name(legacy_names[i].id),
+            return oklc_attr_lookup(c, oklc_attr_name(legacy_names[i].id),
                                     strlen(oklc_attr_name(legacy_names[i].id)));
     return NULL;
 }
@@ -93,14 +127,15 @@ static size_t distance(const char *a, size_t n, const char *b)
     return row[m];
 }
 
-const char *oklc_attr_suggest(const char *name, size_t len)
+const char *oklc_attr_suggest(oklc_ctx *c, const char *name, size_t len)
 {
     const char *best = NULL;
     size_t bestd = len < 4 ? 1 : 2;   /* only near misses */
-    for (size_t i = 0; i < OKLC_COUNTOF(specs); i++) {
-        size_t d = distance(name, len, specs[i].name);
+    builtins(c);
+    for (size_t i = 0; i < c->attr_specs.len; i++) {
+        size_t d = distance(name, len, c->attr_specs.data[i]->name);
         if (d <= bestd) {
-            best = specs[i].name;
+            best = c->attr_specs.data[i]->name;
             bestd = d;
         }
     }
@@ -161,7 +196,7 @@ static bool check_tile(oklc_ctx *c, const Attr *a)
 
 bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
 {
-    const AttrSpec *s = oklc_attr_lookup(a->name, strlen(a->name));
+    const AttrSpec *s = oklc_attr_lookup(c, a->name, strlen(a->name));
     if (a->nargs < s->min_args) {
         Diag *d = oklc_diag_error(c, oklc_tok_user_loc(a->tok),
                                   "'@%s' needs %s%d argument%s", a->name,

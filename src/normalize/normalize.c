@@ -327,7 +327,7 @@ static Attr *new_attr(Norm *N, const AttrSpec *spec, const Token *tok)
 static void unknown_attr(Norm *N, const Token *t, const char *name, size_t len,
                          const char *style, const char *where, bool okl2)
 {
-    const char *hint = oklc_attr_suggest(name, len);
+    const char *hint = oklc_attr_suggest(N->c, name, len);
     Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(t), "unknown %sattribute '%s%.*s'%s%s%s%s%s",
                               okl2 ? "OKL " : "", style, (int)len, name, where,
                               hint ? "; did you mean '" : "", hint ? style : "",
@@ -372,7 +372,7 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
         len = strlen(name);
         is_legacy = true;
     }
-    const AttrSpec *spec = oklc_attr_lookup(name, len);
+    const AttrSpec *spec = oklc_attr_lookup(N->c, name, len);
     if (!spec) {
         if (t->kind == TK_ATTR)
             unknown_attr(N, t, name, len, "@", "", false);
@@ -916,7 +916,7 @@ static size_t okl2_attrs(Norm *N, size_t i)
                 nm += 4, nl -= 4;
             if (cl_unroll)
                 nm = "unroll", nl = 6;
-            const AttrSpec *spec = oklc_attr_lookup(nm, nl);
+            const AttrSpec *spec = oklc_attr_lookup(N->c, nm, nl);
             if (!spec) {
                 unknown_attr(N, nt, nm, nl,
                              name == k && !using_okl ? "okl_" : name == k ? "" : "okl::", "",
@@ -977,7 +977,7 @@ static bool legacy_storage(Norm *N, size_t i)
     if (!stmt_start || (f && f->open != P_LBRACE) || i + 1 >= N->n ||
         N->v[i + 1]->kind != TK_IDENT)
         return false;
-    const AttrSpec *spec = oklc_attr_lookup(t->text, t->len);
+    const AttrSpec *spec = oklc_attr_lookup(N->c, t->text, t->len);
     Attr *a = new_attr(N, spec, t);
     a->legacy = true;
     oklc_print_lead(&N->pr, t);

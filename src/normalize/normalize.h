@@ -30,6 +30,7 @@ typedef enum AttrId {
     ATTR_SIMD_LENGTH,
     ATTR_UNROLL,
     ATTR_GLOBAL_PTR,
+    ATTR_PLUGIN,       /* one a plugin added: AttrSpec.plugin says which */
     ATTR_COUNT_
 } AttrId;
 
@@ -102,14 +103,18 @@ typedef struct AttrSpec {
     AttrId      id;
     int         min_args, max_args;   /* max -1: any number */
     bool        args_are_attrs;       /* positions after the first may be @outer/@inner */
+    const struct oklc_plugin_attr *plugin;   /* ATTR_PLUGIN: its description */
 } AttrSpec;
 
-OKLC_INTERNAL const AttrSpec *oklc_attr_lookup(const char *name, size_t len);
+/* Enters an attribute into the context's registry (the built-ins are
+ * entered first, by the same call); false when the name is taken. */
+OKLC_INTERNAL bool oklc_attr_add(oklc_ctx *c, const AttrSpec *s);
+OKLC_INTERNAL const AttrSpec *oklc_attr_lookup(oklc_ctx *c, const char *name, size_t len);
 OKLC_INTERNAL const char *oklc_attr_name(AttrId id);
 /* Whether `name` is a legacy name of s (@global for @globalPtr). */
 OKLC_INTERNAL bool oklc_attr_legacy(const AttrSpec *s, const char *name, size_t len);
 /* The closest known name, for "did you mean"; NULL when nothing is close. */
-OKLC_INTERNAL const char *oklc_attr_suggest(const char *name, size_t len);
+OKLC_INTERNAL const char *oklc_attr_suggest(oklc_ctx *c, const char *name, size_t len);
 /* Checks argument count and kinds; reports and returns false when wrong. */
 OKLC_INTERNAL bool oklc_attr_check_args(oklc_ctx *c, const Attr *a);
 

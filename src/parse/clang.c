@@ -19,12 +19,14 @@
 #include <string.h>
 
 #include "cx.h"
+#include "../intrinsics/intrinsics.h"
 
 extern const char oklc_prelude[];
 extern const unsigned long oklc_prelude_len;
 
 #define PRELUDE_PATH "/oklc-prelude/oklc/okl.hpp"
 #define MAIN_PATH    "/oklc-input/kernel.cpp"
+#define INTRINSICS_PATH "/oklc-prelude/oklc/intrinsics.hpp"
 
 /* ---- the stack a parse needs --------------------------------------------------- */
 
@@ -308,9 +310,13 @@ Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
     for (size_t i = 0; i < o->nclang_args; i++)    /* the user's last: they win */
         vec_push(&c->arena, &args, o->clang_args[i]);
 
+    /* the user's intrinsics spelled on this backend: declared after the
+     * prelude (not part of its precompiled parse), as OKL's are in it */
+    const char *decls = oklc_intrinsic_declarations(c);
     struct CXUnsavedFile files[] = {
         {MAIN_PATH, text, nz->len},
         {PRELUDE_PATH, oklc_prelude, oklc_prelude_len},
+        {INTRINSICS_PATH, decls, strlen(decls)},
     };
     const char *pch = oklc_pch_for(c, args.data, args.len, &files[1]);
     for (size_t i = 0; pch && i + 1 < args.len; i++)
@@ -319,6 +325,12 @@ Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
             args.data[i + 1] = pch;
             break;
         }
+    if (*decls) {
+        vec_push(&c->arena, &args, "-include");
+        vec_push(&c->arena, &args, INTRINSICS_PATH);
+        SrcFile *f = oklc_src_new(c, INTRINSICS_PATH, decls, strlen(decls), false);
+        oklc_view_new(c, f, NULL, 0);    /* for messages about a declaration */
+    }
     CXIndex index = clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
     enum CXErrorCode err = clang_parseTranslationUnit2(

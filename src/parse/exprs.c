@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "walk.h"
+#include "../intrinsics/intrinsics.h"
 
 /* A use of a variable (or parameter) of the file. */
 void oklc_walk_reference(Walk *W, CXCursor ref)
@@ -310,8 +311,9 @@ void oklc_walk_call(Walk *W, CXCursor cur)
         /* a library function: only OKL's intrinsics, abs (fabs in C for
          * a floating-point value) and printf (which SYCL has not) matter
          * to the backends */
-        if (strncmp(c.name, "okl_", 4) && strcmp(c.name, "abs") && strcmp(c.name, "printf"))
-            return;
+        if (strncmp(c.name, "okl_", 4) && strcmp(c.name, "abs") && strcmp(c.name, "printf") &&
+            !oklc_intrinsic_spelling(W->c, c.name))
+            return;             /* ... and the user's intrinsics spelled here */
         c.callee_off = UINT32_MAX;
     } else {
         CXCursor def = clang_getCursorDefinition(callee);

@@ -163,6 +163,9 @@ static void index_attrs(Walk *W)
         memcpy(W->anchors, W->nz->attrs, n * sizeof(Attr *));
         qsort(W->anchors, n, sizeof(Attr *), by_anchor);
     }
+    /* a plugin's attributes are placed by the plugin pass (plugin/plugin.c) */
+    for (size_t i = 0; i < n; i++)
+        W->claimed[i] = W->anchors[i]->id == ATTR_PLUGIN;
 }
 
 /* Claims the unclaimed attributes of `kind` anchored in [lo, hi]. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pp.h"
+#include "../intrinsics/intrinsics.h"
 
 typedef enum CondCtx { IN_THEN, IN_ELIF, IN_ELSE } CondCtx;
 
@@ -784,12 +785,18 @@ PPResult *oklc_pp_run(oklc_ctx *c, const char *path, const char *text, size_t le
     char *bt = builtin_text(c), *ct = cmdline_text(c);
     uint32_t bv = oklc_pp_add_buffer(c, "<built-in>", bt, strlen(bt), true);
     uint32_t cv = oklc_pp_add_buffer(c, "<command line>", ct, strlen(ct), true);
+    /* the user's intrinsics that are functions on this backend: before
+     * the user's code, so the model sees them as the file's functions */
+    const char *it = oklc_intrinsic_definitions(c);
+    uint32_t iv = *it ? oklc_pp_add_buffer(c, "<intrinsics>", it, strlen(it), false) : 0;
 
     /* Entered in reverse: the built-ins run first, then the options. */
     Token *t = enter_file(pp, r->main_view, NULL);
+    if (iv)
+        t = enter_file(pp, iv, t);
     t = enter_file(pp, cv, t);
     t = enter_file(pp, bv, t);
-    pp->include_depth = 2;    /* 0 in the main file, once the two are left */
+    pp->include_depth = iv ? 3 : 2;    /* 0 in the main file, once the others are left */
     run(pp, t);
 
     r->toks = pp->out.data;

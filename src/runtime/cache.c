@@ -228,6 +228,13 @@ void oklc_rt_cache_key(const Build *b, char key[33])
     for (size_t i = 0; i < b->props->ncmds; i++) {
         add(&h, &b->props->cmds[i].kind, sizeof b->props->cmds[i].kind);
         add_str(&h, b->props->cmds[i].text);
+        char *text;
+        size_t len;
+        if (b->props->cmds[i].kind == PROP_INTRINSICS &&
+            oklc_rt_read_file(b->props->cmds[i].text, &text, &len) == OKLC_OK) {
+            add(&h, text, len);      /* the file as it is now, not only its name */
+            oklc_free(text);
+        }
     }
     add_str(&h, b->launcher);
     add_str(&h, b->device_id);    /* binaries for one device (or CPU) only */

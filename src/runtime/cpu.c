@@ -103,8 +103,9 @@ static oklc_status add_props(Build *b)
                 st = add_joined(b, "-D", c->text);
             continue;
         }
-        if (c->kind == PROP_INCLUDE_FILE && b->props->okl)
-            continue;
+        if ((c->kind == PROP_INCLUDE_FILE && b->props->okl) || c->kind == PROP_INTRINSICS ||
+            c->kind == PROP_PLUGIN)
+            continue;                 /* the transpiler's */
         char *abs = oklc_rt_absolute(c->text);
         if (!abs)
             st = oklc_rt_oom();

@@ -5,6 +5,10 @@
  * Every kernel is loaded from its cache entry, whether it was just built
  * or found there, or built by another process (oklc_kernel_build_only in
  * one MPI rank, oklc_kernel_load in the others): one path, always tested.
+ *
+ * A template kernel built by its bare name is transpiled (so checked) and
+ * kept (template.c); each run deduces its instance, built here on the
+ * first run like any named instance and loaded from its cache entry.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,8 +110,30 @@ static oklc_status check_name(const Build *b)
     return st;
 }
 
+/* A template kernel by its bare name: kept in *tmpl to be built per
+ * instance (NULL: oklc_kernel_build_only, which builds instances only). */
+static oklc_status template_kernel(const Build *b, const char *text, Template **tmpl,
+                                   bool *is_template)
+{
+    Template *t = NULL;
+    oklc_status st = strchr(b->name, '<') || !b->props->okl
+                         ? OKLC_OK
+                         : oklc_rt_template_new(b->metadata, b->path, b->name, b->path, text,
+                                                b->props, &t);
+    *is_template = t != NULL;
+    if (t && !tmpl) {
+        oklc_rt_template_free(t);
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' of '%s' is a template kernel: build "
+                            "an instance of it (\"%s<...>\"), or build it with "
+                            "oklc_kernel_build and run it", b->name, b->path, b->name);
+    }
+    if (tmpl)
+        *tmpl = t;
+    return st;
+}
+
 static oklc_status build(oklc_device *d, const char *path, const char *text, const char *name,
-                         const oklc_props *props, char **entry)
+                         const oklc_props *props, char **entry, Template **tmpl)
 {
     if (!d || !name || !*name || (!path && !text))
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "building a kernel: NULL %s",
@@ -115,7 +141,14 @@ static oklc_status build(oklc_device *d, const char *path, const char *text, con
     oklc_props defaults = {.okl = true};
     Build b = {.dev = d, .props = props ? props : &defaults, .path = path ? path : "<string>",
                .name = name};
+    bool is_template = false;
     oklc_status st = oklc_rt_source(&b, text);
+    if (!st)
+        st = template_kernel(&b, text, tmpl, &is_template);
+    if (!st && is_template) {    /* compiled per instance, when a run says which */
+        oklc_rt_build_free(&b);
+        return OKLC_OK;
+    }
     if (!st)
         st = check_name(&b);
     if (!st)
@@ -137,10 +170,24 @@ oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const cha
                                      oklc_kernel **out)
 {
     char *entry = NULL;
+    Template *tmpl = NULL;
     if (out)
         *out = NULL;
-    oklc_status st = out ? build(d, path, source, name, props, &entry)
+    oklc_status st = out ? build(d, path, source, name, props, &entry, &tmpl)
                          : oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_build: NULL out");
+    if (!st && tmpl) {
+        oklc_kernel *k = oklc_malloc(sizeof *k);
+        if (k)
+            *k = (oklc_kernel){.dev = d, .name = oklc_rt_strdup(name), .tmpl = tmpl,
+                               .nparams = oklc_rt_template_nargs(tmpl)};
+        if (!k || !k->name) {
+            oklc_free(k);
+            oklc_rt_template_free(tmpl);
+            return oklc_rt_oom();
+        }
+        *out = k;
+        return OKLC_OK;
+    }
     if (!st)
         st = oklc_kernel_load(d, entry, name, out);
     oklc_free(entry);
@@ -154,7 +201,7 @@ oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char 
     if (!binary)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_build_only: NULL binary");
     *binary = NULL;
-    oklc_status st = build(d, path, NULL, name, props, &entry);
+    oklc_status st = build(d, path, NULL, name, props, &entry, NULL);
     if (st)
         return st;
     *binary = malloc(strlen(entry) + 1);    /* the caller frees it with free() */
@@ -235,8 +282,11 @@ void oklc_kernel_free(oklc_kernel *k)
 {
     if (!k)
         return;
-    k->dev->ops->unload(k);
-    oklc_rt_params_free(k->params, k->nparams);
+    if (k->tmpl)
+        oklc_rt_template_free(k->tmpl);    /* its instances with it */
+    else
+        k->dev->ops->unload(k);
+    oklc_rt_params_free(k->params, k->params ? k->nparams : 0);    /* a template has none */
     oklc_free(k->name);
     oklc_free(k);
 }
@@ -246,11 +296,43 @@ int oklc_kernel_arg_count(const oklc_kernel *k)
     return k ? k->nparams : -1;
 }
 
+/* The instance of template kernel k that the arguments deduce: built on
+ * its first run (through the cache: another process may have compiled
+ * it), then kept. One build at a time per kernel. */
+static oklc_status instance(oklc_kernel *k, int nargs, const oklc_arg *args,
+                            oklc_kernel **inst)
+{
+    Template *t = k->tmpl;
+    char *name = NULL, *entry = NULL;
+    oklc_status st = oklc_rt_template_deduce(t, k->name, nargs, args, &name);
+    if (st)
+        return st;
+    oklc_rt_template_lock(t);
+    *inst = oklc_rt_template_find(t, name);
+    if (!*inst) {
+        st = build(k->dev, oklc_rt_template_path(t), oklc_rt_template_text(t), name,
+                   oklc_rt_template_props(t), &entry, NULL);
+        if (!st)
+            st = oklc_kernel_load(k->dev, entry, name, inst);
+        if (!st && (st = oklc_rt_template_add(t, name, *inst)))
+            oklc_kernel_free(*inst);
+    }
+    oklc_rt_template_unlock(t);
+    oklc_free(entry);
+    oklc_free(name);
+    return st;
+}
+
 oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args)
 {
     if (!k || nargs < 0 || (nargs && !args))
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_run: %s",
                             !k ? "the kernel is NULL" : "a bad argument list");
+    if (k->tmpl) {
+        oklc_kernel *inst = NULL;
+        oklc_status st = instance(k, nargs, args, &inst);
+        return st ? st : oklc_kernel_run(inst, nargs, args);
+    }
     Slot local_slots[LOCAL_ARGS];
     void *local_ptrs[LOCAL_ARGS];
     bool heap = nargs > LOCAL_ARGS;

@@ -23,6 +23,8 @@
  *   cache.c    the disk cache: its folder (private), keys, entries with a
  *              manifest, published by rename, checked before use
  *   args.c     parameters from the metadata; checking and packing arguments
+ *   template.c template kernels: their parameters from the metadata, the
+ *              instance a run's arguments deduce, the instances built
  *   kernel.c   oklc_kernel: build, load, run
  *
  * Runtime memory is plain heap memory (oklc_malloc/oklc_free, so tests can
@@ -73,7 +75,9 @@ OKLC_INTERNAL char *oklc_rt_absolute(const char *path);
 typedef enum PropKind {
     PROP_DEFINE,
     PROP_INCLUDE_PATH,
-    PROP_INCLUDE_FILE
+    PROP_INCLUDE_FILE,
+    PROP_INTRINSICS,      /* oklc_props_intrinsics: a JSON file (its text is in the key) */
+    PROP_PLUGIN           /* oklc_props_plugin: a plugin (its hash is in the input's) */
 } PropKind;
 
 typedef struct PropCmd {
@@ -81,13 +85,24 @@ typedef struct PropCmd {
     char    *text;
 } PropCmd;
 
+/* oklc_props_template_arg: a template parameter's value */
+typedef struct PropTarg {
+    char *name, *value;
+} PropTarg;
+
 struct oklc_props {
     PropCmd *cmds;        /* defines and includes, in the order given */
     size_t   ncmds, cap;
     char    *compiler;    /* NULL: OKLC_CXX, else "c++" */
     char    *flags;       /* NULL: OKLC_CXXFLAGS, else "-O3" */
     bool     okl;         /* false: native source for the device's backend */
+    PropTarg *targs;      /* template arguments a run does not deduce */
+    size_t    ntargs;
 };
+
+/* A copy of p (a template kernel keeps its build's props); NULL when
+ * memory runs out. */
+OKLC_INTERNAL oklc_props *oklc_rt_props_copy(const oklc_props *p);
 
 /* ---- device.c ------------------------------------------------------------------ */
 
@@ -181,6 +196,7 @@ struct oklc_memory {
      * (DPC++) */
     void        *ptr;
     size_t       size;
+    oklc_type    type;       /* OKLC_TYPE_NONE: untyped */
 };
 
 /* ---- cpu.c ---------------------------------------------------------------------- */
@@ -528,11 +544,50 @@ typedef union Slot {
 OKLC_INTERNAL oklc_status oklc_rt_pack(const oklc_kernel *k, int nargs, const oklc_arg *args,
                                        Slot *slots, void **ptrs);
 
+/* ---- template.c ----------------------------------------------------------------- */
+
+/* A template kernel built by its bare name: its parameters, its arguments
+ * (which deduce which parameter), how to build an instance, and the
+ * instances built so far. */
+typedef struct Template Template;
+
+/* The template kernel `name` of the metadata, kept with the path or text
+ * it came from and a copy of props: *t, or NULL when `name` is no
+ * template kernel there. OKLC_ERR_ARGUMENT when props give a template
+ * argument that names no parameter. */
+OKLC_INTERNAL oklc_status oklc_rt_template_new(const char *metadata, const char *where,
+                                               const char *name, const char *path,
+                                               const char *text, const oklc_props *props,
+                                               Template **t);
+OKLC_INTERNAL void oklc_rt_template_free(Template *t);
+/* What builds its instances: the path, the text (NULL: read the path),
+ * the props. */
+OKLC_INTERNAL const char *oklc_rt_template_path(const Template *t);
+OKLC_INTERNAL const char *oklc_rt_template_text(const Template *t);
+OKLC_INTERNAL const oklc_props *oklc_rt_template_props(const Template *t);
+/* Its number of arguments. */
+OKLC_INTERNAL int oklc_rt_template_nargs(const Template *t);
+/* The instance the arguments deduce, named as the transpiler names it:
+ * "scale<float, 256>" (oklc_free it); OKLC_ERR_ARGUMENT saying which
+ * parameter cannot be deduced, or which arguments disagree. */
+OKLC_INTERNAL oklc_status oklc_rt_template_deduce(const Template *t, const char *kernel,
+                                                  int nargs, const oklc_arg *args,
+                                                  char **instance);
+/* The table of instances built: lock it around find and add. */
+OKLC_INTERNAL void oklc_rt_template_lock(Template *t);
+OKLC_INTERNAL void oklc_rt_template_unlock(Template *t);
+OKLC_INTERNAL oklc_kernel *oklc_rt_template_find(const Template *t, const char *instance);
+/* Keeps k (freed with t); OKLC_ERR_MEMORY leaves it to the caller. */
+OKLC_INTERNAL oklc_status oklc_rt_template_add(Template *t, const char *instance,
+                                               oklc_kernel *k);
+
 /* ---- kernel.c ------------------------------------------------------------------- */
 
 struct oklc_kernel {
     oklc_device *dev;
     char        *name;
+    Template    *tmpl;         /* a template kernel built by its bare name, else NULL:
+                                * runs go to its instances */
     Param       *params;
     int          nparams;      /* -1: native, arguments unchecked */
     void        *lib;          /* the loaded binary (dlopen handle); GPU: the launcher */

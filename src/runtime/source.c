@@ -66,8 +66,12 @@ static oklc_ctx *context(const Build *b)
             oklc_define(c, p->text);
         else if (p->kind == PROP_INCLUDE_PATH)
             oklc_include_path(c, p->text);
-        else
+        else if (p->kind == PROP_INCLUDE_FILE)
             oklc_include_file(c, p->text);
+        else if (p->kind == PROP_INTRINSICS)
+            oklc_load_intrinsics(c, p->text);    /* its errors: the transpile's */
+        else if (p->kind == PROP_PLUGIN)
+            oklc_load_plugin(c, p->text);        /* the same */
     }
     return c;
 }

@@ -925,6 +925,40 @@ static void test_triad_large(void **state)
     free(z);
 }
 
+/* ---- intrinsics.okl: the user's intrinsics (intrinsics.json, a kernel property) --------- */
+
+static void test_intrinsics(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    float a[N], b[N], out[3 * N + 1];
+    for (int i = 0; i < N; i++)
+        a[i] = (float)(i % 7), b[i] = (float)(i % 5);
+    for (int i = 0; i < 3 * N + 1; i++)
+        out[i] = -7;
+    char json[4200];
+    snprintf(json, sizeof json, "%s/intrinsics.json", dir);
+    oklc_props *props = oklc_props_new();
+    assert_int_equal(oklc_props_intrinsics(props, json), OKLC_OK);
+    oklc_kernel *k = build_with("intrinsics.okl", "intrinsics", props);
+    oklc_memory *ma = to_device(a, sizeof a), *mb = to_device(b, sizeof b);
+    oklc_memory *mo = to_device(out, sizeof out);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mo));
+    to_host(mo, out, sizeof out);
+    for (int i = 0; i < N; i++) {
+        float want[3] = {3 * (2 * a[i] + b[i] + 1), b[i] * 2 - 2, 100};
+        for (int j = 0; j < 3; j++)
+            if (fabsf(out[3 * i + j] - want[j]) > (j == 2 ? 1e-3f : 0))
+                fail_msg("element %d: expected %g, got %g", 3 * i + j, want[j], out[3 * i + j]);
+    }
+    assert_true(out[3 * N] == -7);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+    oklc_props_free(props);
+}
+
 /* ---- legacy.okl: OCCA's legacy spellings ----------------------------------------------- */
 
 static void test_legacy_ax(void **state)
@@ -1156,7 +1190,7 @@ int main(void)
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
-        cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large),
+        cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large), cmocka_unit_test(test_intrinsics),
         cmocka_unit_test(test_spaces),           cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_atomic_block),
         cmocka_unit_test(test_legacy_ax),        cmocka_unit_test(test_legacy_gather),

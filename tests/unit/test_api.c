@@ -442,6 +442,94 @@ static void deep_kernel_small_host_stack(void **state)
     assert_non_null(ok);
 }
 
+/* ---- the user's intrinsics through the C API ------------------------------------- */
+
+static const char intrinsic_kernel[] =
+    "@kernel void k(const int n, float *a) {\n"
+    "  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) {\n"
+    "    a[i] = 2.0f * okl_half(a[i] + 1.0f) + okl_exp10f(a[i]);\n"
+    "  }\n"
+    "}\n";
+
+/* k transpiled for b with okl_half added and okl_exp10f spelled on HIP. */
+static char *transpile_intrinsics(oklc_backend b)
+{
+    oklc_ctx *c = oklc_ctx_new();
+    oklc_intrinsic half = {.name = "okl_half",
+                           .declaration = "float okl_half(float x)",
+                           .body = "{ return 0.5f * x; }"};
+    half.spelling[OKLC_BACKEND_CUDA] = "__fmul_rn(0.5f, $1)";
+    half.spelling[OKLC_BACKEND_OPENCL] = "half_mul_by_two_inverse";
+    oklc_intrinsic exp10 = {.name = "okl_exp10f"};
+    exp10.spelling[OKLC_BACKEND_HIP] = "exp10f($1)";
+    assert_true(oklc_add_intrinsic(c, &half));
+    assert_true(oklc_add_intrinsic(c, &exp10));
+    oklc_set_backend(c, b);
+    bool ok = oklc_transpile_buffer(c, "k.okl", intrinsic_kernel, strlen(intrinsic_kernel), 0);
+    if (!ok)
+        oklc_diag_print(c, stderr, OKLC_DIAG_TEXT);
+    assert_true(ok);
+    char *out = strdup(oklc_output(c, NULL));
+    oklc_ctx_free(c);
+    return out;
+}
+
+static void intrinsics_api(void **state)
+{
+    (void)state;
+    char *serial = transpile_intrinsics(OKLC_BACKEND_SERIAL);
+    assert_non_null(strstr(serial, "float okl_half(float x)\n{ return 0.5f * x; }"));
+    assert_non_null(strstr(serial, "2.0f * okl_half(a[i] + 1.0f) + okl_exp10f(a[i])"));
+    /* the serial output compiles */
+    char path[] = "/tmp/oklc-intrinsics-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, serial, strlen(serial)) == (ssize_t)strlen(serial));
+    close(fd);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "c++ -std=c++17 -fsyntax-only -x c++ %s", path);
+    assert_int_equal(system(cmd), 0);
+    unlink(path);
+    free(serial);
+    char *cuda = transpile_intrinsics(OKLC_BACKEND_CUDA);
+    assert_non_null(strstr(cuda, "2.0f * __fmul_rn(0.5f, a[i] + 1.0f) + okl_exp10f(a[i])"));
+    assert_null(strstr(cuda, "okl_half"));
+    free(cuda);
+    char *hip = transpile_intrinsics(OKLC_BACKEND_HIP);
+    assert_non_null(strstr(hip, "__device__ float okl_half(float x)"));
+    assert_non_null(strstr(hip, "2.0f * okl_half(a[i] + 1.0f) + exp10f(a[i])"));
+    free(hip);
+    char *cl = transpile_intrinsics(OKLC_BACKEND_OPENCL);
+    assert_non_null(strstr(cl, "2.0f * half_mul_by_two_inverse(a[i] + 1.0f)"));
+    free(cl);
+}
+
+static void intrinsics_api_errors(void **state)
+{
+    (void)state;
+    oklc_ctx *c = oklc_ctx_new();
+    oklc_intrinsic badname = {.name = "okl bad", .declaration = "float f(float x)", .body = "{}"};
+    assert_false(oklc_add_intrinsic(c, &badname));
+    oklc_intrinsic two = {.name = "okl_one", .declaration = "float okl_one(float x)",
+                          .body = "{ return x; }"};
+    two.spelling[OKLC_BACKEND_CUDA] = "f($2)";
+    assert_false(oklc_add_intrinsic(c, &two));
+    oklc_intrinsic partial = {.name = "okl_p", .declaration = "float okl_p(float x)"};
+    partial.spelling[OKLC_BACKEND_CUDA] = "f($1)";
+    assert_false(oklc_add_intrinsic(c, &partial));
+    assert_false(oklc_load_intrinsics(c, "/nonexistent/intrinsics.json"));
+    assert_int_equal(oklc_error_count(c), 4);
+    oklc_diag_info d;
+    assert_true(oklc_diag_get(c, 0, &d));
+    assert_string_equal(d.message, "intrinsic name 'okl bad' is not an identifier");
+    assert_true(oklc_diag_get(c, 1, &d));
+    assert_string_equal(d.message, "intrinsic 'okl_one': the spelling on cuda uses $2, but the "
+                                   "declaration has 1 parameter");
+    assert_true(oklc_diag_get(c, 2, &d));
+    assert_non_null(strstr(d.message, "no spelling on serial, openmp, hip, opencl, dpcpp, metal"));
+    oklc_ctx_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,6 +547,8 @@ int main(void)
         cmocka_unit_test(json_format),
         cmocka_unit_test(error_limit),
         cmocka_unit_test(deep_kernel_small_host_stack),
+        cmocka_unit_test(intrinsics_api),
+        cmocka_unit_test(intrinsics_api_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
