@@ -253,6 +253,9 @@ struct GpuTarget {
     /* the device kernel and, for a template kernel, its instances (NULL:
      * CUDA's form, `specs void name(params) { top body }`) */
     const char *(*device_kernel)(Gpu *G, const DeviceKernel *d);
+    /* no templates (OpenCL C): a template kernel's instances are copies of
+     * its device kernels with the template's arguments written in */
+    bool        copy_instances;
     /* what a @shared declaration statement becomes (NULL: `shared` before
      * it, or at the top with shared_on_top) */
     void (*shared_decl)(Gpu *G, const Stmt *d);

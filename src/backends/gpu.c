@@ -734,10 +734,33 @@ static void instances(Gpu *G, size_t index, Buf *b)
     }
 }
 
+/* A template kernel's instances where the target has no templates: the
+ * device kernel once per instance, with the template's arguments written
+ * in place of its parameters (whole identifiers). */
+static const char *copied_instances(Gpu *G, const DeviceKernel *d)
+{
+    const Kernel *k = G->k;
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_puts(&b, "");
+    for (size_t i = 0; i < G->E->kernels.len; i++) {
+        const KernelOut *ko = &G->E->kernels.data[i];
+        if (ko->kernel != k)
+            continue;
+        const char *text = oklc_arena_printf(G->a, "%s void %s%s%s\n{\n%s%s}\n",
+                                             G->T->kernel_specs, d->name, ko->suffix, d->params,
+                                             d->top, d->body);
+        oklc_buf_puts(&b, oklc_subst_targs(G->E->c, k, text, ko->targs, ko->ntargs));
+    }
+    return b.data;
+}
+
 /* CUDA's, HIP's and OpenCL's form of a device kernel. */
 static const char *plain_device_kernel(Gpu *G, const DeviceKernel *d)
 {
     const Kernel *k = G->k;
+    if (k->is_template && G->T->copy_instances)
+        return copied_instances(G, d);
     Buf b;
     oklc_buf_init(&b, G->a);
     if (k->is_template)

@@ -17,8 +17,11 @@
  *   C               a struct is usable by its name (a typedef); &v.x of a
  *                   vector becomes a pointer into it; system headers are
  *                   dropped (with a note); doubles turn on cl_khr_fp64
- *   C++             templates, references, lambdas, classes: an error that
- *                   names the feature (OpenCL C is C)
+ *   templates       a template kernel: one kernel per instance, its text
+ *                   with the template's arguments in place of its
+ *                   parameters (gpu.c)
+ *   C++             template functions, references, lambdas, classes: an
+ *                   error that names the feature (OpenCL C is C)
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -64,8 +67,6 @@ static bool c_only(Emit *E)
     CxxUses found = {0};
     for (size_t i = 0; i < m->nkernels; i++) {
         const Kernel *k = m->kernels[i];
-        if (k->is_template)
-            ok = cxx_error(E, &found, k->name_off, "a template kernel");
         for (size_t j = 0; j < k->nparams + k->nlocals; j++) {
             const Var *v = j < k->nparams ? k->params[j] : k->locals[j - k->nparams];
             if (v->type.reference)
@@ -324,6 +325,40 @@ static void scalar_operands(Emit *E)
     }
 }
 
+/* T(x) of a template's type parameter T, a functional cast, is ((T)(x)):
+ * the instances are C once T is written in. */
+static void type_param_casts(Emit *E, const Kernel *k)
+{
+    const char *t = E->nz->text;
+    const char **names;
+    size_t n = oklc_template_type_params(E->c, k, &names);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+        for (uint32_t p = k->decl.begin; p + len < k->decl.end; p++) {
+            if (strncmp(t + p, names[i], len) || oklc_ident_char(t[p + len]) ||
+                (p > 0 && oklc_ident_char(t[p - 1])))
+                continue;
+            uint32_t open = p + (uint32_t)len;
+            while (open < k->decl.end && (t[open] == ' ' || t[open] == '\t'))
+                open++;
+            if (open >= k->decl.end || t[open] != '(')
+                continue;
+            uint32_t close = open;
+            for (int depth = 0; close < k->decl.end; close++) {
+                depth += t[close] == '(' ? 1 : t[close] == ')' ? -1 : 0;
+                if (!depth)
+                    break;
+            }
+            if (close >= k->decl.end)
+                continue;
+            oklc_edit_before(&E->ed, p, "((");
+            oklc_edit_after(&E->ed, open, ")(");
+            oklc_edit_delete(&E->ed, open, open + 1);
+            oklc_edit_after(&E->ed, close + 1, ")");
+        }
+    }
+}
+
 /* Where the declaration holding a struct's definition at `at` starts: at
  * `typedef` in `typedef struct P {...} Q;`. */
 static uint32_t declaration_start(Emit *E, uint32_t at)
@@ -434,6 +469,18 @@ void oklc_opencl_drop_includes(Emit *E)
 /* What OpenCL C needs the file to be; the address spaces last, since a
  * function written once per combination of spaces is rebuilt from the text
  * of its parts (opencl_spaces.c). */
+/* A template kernel's instance with double among its arguments. */
+static bool instance_uses_double(const Emit *E)
+{
+    for (size_t i = 0; i < E->kernels.len; i++)
+        for (size_t t = 0; t < E->kernels.data[i].ntargs; t++) {
+            const char *a = E->kernels.data[i].targs[t], *d = strstr(a, "double");
+            if (d && (d == a || !oklc_ident_char(d[-1])) && !oklc_ident_char(d[6]))
+                return true;
+        }
+    return false;
+}
+
 static bool prepare(Emit *E)
 {
     if (!c_only(E) || !c12_limits(E))
@@ -446,8 +493,11 @@ static bool prepare(Emit *E)
     intrinsic_calls(E);
     scalar_operands(E);
     kernel_argument_types(E);
+    for (size_t i = 0; i < E->m->nkernels; i++)
+        if (E->m->kernels[i]->is_template)
+            type_param_casts(E, E->m->kernels[i]);
     oklc_opencl_drop_includes(E);
-    if (E->m->uses_double)
+    if (E->m->uses_double || instance_uses_double(E))
         oklc_buf_puts(&E->head, "#define OKLC_PRELUDE_FP64 1\n");
     return oklc_gpu_spaces(E);
 }
@@ -580,6 +630,7 @@ static const GpuTarget opencl = {
     .launch_hint = launch_hint,
     .atomic = opencl_atomic,
     .prepare = prepare,
+    .copy_instances = true,
     .spaces = {"", "__private", "__global", "__local", "__constant"},
     .language = "OpenCL C",
     .builtin = oklc_opencl_builtin,

@@ -97,6 +97,8 @@ OKLC_INTERNAL const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, s
 /* A template kernel's parameters as arguments: "T, N" of "class T, int N"
  * (a pack: "Ts..."). */
 OKLC_INTERNAL const char *oklc_template_param_names(oklc_ctx *c, const Kernel *k);
+/* The names of its type parameters (class T, typename U; not packs). */
+OKLC_INTERNAL size_t oklc_template_type_params(oklc_ctx *c, const Kernel *k, const char ***out);
 OKLC_INTERNAL const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const char *type,
                                            const char *const *targs, size_t ntargs);
 

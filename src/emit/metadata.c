@@ -78,6 +78,19 @@ const char *oklc_template_param_names(oklc_ctx *c, const Kernel *k)
     return b.data;
 }
 
+size_t oklc_template_type_params(oklc_ctx *c, const Kernel *k, const char ***out)
+{
+    const char **params;
+    size_t np = k->template_params ? split_list(&c->arena, k->template_params, &params) : 0, n = 0;
+    const char **names = oklc_arena_alloc(&c->arena, (np + 1) * sizeof *names);
+    for (size_t i = 0; i < np; i++)
+        if ((!strncmp(params[i], "class", 5) || !strncmp(params[i], "typename", 8)) &&
+            !strstr(params[i], "..."))
+            names[n++] = param_name(&c->arena, params[i]);
+    *out = names;
+    return n;
+}
+
 const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const char *type,
                              const char *const *targs, size_t ntargs)
 {
