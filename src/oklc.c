@@ -54,27 +54,12 @@ void oklc_ctx_free(oklc_ctx *c)
         (c)->arena.oom = &jb_;                                                  \
         if (setjmp(jb_)) {                                                      \
             (c)->arena.oom = NULL;                                              \
-            out_of_memory(c);                                                   \
+            oklc_diag_out_of_memory(c);                                         \
             return fail_value;                                                  \
         }                                                                       \
         __VA_ARGS__;                                                            \
         (c)->arena.oom = NULL;                                                  \
     } while (0)
-
-/* Reports running out of memory with the one diagnostic the context keeps
- * for it, since nothing else can be allocated. */
-static void out_of_memory(oklc_ctx *c)
-{
-    if (c->oom)
-        return;
-    c->oom = true;
-    c->oom_diag.level = DIAG_ERROR;
-    c->oom_diag.msg = "out of memory";
-    c->oom_diag.next = NULL;
-    *c->diags_tail = &c->oom_diag;
-    c->diags_tail = &c->oom_diag.next;
-    c->nerrors++;
-}
 
 static void add_cmd(oklc_ctx *c, CmdKind kind, const char *text)
 {

@@ -103,6 +103,12 @@ OKLC_INTERNAL const char *oklc_emit_tile_loop(Emit *E, const Loop *l);
  * `type`), for a compare-and-swap loop; NULL: no such update. */
 OKLC_INTERNAL const char *oklc_atomic_update(Arena *a, const Atomic *at, const char *old,
                                              const char *type, const char *v);
+/* A variable named like one of the target's keywords becomes _occa_<name>,
+ * at its declaration and every use. */
+OKLC_INTERNAL void oklc_emit_rename_keywords(Emit *E, const char *const *keywords, size_t n);
+/* The type the atomic functions of CUDA, HIP and SYCL take for an
+ * @atomic's x, by size, sign and kind (NULL: none of 4 or 8 bytes). */
+OKLC_INTERNAL const char *oklc_atomic_native_type(const Atomic *at);
 /* The iterator's declared type: "int" of "int i = 0". */
 OKLC_INTERNAL const char *oklc_emit_iter_type(Emit *E, const Loop *l);
 

@@ -244,6 +244,52 @@ const char *oklc_atomic_update(Arena *a, const Atomic *at, const char *old, cons
     }
 }
 
+const char *oklc_atomic_native_type(const Atomic *at)
+{
+    if (at->is_float)
+        return at->size == 4 ? "float" : at->size == 8 ? "double" : NULL;
+    if (at->size == 4)
+        return at->is_signed ? "int" : "unsigned int";
+    if (at->size == 8)
+        return at->is_signed ? "long long" : "unsigned long long";
+    return NULL;
+}
+
+/* ---- names the target reserves ----------------------------------------------------- */
+
+static void rename_vars(Emit *E, Var *const *vars, size_t n, const char *const *keywords,
+                        size_t nkeywords)
+{
+    for (size_t i = 0; i < n; i++) {
+        const Var *v = vars[i];
+        bool keyword = false;
+        for (size_t j = 0; j < nkeywords && !keyword; j++)
+            keyword = !strcmp(v->name, keywords[j]);
+        if (!keyword)
+            continue;
+        const char *to = oklc_arena_printf(&E->c->arena, "_occa_%s", v->name);
+        size_t len = strlen(v->name);
+        oklc_edit_replace(&E->ed, v->name_off, v->name_off + (uint32_t)len, to);
+        for (size_t r = 0; r < v->nrefs; r++)
+            if (v->refs[r].end - v->refs[r].begin == len)
+                oklc_edit_replace(&E->ed, v->refs[r].begin, v->refs[r].end, to);
+    }
+}
+
+void oklc_emit_rename_keywords(Emit *E, const char *const *keywords, size_t n)
+{
+    const Model *m = E->m;
+    rename_vars(E, m->globals, m->nglobals, keywords, n);
+    for (size_t i = 0; i < m->nkernels; i++) {
+        rename_vars(E, m->kernels[i]->params, m->kernels[i]->nparams, keywords, n);
+        rename_vars(E, m->kernels[i]->locals, m->kernels[i]->nlocals, keywords, n);
+    }
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        rename_vars(E, m->functions[i]->params, m->functions[i]->nparams, keywords, n);
+        rename_vars(E, m->functions[i]->locals, m->functions[i]->nlocals, keywords, n);
+    }
+}
+
 /* ---- attributes ------------------------------------------------------------------ */
 
 static void restrict_var(Emit *E, const Var *v)

@@ -19,24 +19,13 @@ const char *oklc_cuda_unroll(Arena *a, const char *count)
     return oklc_arena_printf(a, "#pragma unroll%s%s", *count ? " " : "", count);
 }
 
-/* The type CUDA's atomic functions take for x: by size, sign and kind. */
-static const char *native_type(const Atomic *at)
-{
-    if (at->is_float)
-        return at->size == 4 ? "float" : at->size == 8 ? "double" : NULL;
-    if (at->size == 4)
-        return at->is_signed ? "int" : "unsigned int";
-    if (at->size == 8)
-        return at->is_signed ? "long long" : "unsigned long long";
-    return NULL;
-}
-
 /* x = update(_occa_v), _occa_v being x's value, through atomicCAS on x's
  * bits: for what CUDA has no atomic function for (x *= v, float min...). */
 static const char *cas_loop(Gpu *G, const Atomic *at, const char *x, const char *update)
 {
     bool wide = at->size == 8;
-    const char *bits = wide ? "unsigned long long" : "unsigned int", *type = native_type(at);
+    const char *bits = wide ? "unsigned long long" : "unsigned int";
+    const char *type = oklc_atomic_native_type(at);
     const char *to = at->is_float ? (wide ? "__double_as_longlong" : "__float_as_uint")
                                   : oklc_arena_printf(G->a, "(%s)", bits);
     const char *from = at->is_float ? (wide ? "__longlong_as_double" : "__uint_as_float")
@@ -56,7 +45,7 @@ static const char *call(Gpu *G, const char *fn, const char *type, const char *x,
 
 const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
 {
-    const char *type = native_type(at);
+    const char *type = oklc_atomic_native_type(at);
     if (!at->scalar || !type) {
         oklc_gpu_error(G, at->stmt.begin, "@atomic on a value of type '%s': the %s backend has "
                        "atomics for 4- and 8-byte integers and floating point only",

@@ -179,18 +179,6 @@ static const char *device_kernel(Gpu *G, const DeviceKernel *d)
 
 /* ---- @atomic -------------------------------------------------------------------------- */
 
-/* The type sycl::atomic_ref takes for x: by size, sign and kind. */
-static const char *native_type(const Atomic *at)
-{
-    if (at->is_float)
-        return at->size == 4 ? "float" : at->size == 8 ? "double" : NULL;
-    if (at->size == 4)
-        return at->is_signed ? "int" : "unsigned int";
-    if (at->size == 8)
-        return at->is_signed ? "long long" : "unsigned long long";
-    return NULL;
-}
-
 /* sycl::atomic_ref<T, relaxed, scope, space>(x), x seen as a T. */
 static const char *atomic_ref(Gpu *G, const Atomic *at, const char *type, const char *x)
 {
@@ -223,7 +211,7 @@ static const char *fetch(AtomicOp op, bool is_float)
 
 static const char *dpcpp_atomic(Gpu *G, const Atomic *at)
 {
-    const char *type = native_type(at);
+    const char *type = oklc_atomic_native_type(at);
     if (!at->scalar || !type) {
         oklc_gpu_error(G, at->stmt.begin, "@atomic on a value of type '%s': the dpcpp backend "
                        "has atomics for 4- and 8-byte integers and floating point only",

@@ -213,42 +213,11 @@ static void const_references(Emit *E)
 /* Metal's keywords and type names that are names in C++ (and OpenCL's,
  * which the checking compiler reserves, tests/backends/check/metal): a
  * variable so named is renamed. */
-static void rename_vars(Emit *E, Var *const *vars, size_t n)
-{
-    static const char *const keywords[] = {
-        "device", "constant", "thread", "threadgroup", "threadgroup_imageblock", "kernel",
-        "vertex", "fragment", "half", "bfloat", "sampler", "texture", "patch", "visible",
-        "global", "local", "private", "read_only", "write_only", "read_write",
-    };
-    for (size_t i = 0; i < n; i++) {
-        const Var *v = vars[i];
-        bool keyword = false;
-        for (size_t j = 0; j < OKLC_COUNTOF(keywords) && !keyword; j++)
-            keyword = !strcmp(v->name, keywords[j]);
-        if (!keyword)
-            continue;
-        const char *to = oklc_arena_printf(&E->c->arena, "_occa_%s", v->name);
-        size_t len = strlen(v->name);
-        oklc_edit_replace(&E->ed, v->name_off, v->name_off + (uint32_t)len, to);
-        for (size_t r = 0; r < v->nrefs; r++)
-            if (v->refs[r].end - v->refs[r].begin == len)
-                oklc_edit_replace(&E->ed, v->refs[r].begin, v->refs[r].end, to);
-    }
-}
-
-static void rename_all(Emit *E)
-{
-    const Model *m = E->m;
-    rename_vars(E, m->globals, m->nglobals);
-    for (size_t i = 0; i < m->nkernels; i++) {
-        rename_vars(E, m->kernels[i]->params, m->kernels[i]->nparams);
-        rename_vars(E, m->kernels[i]->locals, m->kernels[i]->nlocals);
-    }
-    for (size_t i = 0; i < m->nfunctions; i++) {
-        rename_vars(E, m->functions[i]->params, m->functions[i]->nparams);
-        rename_vars(E, m->functions[i]->locals, m->functions[i]->nlocals);
-    }
-}
+static const char *const keywords[] = {
+    "device", "constant", "thread", "threadgroup", "threadgroup_imageblock", "kernel",
+    "vertex", "fragment", "half", "bfloat", "sampler", "texture", "patch", "visible",
+    "global", "local", "private", "read_only", "write_only", "read_write",
+};
 
 /* A constexpr global is in constant memory too: Metal's file-scope
  * variables all are (gpu.c writes the other constant ones). */
@@ -285,7 +254,7 @@ static bool prepare(Emit *E)
 {
     if (!limits(E))
         return false;
-    rename_all(E);
+    oklc_emit_rename_keywords(E, keywords, OKLC_COUNTOF(keywords));
     constexpr_globals(E);
     kernel_protos(E);
     const_references(E);

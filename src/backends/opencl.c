@@ -438,27 +438,10 @@ static void kernel_argument_types(Emit *E)
 
 /* OpenCL C's keywords that are names in C++: a variable so named is
  * renamed. */
-static void rename_keywords(Emit *E, Var *const *vars, size_t n)
-{
-    static const char *const keywords[] = {
-        "global", "local", "constant", "private", "kernel", "read_only", "write_only",
-        "read_write", "half", "image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t",
-    };
-    for (size_t i = 0; i < n; i++) {
-        const Var *v = vars[i];
-        bool keyword = false;
-        for (size_t j = 0; j < OKLC_COUNTOF(keywords) && !keyword; j++)
-            keyword = !strcmp(v->name, keywords[j]);
-        if (!keyword)
-            continue;
-        const char *to = oklc_arena_printf(&E->c->arena, "_occa_%s", v->name);
-        size_t len = strlen(v->name);
-        oklc_edit_replace(&E->ed, v->name_off, v->name_off + (uint32_t)len, to);
-        for (size_t r = 0; r < v->nrefs; r++)
-            if (v->refs[r].end - v->refs[r].begin == len)
-                oklc_edit_replace(&E->ed, v->refs[r].begin, v->refs[r].end, to);
-    }
-}
+static const char *const keywords[] = {
+    "global", "local", "constant", "private", "kernel", "read_only", "write_only",
+    "read_write", "half", "image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t",
+};
 
 
 void oklc_opencl_drop_includes(Emit *E)
@@ -486,7 +469,7 @@ static bool prepare(Emit *E)
     if (!c_only(E) || !c12_limits(E))
         return false;
     struct_names(E);
-    each_var_list(E, rename_keywords);
+    oklc_emit_rename_keywords(E, keywords, OKLC_COUNTOF(keywords));
     each_var_list(E, constexprs);
     each_var_list(E, autos);
     oklc_opencl_drop_std(E);

@@ -153,6 +153,9 @@ typedef struct Diag {
 
 OKLC_INTERNAL Diag *oklc_diag(oklc_ctx *c, DiagLevel lv, Loc loc, const char *fmt, ...)
     OKLC_PRINTF(4, 5);
+/* Reports running out of memory with the one diagnostic the context keeps
+ * for it (nothing else can be allocated then); once. */
+OKLC_INTERNAL void oklc_diag_out_of_memory(oklc_ctx *c);
 OKLC_INTERNAL Diag *oklc_diag_error(oklc_ctx *c, Loc loc, const char *fmt, ...)
     OKLC_PRINTF(3, 4);
 OKLC_INTERNAL Diag *oklc_diag_warning(oklc_ctx *c, Loc loc, const char *fmt, ...)

@@ -240,3 +240,16 @@ void oklc_diag_print(oklc_ctx *c, FILE *out, oklc_diag_format fmt)
     else
         print_text(c, out, fmt == OKLC_DIAG_TEXT_COLOR);
 }
+
+void oklc_diag_out_of_memory(oklc_ctx *c)
+{
+    if (c->oom)
+        return;
+    c->oom = true;
+    c->oom_diag.level = DIAG_ERROR;
+    c->oom_diag.msg = "out of memory";
+    c->oom_diag.next = NULL;
+    *c->diags_tail = &c->oom_diag;
+    c->diags_tail = &c->oom_diag.next;
+    c->nerrors++;
+}

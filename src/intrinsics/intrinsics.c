@@ -306,20 +306,6 @@ static void add(oklc_ctx *c, const oklc_intrinsic *in, int nparams)
     vec_push(&c->arena, &c->intrinsics, t);
 }
 
-/* The context's out-of-memory message (what oklc.c's guard reports). */
-static void out_of_memory(oklc_ctx *c)
-{
-    if (c->oom)
-        return;
-    c->oom = true;
-    c->oom_diag.level = DIAG_ERROR;
-    c->oom_diag.msg = "out of memory";
-    c->oom_diag.next = NULL;
-    *c->diags_tail = &c->oom_diag;
-    c->diags_tail = &c->oom_diag.next;
-    c->nerrors++;
-}
-
 bool oklc_add_intrinsic(oklc_ctx *c, const oklc_intrinsic *in)
 {
     if (!c || c->oom)
@@ -328,7 +314,7 @@ bool oklc_add_intrinsic(oklc_ctx *c, const oklc_intrinsic *in)
     c->arena.oom = &jb;
     if (setjmp(jb)) {
         c->arena.oom = NULL;
-        out_of_memory(c);
+        oklc_diag_out_of_memory(c);
         return false;
     }
     Where W = {.c = c};
@@ -671,7 +657,7 @@ bool oklc_load_intrinsics(oklc_ctx *c, const char *path)
     c->arena.oom = &jb;
     if (setjmp(jb)) {
         c->arena.oom = NULL;
-        out_of_memory(c);
+        oklc_diag_out_of_memory(c);
         return false;
     }
     bool ok;
