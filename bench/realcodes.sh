@@ -37,7 +37,8 @@
 # backends named (all if none). ARGs are split like shell words (quotes
 # allowed): -DNAME[=VALUE], -UNAME, -IPATH, --include=PATH (PATH relative to
 # DIR, or with %/ to the .defs file's folder), any other oklc option, or
-# "skip" (leaves the file out). A later -D or -U of a NAME replaces an earlier.
+# "skip" (leaves the file out). A later -D or -U of a NAME replaces an earlier
+# one where it stands (before the --include files that use it).
 set -u
 shopt -s extglob
 export LC_ALL=C     # plain quotes in the compilers' messages
@@ -117,11 +118,13 @@ args_for() {
   for a in "${raw[@]}"; do
     case $a in
       skip) args=(); return 1 ;;
-      -D*|-U*) name=${a:2}; name=${name%%=*}; name=${name%%(*}
-               for i in "${!args[@]}"; do     # a later -D/-U NAME replaces earlier
-                 case ${args[i]} in -[DU]"$name"|-[DU]"$name"[=\(]*) unset 'args[i]' ;; esac
+      -D*|-U*) name=${a:2}; name=${name%%=*}; name=${name%%(*} kept=0
+               for i in "${!args[@]}"; do     # a later -D/-U NAME replaces earlier, in place
+                 case ${args[i]} in -[DU]"$name"|-[DU]"$name"[=\(]*)
+                   if [ $kept = 0 ]; then args[i]=$a kept=1; else unset 'args[i]'; fi ;;
+                 esac
                done
-               args+=("$a") ;;
+               [ $kept = 1 ] || args+=("$a") ;;
       -I/*|--include=/*) args+=("$a") ;;
       -I%/*) args+=("-I${defs%/*}/${a:4}") ;;
       --include=%/*) args+=("--include=${defs%/*}/${a#--include=%/}") ;;
