@@ -3,7 +3,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build run test test-asan bench fuzz clean
+.PHONY: all deps build run test test-asan bench fuzz clean install
 
 all: build
 
@@ -20,6 +20,12 @@ DEVICE ?= serial
 run: build
 	@echo "== $(BUILD)/examples/add_vectors $(DEVICE)"
 	@OKLC_VERBOSE=1 OKLC_CACHE_DIR=$(CURDIR)/$(BUILD)/run-cache $(BUILD)/examples/add_vectors "$(DEVICE)"
+
+# bin/oklc, lib/liboklc.so.0 and liboklc.a, include/oklc, lib/pkgconfig/oklc.pc,
+# lib/cmake/oklc (find_package(oklc)), share/doc/oklc under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -24,6 +24,12 @@
 extern "C" {
 #endif
 
+/* What this header declares is liboklc.so's API: exported (default
+ * visibility) though the library is built with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define OKLC_VERSION_MAJOR 0
 #define OKLC_VERSION_MINOR 1
 #define OKLC_VERSION_PATCH 0
@@ -176,6 +182,10 @@ void oklc_diag_print(oklc_ctx *c, FILE *out, oklc_diag_format fmt);
  * (fn(NULL, n) allocates, fn(p, 0) frees). NULL restores the default. */
 typedef void *(*oklc_alloc_fn)(void *ptr, size_t size, void *user);
 void oklc_set_alloc_hook(oklc_alloc_fn fn, void *user);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,11 @@
 extern "C" {
 #endif
 
+/* Exported from liboklc.so (see oklc.h). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef enum oklc_status {
     OKLC_OK = 0,
     OKLC_ERR_ARGUMENT,      /* a bad argument: NULL, a malformed spec, a wrong type */
@@ -367,6 +372,10 @@ oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args);
  * in their launcher, and CPU kernels have none: for those it is an error. */
 oklc_status oklc_kernel_set_run_dims(oklc_kernel *k, const size_t outer[3],
                                      const size_t inner[3]);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

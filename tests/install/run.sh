@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The installed oklc, as its users see it (ctest install.*):
+#   run.sh install   BUILD SRC WORK   cmake --install into WORK/prefix; its files
+#   run.sh cmake     BUILD SRC WORK   a CMake project: find_package(oklc), oklc::oklc
+#   run.sh pkgconfig BUILD SRC WORK   a Makefile: pkg-config --cflags --libs oklc
+#   run.sh dlopen    BUILD SRC WORK   a shared object linking liboklc, dlopen'ed
+#   run.sh symbols   BUILD SRC WORK   liboklc.so exports oklc_* only
+# Each program builds examples/kernels/addVectors.okl on the serial device
+# and checks the sum. The later modes use the prefix "install" made.
+set -euo pipefail
+mode=$1 build=$2 src=$3 work=$4
+prefix=$work/prefix
+kernel=$src/examples/kernels/addVectors.okl
+here=$src/tests/install
+export OKLC_CACHE_DIR=$work/cache
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fail() { echo "install.$mode: $*" >&2; exit 1; }
+
+case $mode in
+install)
+    rm -rf "$work"
+    mkdir -p "$work"
+    cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+    for f in bin/oklc lib/liboklc.so lib/liboklc.so.0 lib/liboklc.a \
+             include/oklc/oklc.h include/oklc/runtime.h include/oklc/plugin.h \
+             lib/pkgconfig/oklc.pc lib/cmake/oklc/oklcConfig.cmake \
+             lib/cmake/oklc/oklcConfigVersion.cmake lib/cmake/oklc/oklcTargets.cmake \
+             share/doc/oklc/README.md; do
+        [ -e "$prefix/$f" ] || fail "$f not installed"
+    done
+    # Nothing installed names the build or source tree, nor the preludes'
+    # sources: they are compiled in. (Debug information aside, and whole
+    # strings only: assertions and sanitizers name source files.)
+    if grep -rlF -e "$build" -e "$src/" "$prefix/lib/pkgconfig" "$prefix/lib/cmake"; then
+        fail "the pkg-config or CMake files name the build or source tree"
+    fi
+    for bin in "$prefix/lib/liboklc.so.0" "$prefix/bin/oklc"; do
+        objcopy --strip-debug "$bin" "$work/stripped"
+        if strings "$work/stripped" | grep -xF -e "$build" -e "$src" -e "$src/include" \
+                -e "$src/include/oklc" -e "$src/include/oklc/okl.hpp" \
+                -e "$src/src/backends" -e "$src/src/backends/cpu_prelude.hpp" \
+                -e "$src/src/backends/cuda_prelude.cuh" -e "$src/src/backends/opencl_prelude.cl" \
+                -e "$src/src/runtime/dpcpp_support.cpp"; then
+            fail "$bin names the build or source tree"
+        fi
+    done
+    rm -f "$work/stripped"
+    "$prefix/bin/oklc" --version >/dev/null || fail "bin/oklc --version"
+    echo "installed into $prefix"
+    ;;
+cmake)
+    rm -rf "$work/cmake"
+    cmake -S "$here/cmake" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+          -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="${CFLAGS:-}" >"$work/cmake.log" || { cat "$work/cmake.log"; fail configure; }
+    cmake --build "$work/cmake" >>"$work/cmake.log" || { cat "$work/cmake.log"; fail build; }
+    "$work/cmake/addvec" "$kernel" serial
+    ;;
+pkgconfig)
+    rm -rf "$work/pc" && mkdir -p "$work/pc"
+    make -s -C "$work/pc" -f "$here/pkgconfig/Makefile" SRC="$here" addvec
+    "$work/pc/addvec" "$kernel" serial
+    ;;
+dlopen)
+    rm -rf "$work/dl" && mkdir -p "$work/dl"
+    make -s -C "$work/dl" -f "$here/pkgconfig/Makefile" SRC="$here" libaddvec.so dlopen
+    readelf -d "$work/dl/libaddvec.so" | grep -q 'NEEDED.*liboklc.so.0' ||
+        fail "libaddvec.so does not link liboklc.so.0"
+    "$work/dl/dlopen" "$work/dl/libaddvec.so" "$kernel" serial
+    ;;
+symbols)
+    lib=$prefix/lib/liboklc.so
+    readelf -d "$lib" | grep -q 'SONAME.*\[liboklc\.so\.0\]' || fail "SONAME is not liboklc.so.0"
+    others=$(nm -D --defined-only "$lib" | awk '{print $NF}' | grep -v '^oklc_' || true)
+    [ -z "$others" ] || fail "exports more than oklc_*: $others"
+    # Every function the public headers declare (but the inline ones) is exported.
+    headers=("$prefix"/include/oklc/oklc.h "$prefix"/include/oklc/runtime.h)
+    declared=$(cat "${headers[@]}" | grep -o '\boklc_[a-z0-9_]*(' | tr -d '(' | sort -u)
+    inline=$(cat "${headers[@]}" | grep 'static inline' | grep -o '\boklc_[a-z0-9_]*(' |
+             tr -d '(' | sort -u)
+    exported=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u)
+    missing=$(comm -23 <(echo "$declared") <(sort -u <(echo "$exported"; echo "$inline")))
+    [ -z "$missing" ] || fail "declared, not exported: $missing"
+    echo "liboklc.so: $(echo "$exported" | wc -l) symbols, all oklc_*"
+    ;;
+*)
+    fail "unknown mode"
+    ;;
+esac
