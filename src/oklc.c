@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "intrinsics/intrinsics.h"
 #include "plugin/plugin.h"
 #include "sema/sema.h"
 
@@ -124,6 +125,34 @@ bool oklc_load_plugin(oklc_ctx *c, const char *path)
         return false;
     bool ok = false;
     GUARDED(c, false, { ok = oklc_plugin_load(c, path); });
+    return ok;
+}
+
+bool oklc_add_intrinsic(oklc_ctx *c, const oklc_intrinsic *in)
+{
+    if (!c || c->oom)
+        return false;
+    bool ok = false;
+    GUARDED(c, false, {
+        if (!in)
+            oklc_diag_error(c, (Loc){0}, "oklc_add_intrinsic: the description is NULL");
+        else
+            ok = oklc_intrinsic_add(c, in);
+    });
+    return ok;
+}
+
+bool oklc_load_intrinsics(oklc_ctx *c, const char *path)
+{
+    if (!c || c->oom)
+        return false;
+    bool ok = false;
+    GUARDED(c, false, {
+        if (!path)
+            oklc_diag_error(c, (Loc){0}, "oklc_load_intrinsics: the path is NULL");
+        else
+            ok = oklc_intrinsics_load(c, path);
+    });
     return ok;
 }
 

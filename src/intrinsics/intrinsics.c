@@ -306,26 +306,14 @@ static void add(oklc_ctx *c, const oklc_intrinsic *in, int nparams)
     vec_push(&c->arena, &c->intrinsics, t);
 }
 
-bool oklc_add_intrinsic(oklc_ctx *c, const oklc_intrinsic *in)
+bool oklc_intrinsic_add(oklc_ctx *c, const oklc_intrinsic *in)
 {
-    if (!c || c->oom)
-        return false;
-    jmp_buf jb;
-    c->arena.oom = &jb;
-    if (setjmp(jb)) {
-        c->arena.oom = NULL;
-        oklc_diag_out_of_memory(c);
-        return false;
-    }
     Where W = {.c = c};
     int nparams;
-    bool ok = false;
-    if (!in)
-        oklc_diag_error(c, (Loc){0}, "oklc_add_intrinsic: the description is NULL");
-    else if ((ok = check(&W, in, &nparams)))
-        add(c, in, nparams);
-    c->arena.oom = NULL;
-    return ok;
+    if (!check(&W, in, &nparams))
+        return false;
+    add(c, in, nparams);
+    return true;
 }
 
 /* ---- JSON files ------------------------------------------------------------------------ */
@@ -649,25 +637,8 @@ static bool load(Loader *L)
     return L->ok;
 }
 
-bool oklc_load_intrinsics(oklc_ctx *c, const char *path)
+bool oklc_intrinsics_load(oklc_ctx *c, const char *path)
 {
-    if (!c || c->oom)
-        return false;
-    jmp_buf jb;
-    c->arena.oom = &jb;
-    if (setjmp(jb)) {
-        c->arena.oom = NULL;
-        oklc_diag_out_of_memory(c);
-        return false;
-    }
-    bool ok;
-    if (!path) {
-        oklc_diag_error(c, (Loc){0}, "oklc_load_intrinsics: the path is NULL");
-        ok = false;
-    } else {
-        Loader L = {.c = c, .path = path};
-        ok = load(&L);
-    }
-    c->arena.oom = NULL;
-    return ok;
+    Loader L = {.c = c, .path = path};
+    return load(&L);
 }

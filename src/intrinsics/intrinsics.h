@@ -26,6 +26,10 @@ typedef struct Intrinsic {
     int         nparams;                      /* of the declaration; -1: unknown */
 } Intrinsic;
 
+/* oklc_add_intrinsic and oklc_load_intrinsics (oklc.c) without their
+ * out-of-memory guard: false after a diagnostic. */
+OKLC_INTERNAL bool oklc_intrinsic_add(oklc_ctx *c, const oklc_intrinsic *in);
+OKLC_INTERNAL bool oklc_intrinsics_load(oklc_ctx *c, const char *path);
 /* The intrinsic called `name`, or NULL. */
 OKLC_INTERNAL const Intrinsic *oklc_intrinsic_find(oklc_ctx *c, const char *name);
 /* What calls of `name` become on the context's backend, or NULL (not an

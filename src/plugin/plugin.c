@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "../intrinsics/intrinsics.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -241,9 +242,15 @@ static int add_stage(oklc_plugin_call *call, const oklc_plugin_stage *s)
     return 0;
 }
 
+/* (within oklc_load_plugin's out-of-memory guard: not the public call,
+ * whose own guard would end the outer one) */
 static int add_intrinsic(oklc_plugin_call *call, const oklc_intrinsic *in)
 {
-    return oklc_add_intrinsic(call->c, in) ? 0 : 1;
+    if (!in) {
+        oklc_diag_error(call->c, (Loc){0}, "add_intrinsic: the description is NULL");
+        return 1;
+    }
+    return oklc_intrinsic_add(call->c, in) ? 0 : 1;
 }
 
 static void report(oklc_plugin_call *call, oklc_diag_level level, unsigned offset,
