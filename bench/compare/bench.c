@@ -207,6 +207,19 @@ static void setup_triad(oklc_device *d, Case *c, bool quick)
     c->tol = 0;
 }
 
+/* copy4, triad4: 4 elements per thread, so a quarter of the blocks of 256 */
+static void setup_copy4(oklc_device *d, Case *c, bool quick)
+{
+    setup_copy(d, c, quick);
+    c->outer[0] = (c->outer[0] + 3) / 4;
+}
+
+static void setup_triad4(oklc_device *d, Case *c, bool quick)
+{
+    setup_triad(d, c, quick);
+    c->outer[0] = (c->outer[0] + 3) / 4;
+}
+
 static void setup_block_sum(oklc_device *d, Case *c, bool quick)
 {
     const int n = quick ? (1 << 18) + 77 : 1 << (24 + size_shift);
@@ -296,6 +309,8 @@ typedef struct Kind {
 static const Kind kinds[] = {
     {"copy", "copy", "copy_native", setup_copy},
     {"triad", "triad", "triad_native", setup_triad},
+    {"copy4", "copy4", "copy4_native", setup_copy4},
+    {"triad4", "triad4", "triad4_native", setup_triad4},
     {"blockSum", "blockSum", "blockSum_native", setup_block_sum},
     {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi},
     {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},

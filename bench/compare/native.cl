@@ -28,6 +28,29 @@ __kernel void triad_native(const int n, const float s, __global const float *res
         a[i] = b[i] + s * c[i];
 }
 
+// copy and triad with 4 elements per work-item, the work-group size
+// apart; work-groups of 256, 1024 elements
+#define ILP 4
+__kernel void copy4_native(const int n, __global const float *restrict a,
+                           __global float *restrict b)
+{
+    for (int k = 0; k < ILP; ++k) {
+        const int i = (get_group_id(0) * ILP + k) * get_local_size(0) + get_local_id(0);
+        if (i < n)
+            b[i] = a[i];
+    }
+}
+
+__kernel void triad4_native(const int n, const float s, __global const float *restrict b,
+                            __global const float *restrict c, __global float *restrict a)
+{
+    for (int k = 0; k < ILP; ++k) {
+        const int i = (get_group_id(0) * ILP + k) * get_local_size(0) + get_local_id(0);
+        if (i < n)
+            a[i] = b[i] + s * c[i];
+    }
+}
+
 // partial[g] = the sum of x[256 g .. 256 g + 255], a tree in local memory
 #define RB 256
 __kernel void blockSum_native(const int n, __global const float *restrict x,

@@ -55,6 +55,17 @@ extern "C" void triad_native(void *const *args)
         a[i] = b[i] + s * c[i];
 }
 
+// copy4 and triad4 compute what copy and triad do: on a CPU the same loop
+extern "C" void copy4_native(void *const *args)
+{
+    copy_native(args);
+}
+
+extern "C" void triad4_native(void *const *args)
+{
+    triad_native(args);
+}
+
 // partial[b] = the sum of x[256 b .. 256 b + 255] (x beyond n counts 0).
 extern "C" void blockSum_native(void *const *args)
 {

@@ -31,6 +31,29 @@ extern "C" __global__ void triad_native(const int n, const float s, const float 
         a[i] = b[i] + s * c[i];
 }
 
+// copy and triad with 4 elements per thread, blockDim.x apart; blocks of
+// 256 threads, 1024 elements
+#define ILP 4
+extern "C" __global__ void copy4_native(const int n, const float *__restrict__ a,
+                                        float *__restrict__ b)
+{
+    for (int k = 0; k < ILP; ++k) {
+        const int i = (blockIdx.x * ILP + k) * blockDim.x + threadIdx.x;
+        if (i < n)
+            b[i] = a[i];
+    }
+}
+
+extern "C" __global__ void triad4_native(const int n, const float s, const float *__restrict__ b,
+                                         const float *__restrict__ c, float *__restrict__ a)
+{
+    for (int k = 0; k < ILP; ++k) {
+        const int i = (blockIdx.x * ILP + k) * blockDim.x + threadIdx.x;
+        if (i < n)
+            a[i] = b[i] + s * c[i];
+    }
+}
+
 // partial[g] = the sum of x[256 g .. 256 g + 255], a tree in shared memory
 #define RB 256
 extern "C" __global__ void blockSum_native(const int n, const float *__restrict__ x,

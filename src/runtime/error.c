@@ -2,11 +2,17 @@
  * error.c - the message of the last failure, one per thread, and the few
  * string helpers every runtime file uses.
  *
- * Runtime calls return an oklc_status and leave the reason here. The
- * message lives in thread-specific data whose destructor frees it when the
- * thread ends; compiler output can be long, so it has no fixed size.
+ * Runtime calls return an oklc_status and leave the reason here. Compiler
+ * output can be long, so the message has no fixed size: a thread-local
+ * pointer to it, freed when the thread ends by a destructor on the C
+ * library's list of thread-exit functions (the one C++ thread_local
+ * objects use). Not pthread keys: a library in a link-map namespace of its
+ * own (dl.c) has a C library of its own, which hands out the same key
+ * numbers for the same slots of the thread, so its keys and ours would
+ * overwrite each other's values (NVIDIA's OpenCL, beside PoCL in the ICD
+ * loader's namespace, then crashed at exit). ELF thread-local storage is
+ * shared correctly between namespaces.
  */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,42 +20,43 @@
 
 #include "rt.h"
 
-static pthread_key_t message_key;
-static pthread_once_t message_once = PTHREAD_ONCE_INIT;
-static bool key_ok;
+/* glibc's (since 2.18) registration of a thread-exit destructor, and the
+ * handle of the object registering it (from crtbegin.o) */
+extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *arg, void *dso);
+extern void *__dso_handle;
 
-static void free_message(void *p)
-{
-    oklc_free(p);
-}
-
-static void make_key(void)
-{
-    key_ok = pthread_key_create(&message_key, free_message) == 0;
-}
+static _Thread_local char *message;
+static _Thread_local bool registered;    /* free_message is on this thread's list */
 
 /* Only messages from oklc_malloc are stored; "out of memory" is a static
  * string returned when the stored one is NULL and the failure was OOM. */
 static _Thread_local bool last_was_oom;
 
+static void free_message(void *unused)
+{
+    (void)unused;
+    oklc_free(message);
+    message = NULL;
+    registered = false;
+}
+
 static void set_message(char *msg)
 {
-    pthread_once(&message_once, make_key);
-    if (!key_ok) {
+    if (msg && !registered)
+        registered = __cxa_thread_atexit_impl(free_message, NULL, &__dso_handle) == 0;
+    if (!registered) {    /* it could not be freed at the thread's end */
         oklc_free(msg);
-        return;
+        msg = NULL;
     }
-    oklc_free(pthread_getspecific(message_key));
-    pthread_setspecific(message_key, msg);
+    oklc_free(message);
+    message = msg;
     last_was_oom = msg == NULL;
 }
 
 const char *oklc_last_error(void)
 {
-    pthread_once(&message_once, make_key);
-    const char *m = key_ok ? pthread_getspecific(message_key) : NULL;
-    if (m)
-        return m;
+    if (message)
+        return message;
     return last_was_oom ? "out of memory" : "";
 }
 

@@ -86,6 +86,8 @@ static int setup_work(const char *name)
 static int teardown(void **state)
 {
     (void)state;
+    if (getenv("OKLC_TEST_KEEP_WORK"))    /* to look at after a failure */
+        return 0;
     oklc_rt_remove_tree(work);
     return 0;
 }
