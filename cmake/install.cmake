@@ -1,6 +1,7 @@
 # Installation (make install PREFIX=..., cmake --install BUILD --prefix ...):
 #   bin/oklc, lib/liboklc.so.0 (+ links), lib/liboklc.a, include/oklc/,
-#   lib/pkgconfig/oklc.pc, lib/cmake/oklc/ (find_package(oklc): oklc::oklc),
+#   lib/pkgconfig/oklc.pc, lib/cmake/oklc/ (find_package(oklc): oklc::oklc,
+#   the command as oklc::cli, oklc_add_kernels() from oklcKernels.cmake),
 #   share/doc/oklc/. Nothing installed names the build tree or the prefix:
 #   the kernels' preludes are compiled into the library, oklc.pc finds the
 #   prefix from its own place (${pcfiledir}) and the CMake files from theirs,
@@ -8,7 +9,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS oklc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The command is in the CMake package too, as oklc::cli (oklc_add_kernels).
+set_target_properties(oklc PROPERTIES EXPORT_NAME cli)
+install(TARGETS oklc EXPORT oklcTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS oklc_shared EXPORT oklcTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -35,7 +38,10 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/oklcConfigVersion.c
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/oklcConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/oklcConfigVersion.cmake
+              cmake/oklcKernels.cmake
         DESTINATION ${OKLC_CMAKE_DIR})
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
+# The man page, oklc(1) (tests/man/man.sh checks it against oklc --help).
+install(FILES docs/oklc.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

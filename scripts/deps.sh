@@ -13,6 +13,8 @@ packages=(
   libcmocka-dev     # unit tests
   libxxhash-dev     # XXH3-128: the keys of the runtime's kernel cache
   clang             # tests: normalized kernels must pass clang++ -fsyntax-only
+  clangd-14         # tests: compile-commands entries must give clangd no errors
+  groff-base        # tests: the man page (docs/oklc.1) renders without warnings
   opencl-c-headers  # CL/cl.h: the OpenCL device's types (the loader is dlopen'ed, never linked)
   ocl-icd-libopencl1  # libOpenCL.so.1, the OpenCL ICD loader the runtime dlopens
   pocl-opencl-icd   # PoCL: OpenCL on the CPU, the device the OpenCL tests run on

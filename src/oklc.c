@@ -502,6 +502,21 @@ const char *oklc_launcher(oklc_ctx *c, size_t *len)
     return c->launcher;
 }
 
+/* Files with a name of their own on disk: not the built-in buffers, the
+ * "<stdin>"-like names, nor the preludes Clang sees at /oklc-prelude/. */
+static bool read_from_disk(const SrcFile *f)
+{
+    return !f->is_builtin && f->path[0] != '<' && strncmp(f->path, "/oklc-prelude/", 14);
+}
+
+const char *oklc_input_file(oklc_ctx *c, size_t i)
+{
+    for (size_t k = 0; k < c->files.len; k++)
+        if (read_from_disk(c->files.data[k]) && i-- == 0)
+            return c->files.data[k]->path;
+    return NULL;
+}
+
 const char *oklc_input_hash(oklc_ctx *c)
 {
     return c->input_hash;

@@ -136,6 +136,32 @@ expect 1 "$oklc" transpile -b serial -DN=4 -DOP=fmaxf "$tmp/k.okl" -o "$tmp/k3.c
 stderr_has "cannot write"
 [ -e "$tmp/k3.cpp" ] && fail "the output stayed although the metadata could not be written"
 
+# --depfile: a Make rule for the output naming the kernel, its "..."
+# includes and the --include / --intrinsics files, absolute, escaped for Make
+mkdir -p "$tmp/dep/inc dir"
+printf '#define N 4\n' >"$tmp/dep/inc dir/size\$1#.h"
+printf '#define OP fmaxf\n' >"$tmp/dep/op.h"
+printf '#include "size$1#.h"\n#include <math.h>\n' >"$tmp/dep/k.okl"
+cat "$tmp/k.okl" >>"$tmp/dep/k.okl"
+expect 0 "$oklc" transpile -b cuda -I "$tmp/dep/inc dir" --include "$tmp/dep/op.h" \
+  --intrinsics "$tests/run/intrinsics.json" -o "$tmp/dep/k.cu" --depfile "$tmp/dep/k.d" "$tmp/dep/k.okl"
+printf '%s: \\\n  %s \\\n  %s \\\n  %s \\\n  %s\n' "$tmp/dep/k.cu" \
+  "$(realpath "$tests/run/intrinsics.json")" "$tmp/dep/k.okl" "$tmp/dep/op.h" \
+  "$(echo "$tmp/dep/inc dir/size\$\$1\\#.h" | sed 's/ /\\ /g')" >"$tmp/dep/want.d"
+cmp -s "$tmp/dep/k.d" "$tmp/dep/want.d" ||
+  fail "--depfile: $(diff "$tmp/dep/want.d" "$tmp/dep/k.d")"
+make -s -C "$tmp/dep" -f - <<<"include k.d" 2>"$tmp/dep/make.err" ||
+  fail "make cannot read the depfile: $(cat "$tmp/dep/make.err")"
+cp "$tmp/dep/k.okl" "$tmp/dep/same.okl"
+expect 2 "$oklc" normalize --keep-macros "$tmp/dep/same.okl" -o "$tmp/dep/same.okl"
+stderr_has "is the input file"
+cmp -s "$tmp/dep/k.okl" "$tmp/dep/same.okl" || fail "-o the input changed the input"
+expect 2 "$oklc" transpile -b serial --depfile "$tmp/dep/x.d" "$tmp/dep/k.okl"
+stderr_has "--depfile needs -o FILE"
+rm -f "$tmp/dep/k2.cpp" "$tmp/dep/k2.d"
+expect 1 "$oklc" transpile -b serial -o "$tmp/dep/k2.cpp" --depfile "$tmp/dep/k2.d" "$tmp/bad.okl"
+[ -e "$tmp/dep/k2.cpp" ] || [ -e "$tmp/dep/k2.d" ] && fail "--depfile: a file left after an error"
+
 # GPU backends: the launcher beside the device code; system includes dropped
 # with a note (OpenCL C has none)
 printf '#include <math.h>\n@kernel void g(const int n, float *a) {\n  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] = sqrtf(a[i]); }\n}\n' \

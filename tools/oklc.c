@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "oklc/oklc.h"
+#include "cli.h"
+#include "compile_commands.h"
 
 static const char usage_text[] =
     "usage: oklc <command> [options] FILE\n"
@@ -25,8 +27,12 @@ static const char usage_text[] =
     "  check        parse the kernel with Clang and check every OKL rule; prints\n"
     "               nothing when all is well (with --dump-model: the kernel model)\n"
     "  transpile    translate the kernel for a backend (-b serial, openmp, cuda,\n"
-    "               hip, opencl): the backend's source, with --metadata its JSON\n"
-    "               metadata, with --launcher its host launcher (GPU backends)\n"
+    "               hip, opencl, dpcpp, metal): the backend's source, with --metadata\n"
+    "               its JSON metadata, with --launcher its host launcher (GPU backends)\n"
+    "  compile-commands DIR\n"
+    "               write DIR/compile_commands.json for the .okl files under DIR, so\n"
+    "               that clangd checks them as C++ with okl.hpp (-D, -I, --include\n"
+    "               and -b apply to every file; docs/editors.md)\n"
     "\n"
     "Options:\n"
     "  -o FILE              write the output to FILE instead of standard output\n"
@@ -42,7 +48,11 @@ static const char usage_text[] =
     "  --plugin FILE        load a plugin (a shared object, docs/plugins.md) first\n"
     "                       (repeatable; after those of $OKLC_PLUGINS, a ':' list)\n"
     "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
-    "  --launcher FILE      (transpile: cuda, hip, opencl) write the host launcher to FILE\n"
+    "  --launcher FILE      (transpile: cuda, hip, opencl, dpcpp, metal) write the host\n"
+    "                       launcher to FILE\n"
+    "  --depfile FILE       write to FILE a Make rule: the output (-o, needed) depends on\n"
+    "                       the kernel, every file it includes, and the --include,\n"
+    "                       --intrinsics and --plugin files (for build systems)\n"
     "  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
     "                       (repeatable)\n"
     "  --keep-macros        normalize without expanding macros or includes, keeping\n"
@@ -67,6 +77,7 @@ typedef struct Options {
     const char *output;
     const char *metadata;
     const char *launcher;
+    const char *depfile;
     bool backend_given;
     const char *backend;
     oklc_backend backend_id;
@@ -81,39 +92,8 @@ typedef struct Options {
     int color;      /* -1 auto, 0 never, 1 always */
 } Options;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "oklc: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'oklc --help' for more information.\n");
-    return 2;
-}
 
-/* Value of an option given as "-Xvalue", "-X value", "--opt=value" or
- * "--opt value"; advances *i past what it used. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (a[n] == '=' && a[1] == '-')
-        return a + n + 1;
-    if (a[n] && a[1] != '-')
-        return a + n;
-    if (a[n])
-        return NULL;
-    if (*i + 1 >= argc)
-        return NULL;
-    return argv[++*i];
-}
 
-static bool is_option(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return false;
-    /* "-Dfoo" matches -D; "--include=x" and "--include" match --include */
-    return a[n] == 0 || a[n] == '=' || (name[1] != '-');
-}
 
 static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
 {
@@ -133,9 +113,9 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             oklc_set_wall(c, true);
         } else if (!strcmp(a, "--dump-model")) {
             o->dump_model = true;
-        } else if (is_option(a, "--clang-arg")) {
-            if (!(v = option_value(argc, argv, &i, "--clang-arg")) || !*v)
-                return usage_error("option '%s' needs an argument for Clang", "--clang-arg");
+        } else if (cli_is_option(a, "--clang-arg")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--clang-arg")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs an argument for Clang", "--clang-arg");
             oklc_add_clang_arg(c, v);
         } else if (!strcmp(a, "-") || a[0] != '-') {
             if (!o->command)
@@ -143,32 +123,32 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             else if (!o->input)
                 o->input = a;
             else
-                return usage_error("more than one input file ('%s')", a);
-        } else if (is_option(a, "-o")) {
-            if (!(v = option_value(argc, argv, &i, "-o")))
-                return usage_error("option '%s' needs a file name", "-o");
+                return cli_usage_error("oklc", "more than one input file ('%s')", a);
+        } else if (cli_is_option(a, "-o")) {
+            if (!(v = cli_option_value(argc, argv, &i, "-o")))
+                return cli_usage_error("oklc", "option '%s' needs a file name", "-o");
             o->output = v;
-        } else if (is_option(a, "-D")) {
-            if (!(v = option_value(argc, argv, &i, "-D")) || !*v)
-                return usage_error("option '%s' needs a macro definition", "-D");
+        } else if (cli_is_option(a, "-D")) {
+            if (!(v = cli_option_value(argc, argv, &i, "-D")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a macro definition", "-D");
             oklc_define(c, v);
-        } else if (is_option(a, "-U")) {
-            if (!(v = option_value(argc, argv, &i, "-U")) || !*v)
-                return usage_error("option '%s' needs a macro name", "-U");
+        } else if (cli_is_option(a, "-U")) {
+            if (!(v = cli_option_value(argc, argv, &i, "-U")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a macro name", "-U");
             oklc_undef(c, v);
-        } else if (is_option(a, "-I")) {
-            if (!(v = option_value(argc, argv, &i, "-I")) || !*v)
-                return usage_error("option '%s' needs a folder", "-I");
+        } else if (cli_is_option(a, "-I")) {
+            if (!(v = cli_option_value(argc, argv, &i, "-I")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a folder", "-I");
             oklc_include_path(c, v);
-        } else if (is_option(a, "--include")) {
-            if (!(v = option_value(argc, argv, &i, "--include")) || !*v)
-                return usage_error("option '%s' needs a file name", "--include");
+        } else if (cli_is_option(a, "--include")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--include")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a file name", "--include");
             oklc_include_file(c, v);
-        } else if (is_option(a, "-b") || is_option(a, "--backend")) {
+        } else if (cli_is_option(a, "-b") || cli_is_option(a, "--backend")) {
             const char *name = a[1] == 'b' ? "-b" : "--backend";
             oklc_backend b;
-            if (!(v = option_value(argc, argv, &i, name)))
-                return usage_error("option '%s' needs a backend name", name);
+            if (!(v = cli_option_value(argc, argv, &i, name)))
+                return cli_usage_error("oklc", "option '%s' needs a backend name", name);
             o->backend_given = true;
             if (!oklc_backend_from_name(v, &b) || b == OKLC_BACKEND_NONE) {
                 o->backend_plugin = v;    /* maybe a plugin's: known once they are loaded */
@@ -179,35 +159,39 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             oklc_set_backend(c, b);
             o->backend = oklc_backend_name(b);
             o->backend_id = b;
-        } else if (is_option(a, "--intrinsics")) {
-            if (!(v = option_value(argc, argv, &i, "--intrinsics")) || !*v)
-                return usage_error("option '%s' needs a file name", "--intrinsics");
+        } else if (cli_is_option(a, "--intrinsics")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--intrinsics")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a file name", "--intrinsics");
             o->intrinsics[o->nintrinsics++] = v;
-        } else if (is_option(a, "--plugin")) {
-            if (!(v = option_value(argc, argv, &i, "--plugin")) || !*v)
-                return usage_error("option '%s' needs a file name", "--plugin");
+        } else if (cli_is_option(a, "--plugin")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--plugin")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a file name", "--plugin");
             o->plugins[o->nplugins++] = v;
-        } else if (is_option(a, "--metadata")) {
-            if (!(v = option_value(argc, argv, &i, "--metadata")) || !*v)
-                return usage_error("option '%s' needs a file name", "--metadata");
+        } else if (cli_is_option(a, "--metadata")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--metadata")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a file name", "--metadata");
             o->metadata = v;
-        } else if (is_option(a, "--launcher")) {
-            if (!(v = option_value(argc, argv, &i, "--launcher")) || !*v)
-                return usage_error("option '%s' needs a file name", "--launcher");
+        } else if (cli_is_option(a, "--launcher")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--launcher")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a file name", "--launcher");
             o->launcher = v;
-        } else if (is_option(a, "--instance")) {
-            if (!(v = option_value(argc, argv, &i, "--instance")) || !*v)
-                return usage_error("option '%s' needs a kernel: name<T, N>", "--instance");
+        } else if (cli_is_option(a, "--depfile")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--depfile")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a file name", "--depfile");
+            o->depfile = v;
+        } else if (cli_is_option(a, "--instance")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--instance")) || !*v)
+                return cli_usage_error("oklc", "option '%s' needs a kernel: name<T, N>", "--instance");
             oklc_add_instance(c, v);
-        } else if (is_option(a, "--diagnostics")) {
-            if (!(v = option_value(argc, argv, &i, "--diagnostics")))
-                return usage_error("option '%s' needs a format", "--diagnostics");
+        } else if (cli_is_option(a, "--diagnostics")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--diagnostics")))
+                return cli_usage_error("oklc", "option '%s' needs a format", "--diagnostics");
             if (strcmp(v, "json") && strcmp(v, "text"))
-                return usage_error("unknown diagnostics format '%s' (text, json)", v);
+                return cli_usage_error("oklc", "unknown diagnostics format '%s' (text, json)", v);
             o->json = !strcmp(v, "json");
-        } else if (is_option(a, "--color")) {
-            if (!(v = option_value(argc, argv, &i, "--color")))
-                return usage_error("option '%s' needs auto, always or never", "--color");
+        } else if (cli_is_option(a, "--color")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--color")))
+                return cli_usage_error("oklc", "option '%s' needs auto, always or never", "--color");
             if (!strcmp(v, "always"))
                 o->color = 1;
             else if (!strcmp(v, "never"))
@@ -215,35 +199,43 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             else if (!strcmp(v, "auto"))
                 o->color = -1;
             else
-                return usage_error("unknown colour mode '%s' (auto, always, never)", v);
+                return cli_usage_error("oklc", "unknown colour mode '%s' (auto, always, never)", v);
         } else {
-            return usage_error("unknown option '%s'", a);
+            return cli_usage_error("oklc", "unknown option '%s'", a);
         }
     }
     if (!o->command)
-        return usage_error("%s", "no command given (normalize, preprocess, check, transpile)");
+        return cli_usage_error("oklc", "%s", "no command given (normalize, preprocess, check, transpile)");
     if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
         strcmp(o->command, "check") && strcmp(o->command, "transpile"))
-        return usage_error("unknown command '%s' (normalize, preprocess, check, transpile)",
+        return cli_usage_error("oklc", "unknown command '%s' (normalize, preprocess, check, transpile)",
                            o->command);
     if (!o->input)
-        return usage_error("%s", "no input file");
+        return cli_usage_error("oklc", "%s", "no input file");
+    struct stat in, out;
+    if (o->output && strcmp(o->input, "-") && stat(o->input, &in) == 0 &&
+        stat(o->output, &out) == 0 && S_ISREG(out.st_mode) && in.st_dev == out.st_dev &&
+        in.st_ino == out.st_ino)
+        return cli_usage_error("oklc", "the output '%s' is the input file: write it elsewhere, "
+                               "then move it", o->output);
     if (o->keep_macros && strcmp(o->command, "normalize"))
-        return usage_error("%s", "--keep-macros only applies to normalize");
+        return cli_usage_error("oklc", "%s", "--keep-macros only applies to normalize");
     if (o->dump_model && strcmp(o->command, "check"))
-        return usage_error("%s", "--dump-model only applies to check");
+        return cli_usage_error("oklc", "%s", "--dump-model only applies to check");
     if (o->nintrinsics && strcmp(o->command, "check") && strcmp(o->command, "transpile"))
-        return usage_error("%s", "--intrinsics only applies to check and transpile");
+        return cli_usage_error("oklc", "%s", "--intrinsics only applies to check and transpile");
     if (o->metadata && strcmp(o->command, "transpile"))
-        return usage_error("%s", "--metadata only applies to transpile");
+        return cli_usage_error("oklc", "%s", "--metadata only applies to transpile");
     if (o->launcher && strcmp(o->command, "transpile"))
-        return usage_error("%s", "--launcher only applies to transpile");
+        return cli_usage_error("oklc", "%s", "--launcher only applies to transpile");
+    if (o->depfile && !o->output)
+        return cli_usage_error("oklc", "%s", "--depfile needs -o FILE: the rule it writes is for that file");
     if (!strcmp(o->command, "transpile") && !o->backend_given)
-        return usage_error("%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
+        return cli_usage_error("oklc", "%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
                                  "opencl");
     if (o->launcher && o->backend_given &&
         (o->backend_id == OKLC_BACKEND_SERIAL || o->backend_id == OKLC_BACKEND_OPENMP))
-        return usage_error("--launcher applies to the GPU backends (cuda, hip, opencl): the %s "
+        return cli_usage_error("oklc", "--launcher applies to the GPU backends (cuda, hip, opencl): the %s "
                            "backend's kernels run on the host", o->backend);
     return 0;
 }
@@ -270,55 +262,7 @@ static char *read_stdin(size_t *len)
     return buf;
 }
 
-/* Writes straight into what is not a regular file: /dev/null, a pipe. */
-static bool write_special(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    if (!ok)
-        fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
-    return ok;
-}
 
-/* Writes next to the destination, then renames: readers never see a
- * half-written file, and a failure leaves the old one as it was. */
-static bool write_output(const char *path, const char *text, size_t len)
-{
-    if (!path)
-        return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return write_special(path, text, len);
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return false;
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fd >= 0)
-        fchmod(fd, 0666 & ~mask);      /* mkstemp made it private */
-    if (fd < 0) {
-        fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
-        free(tmp);
-        return false;
-    }
-    FILE *f = fdopen(fd, "wb");
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    if (!f)
-        close(fd);
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
-    if (!ok) {
-        fprintf(stderr, "oklc: error: cannot write '%s': %s\n", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
-    return ok;
-}
 
 static bool use_color(int mode)
 {
@@ -378,7 +322,7 @@ static int load_plugins(oklc_ctx *c, Options *o)
         return 1;
     }
     if (o->backend_plugin && !oklc_set_backend_name(c, o->backend_plugin))
-        return usage_error("unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
+        return cli_usage_error("oklc", "unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
                            "metal, or one a plugin adds)",
                            o->backend_plugin);
     return 0;
@@ -398,8 +342,82 @@ static int load_intrinsics(oklc_ctx *c, Options *o)
     return 1;
 }
 
+/* A file name as Make reads it: blanks, '#' and '$' escaped. */
+static void make_escaped(FILE *f, const char *name)
+{
+    for (const char *p = name; *p; p++) {
+        if (*p == ' ' || *p == '\t' || *p == '#')
+            fputc('\\', f);
+        else if (*p == '$')
+            fputc('$', f);
+        fputc(*p, f);
+    }
+}
+
+/* Adds one prerequisite: a regular file, by its absolute name, once. */
+static void add_dependency(FILE *f, char ***seen, size_t *n, const char *name)
+{
+    struct stat st;
+    char *abs = realpath(name, NULL);
+    if (!abs || stat(abs, &st) != 0 || !S_ISREG(st.st_mode)) {
+        free(abs);
+        return;
+    }
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*seen)[i], abs)) {
+            free(abs);
+            return;
+        }
+    char **grown = realloc(*seen, (*n + 1) * sizeof **seen);
+    if (!grown) {
+        free(abs);
+        return;
+    }
+    *seen = grown;
+    (*seen)[(*n)++] = abs;
+    fputs(" \\\n  ", f);
+    make_escaped(f, abs);
+}
+
+/* --depfile: "OUTPUT: the kernel, its includes, --include, --intrinsics and
+ * --plugin files ($OKLC_PLUGINS too)", written like the other outputs. */
+static bool write_depfile(oklc_ctx *c, const Options *o)
+{
+    char *text = NULL, **seen = NULL;
+    size_t len = 0, n = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return false;
+    char *out = realpath(o->output, NULL);
+    make_escaped(f, out ? out : o->output);
+    free(out);
+    fputc(':', f);
+    const char *name;
+    for (size_t i = 0; (name = oklc_input_file(c, i)); i++)
+        add_dependency(f, &seen, &n, name);
+    for (int i = 0; i < o->nplugins; i++)
+        add_dependency(f, &seen, &n, o->plugins[i]);
+    const char *env = getenv("OKLC_PLUGINS");
+    char *list = env && *env ? strdup(env) : NULL;
+    for (char *p = list, *next; p; p = next) {
+        if ((next = strchr(p, ':')))
+            *next++ = 0;
+        add_dependency(f, &seen, &n, p);
+    }
+    free(list);
+    fputc('\n', f);
+    bool ok = fclose(f) == 0 && cli_write_output(o->depfile, text, len);
+    while (n)
+        free(seen[--n]);
+    free(seen);
+    free(text);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "compile-commands"))    /* options of its own */
+        return oklc_cmd_compile_commands(argc - 1, argv + 1);
     oklc_ctx *c = oklc_ctx_new();
     if (!c) {
         fprintf(stderr, "oklc: error: out of memory\n");
@@ -414,9 +432,9 @@ int main(int argc, char **argv)
         status = load_plugins(c, &o);
     if (!status)
         status = load_intrinsics(c, &o);
-    free(o.plugins);
-    free(o.intrinsics);
     if (status) {
+        free(o.plugins);
+        free(o.intrinsics);
         oklc_ctx_free(c);
         return status;
     }
@@ -450,11 +468,11 @@ int main(int argc, char **argv)
     if (ok) {
         size_t out_len;
         const char *out = oklc_output(c, &out_len);
-        ok = write_output(o.output, out, out_len);
+        ok = cli_write_output(o.output, out, out_len);
         if (ok && o.metadata) {
             size_t mlen;
             const char *meta = oklc_metadata(c, &mlen);
-            ok = write_output(o.metadata, meta, mlen);
+            ok = cli_write_output(o.metadata, meta, mlen);
         }
         if (ok && o.launcher) {
             size_t llen;
@@ -462,13 +480,19 @@ int main(int argc, char **argv)
             if (!launcher)
                 fprintf(stderr, "oklc: error: the %s backend has no launcher: its kernels run "
                                 "on the host\n", o.backend);
-            ok = launcher && write_output(o.launcher, launcher, llen);
+            ok = launcher && cli_write_output(o.launcher, launcher, llen);
         }
+        if (ok && o.depfile)
+            ok = write_depfile(c, &o);
         if (!ok && o.output)
             unlink(o.output);          /* all or nothing */
         if (!ok && o.metadata)
             unlink(o.metadata);
+        if (!ok && o.launcher)
+            unlink(o.launcher);
     }
+    free(o.plugins);
+    free(o.intrinsics);
     oklc_ctx_free(c);
     return ok ? 0 : 1;
 }

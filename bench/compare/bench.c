@@ -235,6 +235,22 @@ static void setup_block_sum(oklc_device *d, Case *c, bool quick)
     c->bytes = 4.0 * n + 4.0 * ((n + 255) / 256);
 }
 
+static void setup_dot(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? (1 << 18) + 77 : 1 << (24 + size_shift);
+    if (quick)
+        snprintf(c->size, sizeof c->size, "%d floats, 4096/block", n);
+    else
+        snprintf(c->size, sizeof c->size, "2^%d floats, 4096/block", 24 + size_shift);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n, -1, 1));
+    outputs(d, c, (size_t)(n + 4095) / 4096, T_F32, NULL);
+    c->tol = 1e-5;    /* the hand-written CPU version adds in another order */
+    grid(c, ((size_t)n + 4095) / 4096, 1, 256, 1);
+    c->bytes = 8.0 * n + 4.0 * ((n + 4095) / 4096);
+}
+
 static void setup_jacobi(oklc_device *d, Case *c, bool quick)
 {
     const int n = quick ? 509 : 4096 << (size_shift / 2);
@@ -312,6 +328,7 @@ static const Kind kinds[] = {
     {"copy4", "copy4", "copy4_native", setup_copy4},
     {"triad4", "triad4", "triad4_native", setup_triad4},
     {"blockSum", "blockSum", "blockSum_native", setup_block_sum},
+    {"dot", "dot", "dot_native", setup_dot},
     {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi},
     {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
     {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},

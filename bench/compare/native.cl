@@ -69,6 +69,30 @@ __kernel void blockSum_native(const int n, __global const float *restrict x,
         partial[g] = s_x[0];
 }
 
+// partial[g] = the dot product over entries 4096 g .. 4096 g + 4095: each
+// work-item a strided slice, then a tree in local memory; work-groups of 256
+__kernel void dot_native(const int n, __global const float *restrict x,
+                         __global const float *restrict y, __global float *restrict partial)
+{
+    __local float s[256];
+    const int t = get_local_id(0), begin = get_group_id(0) * 4096;
+    const int end = begin + 4096 < n ? begin + 4096 : n;
+    float acc = 0.f;
+    for (int i = begin + t; i < end; i += 256)
+        acc += x[i] * y[i];
+    s[t] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 128; k > 0; k /= 2) {
+        if (t < k)
+            s[t] += s[t + k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0)
+        partial[get_group_id(0)] = s[0];
+}
+
+
+
 // one Jacobi sweep on the interior of an n x n grid; 16 x 16 work-groups
 __kernel void jacobi2d_native(const int n, const float h2, __global const float *restrict u,
                               __global const float *restrict f,

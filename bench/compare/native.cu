@@ -72,6 +72,29 @@ extern "C" __global__ void blockSum_native(const int n, const float *__restrict_
         partial[g] = s_x[0];
 }
 
+// partial[g] = the dot product over entries 4096 g .. 4096 g + 4095: each
+// thread a strided slice, then a tree in shared memory; blocks of 256
+extern "C" __global__ void dot_native(const int n, const float *__restrict__ x,
+                                      const float *__restrict__ y, float *__restrict__ partial)
+{
+    __shared__ float s[256];
+    const int t = threadIdx.x, begin = blockIdx.x * 4096;
+    const int end = begin + 4096 < n ? begin + 4096 : n;
+    float acc = 0.f;
+    for (int i = begin + t; i < end; i += 256)
+        acc += x[i] * y[i];
+    s[t] = acc;
+    __syncthreads();
+    for (int k = 128; k > 0; k /= 2) {
+        if (t < k)
+            s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0)
+        partial[blockIdx.x] = s[0];
+}
+
+
 // one Jacobi sweep on the interior of an n x n grid; 16 x 16 blocks
 extern "C" __global__ void jacobi2d_native(const int n, const float h2,
                                            const float *__restrict__ u,

@@ -286,8 +286,13 @@ unsigned long long __ballot(int predicate);
 #endif
 int __popc(unsigned int); int __popcll(unsigned long long); int __clz(int); int __ffs(int);
 template <class T> T __ldg(const T *address);
-float __expf(float); float __logf(float); float __sinf(float); float __cosf(float);
-float __powf(float, float); float __fdividef(float, float); float __saturatef(float);
+/* glibc's <math.h> declares these five too (its internal names): declared
+ * as it does, so a <cmath> included after this header does not conflict */
+extern "C" {
+float __expf(float) noexcept; float __logf(float) noexcept; float __sinf(float) noexcept;
+float __cosf(float) noexcept; float __powf(float, float) noexcept;
+}
+float __fdividef(float, float); float __saturatef(float);
 struct __half {
   __half() = default;
   __half(float value);

@@ -168,6 +168,11 @@ const char *oklc_launcher(oklc_ctx *c, size_t *len);
 /* A hash (hex) of everything the preprocessor produced: the source with its
  * "..." includes, after -D/-U/--include and the backend's macros. */
 const char *oklc_input_hash(oklc_ctx *c);
+/* The i-th file the last stage read from disk, in the order read: the
+ * kernel, the "..." files it includes, --include files, --intrinsics
+ * files (not <...> headers: those are Clang's, like cc -MMD); a name may
+ * repeat. NULL past the last. For build systems (oklc --depfile). */
+const char *oklc_input_file(oklc_ctx *c, size_t i);
 
 /* The text produced by the last successful stage (NUL-terminated). */
 const char *oklc_output(oklc_ctx *c, size_t *len);

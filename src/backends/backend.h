@@ -173,9 +173,27 @@ OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
 
 /* cpu_shape.c: loops shaped for a CPU (guards as bounds, grid-stride
  * loops in memory order, GPU-style tiled nests by axis) */
-OKLC_INTERNAL void oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
-OKLC_INTERNAL void oklc_cpu_guarded_select(Cpu *C, const Loop *l);
-OKLC_INTERNAL void oklc_cpu_grid_stride(Cpu *C, const Loop *l);
+/* Each is true when it changed the loop. */
+OKLC_INTERNAL bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
+OKLC_INTERNAL bool oklc_cpu_guarded_select(Cpu *C, const Loop *l);
+/* An @inner loop that may run its threads' strided slices otherwise:
+ * counting up from 0 by 1, innermost, not tiled. */
+OKLC_INTERNAL bool oklc_cpu_strided_loop(const Loop *l);
+OKLC_INTERNAL bool oklc_cpu_grid_stride(Cpu *C, const Loop *l);
+/* `for (T n = base + t; cond; n += T)` over the threads t of l: */
+typedef struct Strided {
+    const char *n;       /* the element's variable */
+    const char *decl;    /* "T n" */
+    const char *base;    /* the first thread's first element */
+    Range       cond;
+} Strided;
+OKLC_INTERNAL bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s);
+/* Does r use l's iterator or a per-thread (@exclusive) value? */
+OKLC_INTERNAL bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l);
+
+/* cpu_interchange.c: a per-thread strided loop interchanged with the
+ * @inner loop around it (true when done) */
+OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l);
 /* The innermost loop of a tiled nest run as one loop with the @outer
  * loop of its axis (done when true; the nest's reordering drops that
  * @outer loop). */

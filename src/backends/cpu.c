@@ -720,9 +720,12 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     for (size_t i = 0; i < k->nloops; i++) {
         if (oklc_cpu_merge_tiles(&C, k->loops[i]))
             continue;
-        oklc_cpu_guard_bounds(&C, k->loops[i]);
-        oklc_cpu_guarded_select(&C, k->loops[i]);
-        oklc_cpu_grid_stride(&C, k->loops[i]);
+        const Loop *l = k->loops[i];
+        bool shaped = oklc_cpu_guard_bounds(&C, l);
+        shaped |= oklc_cpu_guarded_select(&C, l);
+        shaped |= oklc_cpu_grid_stride(&C, l);
+        if (!shaped)
+            oklc_cpu_interchange(&C, l);
     }
     /* the nest of each top-level @outer loop: reordered, then parallel */
     for (size_t i = 0; i < k->nouters; i++) {

@@ -469,11 +469,10 @@ static bool apply_guard(Cpu *C, Guard *g)
     return true;
 }
 
-void oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
+bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
 {
     Guard g = {.l = l};
-    if (boundable(C, l))
-        apply_guard(C, &g);
+    return boundable(C, l) && apply_guard(C, &g);
 }
 
 /* The declarations before `last` that x = value needs (directly or
@@ -512,14 +511,14 @@ static const char *used_decls(Cpu *C, const Stmt *body, const Stmt *last, Range 
  * loop is split into the range where C holds, which does x = A, and the
  * rest, which does x = B: two branch-free loops (the load one vectorises)
  * instead of one that selects in every iteration. */
-void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
+bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
 {
     if (!boundable(C, l) || l->tile_part)
-        return;
+        return false;
     Guard g = {.l = l};
     const Stmt *st = guard_of(C, &g);
     if (!st || st->kind != ST_EXPR)
-        return;
+        return false;
     const char *t = C->E->nz->text;
     uint32_t eq = 0, q = 0, colon = 0;
     int depth = 0;
@@ -535,18 +534,18 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
         else if (ch == ':' && q && t[p + 1] != ':' && t[p - 1] != ':')
             colon = p;
         else if (ch == '?' || ch == ',')
-            return;                               /* nested at the top: not this form */
+            return false;                               /* nested at the top: not this form */
     }
     uint32_t last = st->range.end;
     while (last > colon && (t[last - 1] == ';' || isspace((unsigned char)t[last - 1])))
         last--;
     if (!colon || !pure(t, st->range.begin, eq, true))
-        return;
+        return false;
     Range cond = trimmed(t, eq + 1, q);
     if (t[cond.begin] == '(' && t[cond.end - 1] == ')')
         cond.begin++, cond.end--;
     if (!guard_terms(C, &g, cond) || (!g.lo && !g.hi))
-        return;
+        return false;
     const char *start, *end;
     narrowed(C, &g, &start, &end);
     const Stmt *body = l->node->kids[l->node->nkids - 1];
@@ -582,17 +581,13 @@ void oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     }
     oklc_buf_printf(&out, "%s}", ind);
     oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, out.data);
+    return true;
 }
 
 /* ---- grid-stride loops --------------------------------------------------------------------- */
 
-/* `for (t = 0; t < T; ++t; @inner) for (n = base + t; n < end; n += T) S`
- * spreads [base, end) over the threads, each taking every T-th element (so
- * that a GPU's threads read neighbours). When S does not use t, the
- * threads are independent and each visits its elements in order, so a CPU
- * may run the elements in memory order: `for (n = base; n < end; ++n) S`.
- * The statements before the inner loop may only declare, without t. */
-static bool uses_var_of(Cpu *C, Range r, const Loop *l)
+/* Does r use l's iterator or a per-thread (@exclusive) value? */
+bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l)
 {
     for (size_t i = 0; i < C->k->nlocals; i++) {
         const Var *v = C->k->locals[i];
@@ -615,31 +610,13 @@ bool oklc_cpu_has_jump(const Stmt *st, bool barriers)
     return false;
 }
 
-void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
+/* Is f `for (T n = base + t; cond; n += T)` over the threads t of l (or
+ * `t + base`), base free of per-thread values, T l's count? */
+bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s)
 {
     const char *t = C->E->nz->text;
-    if (l->kind != LOOP_INNER || l->nkids || l->tile_part || l->down || !l->analyzed ||
-        strcmp(l->stride, "1") || strcmp(l->start, "0") || oklc_cpu_in_split(C, l->stmt.begin) ||
-        !l->node || !l->node->nkids)
-        return;
-    /* the body: { declarations; for ... } or the for alone */
-    const Stmt *body = l->node->kids[l->node->nkids - 1];
-    bool braces = body->kind == ST_COMPOUND;
-    if (braces && !body->nkids)
-        return;
-    const Stmt *f = braces ? body->kids[body->nkids - 1] : body;
-    if (f->kind != ST_FOR || f->loop || !f->nkids || oklc_cpu_has_jump(f, true))
-        return;
-    for (size_t i = 0; braces && i + 1 < body->nkids; i++) {
-        const Stmt *d = body->kids[i];
-        if (d->kind != ST_DECL || uses_var_of(C, d->range, l))
-            return;
-        for (size_t k = 0; k < d->ndecls; k++)
-            if (d->decls[k]->init_form &&
-                !pure(t, d->decls[k]->init.begin, d->decls[k]->init.end, true))
-                return;
-    }
-    /* the header: T n = base + t (or t + base); n < end; n += T */
+    if (f->kind != ST_FOR || f->loop || !f->nkids)
+        return false;
     Range h = f->head;
     uint32_t s1 = h.begin, s2;
     while (s1 < h.end && t[s1] != ';')
@@ -647,42 +624,90 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     for (s2 = s1 + 1; s2 < h.end && t[s2] != ';'; s2++)
         ;
     if (s2 >= h.end)
-        return;
+        return false;
     uint32_t eq = h.begin;
     while (eq < s1 && t[eq] != '=')
         eq++;
     if (eq >= s1)
-        return;
+        return false;
     Range init = trimmed(t, eq + 1, s1), step = trimmed(t, s2 + 1, h.end);
     Range name = trimmed(t, h.begin, eq);
     uint32_t nb = name.end;
     while (nb > name.begin && oklc_ident_char(t[nb - 1]))
         nb--;
-    const char *n = oklc_arena_strndup(C->a, t + nb, name.end - nb);
-    const char *base = NULL;
+    s->n = oklc_arena_strndup(C->a, t + nb, name.end - nb);
+    s->base = NULL;
     int depth = 0;
-    for (uint32_t p = init.begin; p < init.end && !base; p++) {
+    for (uint32_t p = init.begin; p < init.end && !s->base; p++) {
         depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
         if (depth || t[p] != '+' || unary(t, init.begin, p))
             continue;
         Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
         Range other = text_is(t, a, l->iter) ? b : text_is(t, b, l->iter) ? a : (Range){0, 0};
-        if (other.end && !uses_var_of(C, other, l))
-            base = oklc_arena_strndup(C->a, t + other.begin, other.end - other.begin);
+        if (other.end && !oklc_cpu_per_thread(C, other, l))
+            s->base = oklc_arena_strndup(C->a, t + other.begin, other.end - other.begin);
     }
-    const char *inc = oklc_arena_printf(C->a, "%s += ", n);
-    if (!base || strncmp(t + step.begin, inc, strlen(inc)))
-        return;
+    const char *inc = oklc_arena_printf(C->a, "%s += ", s->n);
+    if (!s->base || strncmp(t + step.begin, inc, strlen(inc)))
+        return false;
     Range by = trimmed(t, step.begin + (uint32_t)strlen(inc), step.end);
     long long a, b;
     const char *trips = oklc_arena_strndup(C->a, t + by.begin, by.end - by.begin);
     if (strcmp(trips, l->trips) && !(literal(trips, &a) && l->trips_known && a == l->ntrips) &&
         !(literal(l->bound, &b) && literal(trips, &a) && a == b))
-        return;
-    Range cond = {s1 + 1, s2};
-    if (uses_var_of(C, cond, l) || uses_var_of(C, f->kids[f->nkids - 1]->range, l))
-        return;
+        return false;
+    s->decl = oklc_cpu_render(C, trimmed(t, h.begin, eq));
+    s->cond = trimmed(t, s1 + 1, s2);
+    return true;
+}
+
+/* The @inner loop l whose body is `{ declarations; for ... }` (or the for
+ * alone), the declarations pure and free of per-thread values: its for
+ * statement, else NULL. */
+static const Stmt *strided_body(Cpu *C, const Loop *l, bool *braces)
+{
+    const char *t = C->E->nz->text;
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    *braces = body->kind == ST_COMPOUND;
+    if (*braces && !body->nkids)
+        return NULL;
+    const Stmt *f = *braces ? body->kids[body->nkids - 1] : body;
+    for (size_t i = 0; *braces && i + 1 < body->nkids; i++) {
+        const Stmt *d = body->kids[i];
+        if (d->kind != ST_DECL || oklc_cpu_per_thread(C, d->range, l))
+            return NULL;
+        for (size_t k = 0; k < d->ndecls; k++)
+            if (d->decls[k]->init_form &&
+                !pure(t, d->decls[k]->init.begin, d->decls[k]->init.end, true))
+                return NULL;
+    }
+    return f;
+}
+
+bool oklc_cpu_strided_loop(const Loop *l)
+{
+    return l->kind == LOOP_INNER && !l->nkids && !l->tile_part && !l->down && l->analyzed &&
+           !strcmp(l->stride, "1") && !strcmp(l->start, "0") && l->node && l->node->nkids;
+}
+
+/* `for (t = 0; t < T; ++t; @inner) for (n = base + t; n < end; n += T) S`
+ * spreads [base, end) over the threads, each taking every T-th element (so
+ * that a GPU's threads read neighbours). When S does not use t, the
+ * threads are independent and each visits its elements in order, so a CPU
+ * may run the elements in memory order: `for (n = base; n < end; ++n) S`.
+ * The statements before the inner loop may only declare, without t. */
+bool oklc_cpu_grid_stride(Cpu *C, const Loop *l)
+{
+    if (!oklc_cpu_strided_loop(l) || oklc_cpu_in_split(C, l->stmt.begin))
+        return false;
+    bool braces;
+    const Stmt *f = strided_body(C, l, &braces);
+    Strided s;
+    if (!f || oklc_cpu_has_jump(f, true) || !oklc_cpu_strided(C, l, f, &s) ||
+        oklc_cpu_per_thread(C, s.cond, l) || oklc_cpu_per_thread(C, f->kids[f->nkids - 1]->range, l))
+        return false;
     /* one loop over the elements, in order */
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
     Buf out;
     oklc_buf_init(&out, C->a);
     oklc_buf_puts(&out, braces ? "{" : "{\n");
@@ -690,19 +715,19 @@ void oklc_cpu_grid_stride(Cpu *C, const Loop *l)
         oklc_buf_puts(&out, oklc_cpu_render(C, (Range){body->range.begin + 1, f->range.begin}));
     else
         oklc_buf_printf(&out, "%s  ", oklc_emit_indent(C->E, l->stmt.begin));
-    const char *decl = oklc_cpu_render(C, trimmed(t, h.begin, eq));
-    Range test = trimmed(t, cond.begin, cond.end);
-    const char *counting = oklc_cpu_counting_loop(C, f, decl, base, test);
+    const char *counting = oklc_cpu_counting_loop(C, f, s.decl, s.base, s.cond);
     if (counting)
         oklc_buf_puts(&out, counting);
     else
-        oklc_buf_printf(&out, "for (%s = %s; %s; ++%s)%s", decl, base, oklc_cpu_render(C, test), n,
+        oklc_buf_printf(&out, "for (%s = %s; %s; ++%s)%s", s.decl, s.base,
+                        oklc_cpu_render(C, s.cond), s.n,
                         oklc_cpu_render(C, (Range){f->head.end + 1, f->range.end}));
     if (braces)
         oklc_buf_puts(&out, oklc_cpu_render(C, (Range){f->range.end, body->range.end}));
     else
         oklc_buf_printf(&out, "\n%s}", oklc_emit_indent(C->E, l->stmt.begin));
     oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, out.data);
+    return true;
 }
 
 /* ---- loop order ------------------------------------------------------------------------------ */

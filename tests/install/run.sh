@@ -5,6 +5,8 @@
 #   run.sh pkgconfig BUILD SRC WORK   a Makefile: pkg-config --cflags --libs oklc
 #   run.sh dlopen    BUILD SRC WORK   a shared object linking liboklc, dlopen'ed
 #   run.sh symbols   BUILD SRC WORK   liboklc.so exports oklc_* only
+#   run.sh kernels   BUILD SRC WORK   oklc_add_kernels: build-time kernels, header tracking
+#   run.sh moved     BUILD SRC WORK   a prefix moved after installing still works
 # Each program builds examples/kernels/addVectors.okl on the serial device
 # and checks the sum. The later modes use the prefix "install" made.
 set -euo pipefail
@@ -26,7 +28,8 @@ install)
              include/oklc/oklc.h include/oklc/runtime.h include/oklc/plugin.h \
              lib/pkgconfig/oklc.pc lib/cmake/oklc/oklcConfig.cmake \
              lib/cmake/oklc/oklcConfigVersion.cmake lib/cmake/oklc/oklcTargets.cmake \
-             share/doc/oklc/README.md; do
+             lib/cmake/oklc/oklcKernels.cmake \
+             share/man/man1/oklc.1 share/doc/oklc/README.md; do
         [ -e "$prefix/$f" ] || fail "$f not installed"
     done
     # Nothing installed names the build or source tree, nor the preludes'
@@ -55,6 +58,9 @@ cmake)
           -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="${CFLAGS:-}" >"$work/cmake.log" || { cat "$work/cmake.log"; fail configure; }
     cmake --build "$work/cmake" >>"$work/cmake.log" || { cat "$work/cmake.log"; fail build; }
     "$work/cmake/addvec" "$kernel" serial
+    readelf -d "$work/cmake/addvec_static" | grep -q 'NEEDED.*liboklc' &&
+        fail "addvec_static links liboklc.so, not liboklc.a"
+    "$work/cmake/addvec_static" "$kernel" serial
     ;;
 pkgconfig)
     rm -rf "$work/pc" && mkdir -p "$work/pc"
@@ -82,6 +88,66 @@ symbols)
     missing=$(comm -23 <(echo "$declared") <(sort -u <(echo "$exported"; echo "$inline")))
     [ -z "$missing" ] || fail "declared, not exported: $missing"
     echo "liboklc.so: $(echo "$exported" | wc -l) symbols, all oklc_*"
+    ;;
+kernels)
+    # A copy of the project: the test edits its header.
+    proj=$work/kproj out=$work/kproj-build/oklc/kernels
+    rm -rf "$proj" "$work/kproj-build"
+    cp -r "$here/kernels" "$proj"
+    build_kernels() {
+        cmake --build "$work/kproj-build" >"$work/kernels.log" 2>&1
+    }
+    cmake -S "$proj" -B "$work/kproj-build" -DCMAKE_PREFIX_PATH="$prefix" \
+          >"$work/kernels.log" 2>&1 || { cat "$work/kernels.log"; fail configure; }
+    build_kernels || { cat "$work/kernels.log"; fail build; }
+    for f in scale.serial.cpp scale.opencl.cl scale.cuda.cu scale.serial.json \
+             scale.opencl.launcher.cpp scale.cuda.launcher.cpp scale.cuda.json; do
+        [ -s "$out/$f" ] || fail "$f not generated"
+    done
+    [ -e "$work/kproj-build/libscale_serial.so" ] || fail "the serial output did not compile"
+    grep -q '3\.5f' "$out/scale.cuda.cu" || fail "FACTOR from include/factor.h not in the output"
+    # Nothing changed: nothing transpiled again.
+    build_kernels || fail "second build"
+    if grep -q 'oklc: scale.okl' "$work/kernels.log"; then
+        fail "transpiled again with nothing changed"
+    fi
+    # The included header changes: every backend's output again.
+    sleep 1
+    echo '#define FACTOR 7.25f' >"$proj/include/factor.h"
+    build_kernels || { cat "$work/kernels.log"; fail "build after editing the header"; }
+    [ "$(grep -c 'oklc: scale.okl' "$work/kernels.log")" = 3 ] ||
+        { cat "$work/kernels.log"; fail "editing factor.h did not transpile the 3 outputs again"; }
+    for f in scale.serial.cpp scale.opencl.cl scale.cuda.cu; do
+        grep -q '7\.25f' "$out/$f" || fail "$f does not have the new FACTOR"
+    done
+    # A wrong kernel fails the build at its line, and leaves no output.
+    sleep 1
+    echo '#define FACTOR )' >"$proj/include/factor.h"
+    if build_kernels; then fail "a broken kernel built"; fi
+    grep -q 'scale.okl:7:.*error' "$work/kernels.log" ||
+        { cat "$work/kernels.log"; fail "no error at scale.okl:7"; }
+    echo "oklc_add_kernels: outputs, no rebuild when unchanged, header tracked, errors fail"
+    ;;
+moved)
+    # Installed in one place, moved to another: nothing may point back.
+    rm -rf "$work/moved-a" "$work/moved-b"
+    cmake --install "$build" --prefix "$work/moved-a" >/dev/null
+    mv "$work/moved-a" "$work/moved-b"
+    b=$work/moved-b
+    if grep -rlIF "$work/moved-a" "$b"; then fail "files name the first prefix"; fi
+    "$b/bin/oklc" transpile -b serial -o "$work/moved.cpp" "$kernel" || fail "bin/oklc"
+    export PKG_CONFIG_PATH=$b/lib/pkgconfig LD_LIBRARY_PATH=$b/lib
+    [ "$(pkg-config --variable=prefix oklc)" -ef "$b" ] || fail "oklc.pc's prefix is not $b"
+    rm -rf "$work/moved-pc" && mkdir -p "$work/moved-pc"
+    make -s -C "$work/moved-pc" -f "$here/pkgconfig/Makefile" SRC="$here" addvec
+    "$work/moved-pc/addvec" "$kernel" serial
+    rm -rf "$work/moved-cmake"
+    cmake -S "$here/cmake" -B "$work/moved-cmake" -DCMAKE_PREFIX_PATH="$b" \
+          -DCMAKE_C_FLAGS="${CFLAGS:-}" >"$work/moved.log" || { cat "$work/moved.log"; fail configure; }
+    cmake --build "$work/moved-cmake" >>"$work/moved.log" || { cat "$work/moved.log"; fail build; }
+    "$work/moved-cmake/addvec" "$kernel" serial
+    "$work/moved-cmake/addvec_static" "$kernel" serial
+    echo "moved from moved-a to moved-b: oklc, pkg-config and CMake consumers work"
     ;;
 *)
     fail "unknown mode"

@@ -555,6 +555,100 @@ static void test_grid_stride(void **state)
     oklc_kernel_free(k);
 }
 
+/* ---- interchange (tests/golden/serial/interchange.okl) ----------------------------------- */
+
+/* Per-thread loops that the CPU backends interchange with the @inner loop
+ * around them, and those they leave as written: the same results on every
+ * device (integers in floats: exact whatever the order of additions). */
+#define INTERCHANGE "../golden/serial/interchange.okl"
+
+static float small_int(int i, int m, int shift)
+{
+    return (float)(i % m - shift);
+}
+
+static void test_interchange_applied(void **state)
+{
+    (void)state;
+    enum { N = 3000, NB = (N + 1023) / 1024 };
+    static float x[N], y[N], a[N], b[N], wantb[N];
+    float partial[NB], want[NB];
+    for (int i = 0; i < N; i++) {
+        x[i] = small_int(i, 7, 0), y[i] = small_int(i, 5, 2), a[i] = small_int(i, 11, 5);
+        b[i] = -1, wantb[i] = i < 1000 ? 2 * a[i] : -1;
+    }
+    for (int blk = 0; blk < NB; blk++) {
+        const int begin = blk * 1024, end = begin + 1024 < N ? begin + 1024 : N;
+        float sum = 0;
+        for (int t = 0; t < 64; t++) {
+            float acc = 0.5f * t;
+            for (int i = begin + t; i <= end - 1; i += 64)
+                acc += x[i] * y[i];
+            sum += acc;
+        }
+        want[blk] = sum, partial[blk] = -1;
+    }
+    oklc_memory *mx = to_device(x, sizeof x), *my = to_device(y, sizeof y);
+    RUN_ON(INTERCHANGE, "dotSlices", partial, oklc_arg_int(N), oklc_arg_mem(mx), oklc_arg_mem(my));
+    same_floats(want, partial, NB);
+    oklc_memory *ma = to_device(a, sizeof a);
+    RUN_ON(INTERCHANGE, "rows4", b, oklc_arg_int(1000), oklc_arg_mem(ma));
+    same_floats(wantb, b, N);
+    oklc_memory_free(mx);
+    oklc_memory_free(my);
+    oklc_memory_free(ma);
+}
+
+static void test_interchange_refused(void **state)
+{
+    (void)state;
+    enum { N = 3000, NO = 4 * 64 };
+    static float x[N], a[1024], b[1024], wantb[1024];
+    float out[NO], want[NO];
+    int starts[5] = {0, 700, 1500, 1501, 2999};
+    for (int i = 0; i < N; i++)
+        x[i] = small_int(i, 13, i % 101 == 50 ? 20 : 0);    /* a few negatives: the break */
+    for (int i = 0; i < 1024; i++)
+        a[i] = small_int(i, 9, 4), b[i] = 0, wantb[i] = a[i] + 1;
+    oklc_memory *mx = to_device(x, sizeof x);
+    for (int kernel = 0; kernel < 4; kernel++) {
+        for (int blk = 0; blk < 4; blk++)
+            for (int t = 0; t < 64; t++) {
+                float acc = 0;
+                int from = kernel == 1 ? starts[blk] + t : blk * 1024 + t;
+                for (int i = from;; i += 64) {
+                    if (kernel == 0 && !(i < (blk + 1) * 1024 && i < N))
+                        break;
+                    if (kernel == 1 && !(i < starts[blk + 1]))
+                        break;
+                    if (kernel == 2 && !(i < blk * 1024 + 16 * t && i < N))
+                        break;
+                    if (kernel == 3 && !(i < N && x[i] >= 0))
+                        break;
+                    acc += kernel == 0 ? (float)((t + 1) % 64) * x[i] : x[i];
+                }
+                want[blk * 64 + t] = acc, out[blk * 64 + t] = -1;
+            }
+        if (kernel == 0)
+            RUN_ON(INTERCHANGE, "sharedInSlice", out, oklc_arg_int(N), oklc_arg_mem(mx));
+        if (kernel == 1) {
+            oklc_memory *ms = to_device(starts, sizeof starts);
+            RUN_ON(INTERCHANGE, "dataBound", out, oklc_arg_mem(ms), oklc_arg_mem(mx));
+            oklc_memory_free(ms);
+        }
+        if (kernel == 2)
+            RUN_ON(INTERCHANGE, "threadBound", out, oklc_arg_int(N), oklc_arg_mem(mx));
+        if (kernel == 3)
+            RUN_ON(INTERCHANGE, "withBreak", out, oklc_arg_int(N), oklc_arg_mem(mx));
+        same_floats(want, out, NO);
+    }
+    oklc_memory *ma = to_device(a, sizeof a);
+    RUN_ON(INTERCHANGE, "ownRows", b, oklc_arg_mem(ma));
+    same_floats(wantb, b, 1024);
+    oklc_memory_free(mx);
+    oklc_memory_free(ma);
+}
+
 /* ---- data.okl ------------------------------------------------------------------------ */
 
 static void test_histogram(void **state)
@@ -1186,6 +1280,7 @@ int main(void)
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_grid_stride),
+        cmocka_unit_test(test_interchange_applied), cmocka_unit_test(test_interchange_refused),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),

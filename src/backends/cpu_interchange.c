@@ -1,0 +1,394 @@
+/*
+ * cpu_interchange.c - a per-thread loop over a strided slice, interchanged
+ * with the @inner loop around it.
+ *
+ * GPU code gives each thread every T-th element and keeps what it
+ * accumulates in a register:
+ *
+ *   for (int t = 0; t < T; ++t; @inner) {
+ *     float acc = 0;
+ *     for (int i = base + t; i < end; i += T)
+ *       acc += x[i] * y[i];
+ *     s[t] = acc;
+ *   }
+ *
+ * Run as written on a CPU, one thread's loop jumps T elements at a time.
+ * Interchanged, the elements run in rounds of T in memory order, the
+ * threads inside each round: the unit-stride, vectorizable loop. What each
+ * thread keeps across its elements gets one slot per thread:
+ *
+ *   float acc[T];
+ *   for (t = 0; t < T; ++t) acc[t] = 0;
+ *   for (int r = base; r < end; r += T)
+ *     for (t = 0; t < min(T, end - r); ++t) { int i = r + t; acc[t] += x[i] * y[i]; }
+ *   for (t = 0; t < T; ++t) s[t] = acc[t];
+ *
+ * A per-thread loop of another form, `for (k = 0; k < 4; ++k)` whose body
+ * reaches the threads' neighbouring elements (t added to an index: x[base
+ * + k * T + t]), is interchanged the same way: k outside, the threads
+ * inside. (Where t multiplies or divides, the threads' elements are apart
+ * and the loop stays as written: interchanged it would walk them with a
+ * stride.)
+ *
+ * Every thread still runs its own statements in their order (its elements
+ * in order: the same sums, bit for bit); only the threads' statements
+ * interleave otherwise, which the @inner loop's threads allow (they run at
+ * once on a GPU; nothing orders them without a barrier). Where that is
+ * not all it takes, the loop is left as written:
+ *  - the @inner loop counts up from 0 by 1 over a known number of threads
+ *    (at most MAX_THREADS), with no @inner loop around or inside it and no
+ *    barrier, return, break, continue or goto in it;
+ *  - its body is declarations, the strided loop `for (T i = base + t;
+ *    i < end; i += T)` (or <=), then any statements; base and end are the
+ *    same for every thread (no t, no per-thread value), end has no call,
+ *    memory read or side effect and nothing in the body writes what it
+ *    reads (a trip count that depends on the thread or on data the loop
+ *    changes has no common rounds); for another loop, likewise its whole
+ *    header, and its body does not write its variable;
+ *  - the declarations before it are scalars with a plain initializer (=)
+ *    without calls or side effects; those that do not depend on the
+ *    thread and that nothing writes are computed once, the others get a
+ *    slot per thread (their address may not be taken);
+ *  - the strided loop does not touch @shared memory: threads that trade
+ *    values through it (a warp's lanes reading each other) would see them
+ *    in another order.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "backend.h"
+
+enum { MAX_THREADS = 4096 };
+
+typedef struct Interchange {
+    const Loop  *l;
+    const Stmt  *body, *f;        /* the @inner loop's { }, the per-thread loop */
+    size_t       at;              /* f's index in body */
+    bool         strided;         /* f is `for (i = base + t; ...; i += T)`, in s */
+    Strided      s;
+    const char  *op, *end;        /* the condition: i op end */
+    const Var  **slots;           /* declarations that get a slot per thread */
+    size_t       nslots;
+} Interchange;
+
+static bool is_shared(const Var *v)
+{
+    return v->shared || (v->typedef_var && v->typedef_var->shared);
+}
+
+/* Does the code in r touch a @shared variable? */
+static bool touches_shared(Cpu *C, Range r)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++)
+        if (is_shared(C->k->locals[i]) && oklc_refers_in(C->k->locals[i], r))
+            return true;
+    return false;
+}
+
+/* cond is `n < end` or `n <= end`, end one operand free of calls, side
+ * effects and memory reads. */
+static bool upper_bound(Cpu *C, Interchange *x)
+{
+    const char *t = C->E->nz->text, *n = x->s.n;
+    size_t len = strlen(n);
+    uint32_t p = x->s.cond.begin, e = x->s.cond.end;
+    if (e - p <= len || strncmp(t + p, n, len) || oklc_ident_char(t[p + len]))
+        return false;
+    p = oklc_cpu_skip_blanks(t, p + (uint32_t)len, e);
+    if (p + 1 >= e || t[p] != '<' || t[p + 1] == '<')
+        return false;
+    x->op = t[p + 1] == '=' ? "<=" : "<";
+    p = oklc_cpu_skip_blanks(t, p + (uint32_t)strlen(x->op), e);
+    x->end = oklc_cpu_render(C, (Range){p, e});
+    int depth = 0;
+    for (const char *s = x->end; *s; s++) {
+        depth += strchr("([{", *s) ? 1 : strchr(")]}", *s) ? -1 : 0;
+        if (!depth && strchr("<>=&|^?,:", *s))
+            return false;
+    }
+    return *x->end && oklc_cpu_pure(x->end, false);
+}
+
+/* Does the body write a variable the condition reads (but the element's)? */
+static bool bound_changes(Cpu *C, const Interchange *x)
+{
+    const Kernel *k = C->k;
+    const Var *n = oklc_cpu_for_var(C, x->f);
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        if (v != n && oklc_refers_in(v, x->s.cond) && oklc_cpu_written_in(C, v, x->body->range))
+            return true;
+    }
+    return false;
+}
+
+/* Sorts the declarations before the strided loop: computed once, or a slot
+ * per thread. False when one cannot be either. */
+static bool declarations(Cpu *C, Interchange *x)
+{
+    x->slots = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *x->slots);
+    for (size_t i = 0; i < x->at; i++) {
+        const Stmt *d = x->body->kids[i];
+        if (d->kind != ST_DECL || d->ndecls != 1)
+            return false;
+        for (size_t k = 0; k < d->ndecls; k++) {
+            const Var *v = d->decls[k];
+            const char *init = v->init_form ? oklc_cpu_render(C, v->init) : "";
+            if ((v->init_form && v->init_form != '=') || v->type.array || v->static_ ||
+                is_shared(v) || oklc_cpu_exclusive(v) || !oklc_cpu_pure(init, true))
+                return false;
+            Range after = {v->declarator_end, x->body->range.end};
+            bool once = !oklc_cpu_per_thread(C, v->init, x->l) &&
+                        !oklc_cpu_written_in(C, v, after);
+            for (size_t j = 0; once && j < x->nslots; j++)
+                once = !oklc_refers_in(x->slots[j], v->init);
+            if (once)
+                continue;
+            if (v->size <= 0 || (size_t)v->size * x->l->ntrips > 64 * 1024)
+                return false;                   /* the slots must fit in a stack frame */
+            x->slots[x->nslots++] = v;
+        }
+    }
+    return true;
+}
+
+/* Does r use a declaration that gets a slot per thread? */
+static bool uses_slots(const Interchange *x, Range r)
+{
+    for (size_t i = 0; i < x->nslots; i++)
+        if (oklc_refers_in(x->slots[i], r))
+            return true;
+    return false;
+}
+
+static uint32_t blanks_before(const char *s, uint32_t from, uint32_t p)
+{
+    while (p > from && isspace((unsigned char)s[p - 1]))
+        p--;
+    return p;
+}
+
+/* The ')' that closes the '(' at o. */
+static uint32_t closing(const char *s, uint32_t o, uint32_t to)
+{
+    int depth = 0;
+    for (uint32_t p = o; p < to; p++) {
+        depth += s[p] == '(' ? 1 : s[p] == ')' ? -1 : 0;
+        if (!depth)
+            return p;
+    }
+    return to;
+}
+
+/* Is the use of the iterator at [b, e) a term added to an index (t, + t,
+ * t +, t -, also in parentheses that are themselves added), not a factor,
+ * divisor, shift, comparison operand or call argument? */
+static bool added(const char *s, uint32_t from, uint32_t b, uint32_t e, uint32_t to)
+{
+    for (;;) {
+        uint32_t p = blanks_before(s, from, b), q = oklc_cpu_skip_blanks(s, e, to);
+        char before = p > from ? s[p - 1] : ';', after = q < to ? s[q] : ';';
+        bool add_before = (before == '+' && !(p - 1 > from && s[p - 2] == '+')) ||
+                          (before && strchr("([,", before)) ||
+                          (before == '=' && !(p - 1 > from && strchr("=!<>", s[p - 2])));
+        bool add_after = (after && strchr(")];,", after)) ||
+                         ((after == '+' || after == '-') && q + 1 < to && !strchr("+-=>", s[q + 1]));
+        if (!add_before || !add_after)
+            return false;
+        /* the bracket around the term: a subscript ends the climb */
+        uint32_t o = b;
+        int depth = 0;
+        for (; o > from; o--) {
+            char c = s[o - 1];
+            if (c == ')' || c == ']')
+                depth++;
+            else if ((c == '(' || c == '[') && depth)
+                depth--;
+            else if (c == '(' || c == '[' || (!depth && strchr(";{}", c)))
+                break;
+        }
+        if (o == from || s[o - 1] != '(')
+            return true;                            /* a subscript's, a statement's term */
+        uint32_t k = blanks_before(s, from, o - 1);
+        if (k > from && (oklc_ident_char(s[k - 1]) || s[k - 1] == ']' || s[k - 1] == ')'))
+            return false;                           /* an argument, a condition */
+        b = o - 1;                                  /* the group, as a term */
+        e = closing(s, o - 1, to) + 1;
+    }
+}
+
+/* Does the loop f's body reach the threads' neighbouring elements: t used
+ * only as an added term, at least once? */
+static bool neighbours(Cpu *C, const Interchange *x)
+{
+    const char *t = C->E->nz->text;
+    const Var *it = oklc_cpu_iter_var(C, x->l);
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    size_t uses = 0;
+    for (size_t i = 0; it && i < it->nrefs; i++) {
+        Range r = it->refs[i];
+        if (!oklc_in_range(body, r.begin))
+            continue;
+        if (!added(t, body.begin, r.begin, r.end, body.end))
+            return false;
+        uses++;
+    }
+    return uses > 0;
+}
+
+/* A per-thread loop of another form: its header the same for every thread
+ * and unchanged by its body, which reaches neighbouring elements. */
+static bool counted(Cpu *C, const Interchange *x)
+{
+    const Stmt *f = x->f;
+    if (f->kind != ST_FOR || f->loop || !f->nkids || oklc_cpu_per_thread(C, f->head, x->l) ||
+        uses_slots(x, f->head) || !neighbours(C, x))
+        return false;
+    const Var *k = oklc_cpu_for_var(C, f);
+    Range body = f->kids[f->nkids - 1]->range;
+    if (!k || oklc_cpu_written_in(C, k, body))
+        return false;
+    const Kernel *kn = C->k;
+    for (size_t i = 0; i < kn->nlocals + kn->nparams; i++) {
+        const Var *v = i < kn->nlocals ? kn->locals[i] : kn->params[i - kn->nlocals];
+        if (v != k && oklc_refers_in(v, f->head) && oklc_cpu_written_in(C, v, x->body->range))
+            return false;
+    }
+    const char *head = oklc_cpu_render(C, f->head);
+    const char *cond = strchr(head, ';'), *step = cond ? strchr(cond + 1, ';') : NULL;
+    return step && oklc_cpu_pure(oklc_arena_strndup(C->a, cond + 1, (size_t)(step - cond - 1)),
+                                 false);
+}
+
+/* The @inner loop l as an Interchange, or false when it does not qualify. */
+static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
+{
+    if (!oklc_cpu_strided_loop(l) || oklc_cpu_in_split(C, l->stmt.begin) || !l->trips_known ||
+        l->ntrips <= 0 || l->ntrips > MAX_THREADS)
+        return false;
+    for (const Loop *p = l->parent; p; p = p->parent)
+        if (p->kind == LOOP_INNER)
+            return false;
+    *x = (Interchange){.l = l, .body = l->node->kids[l->node->nkids - 1]};
+    if (x->body->kind != ST_COMPOUND || oklc_cpu_has_jump(x->body, true))
+        return false;
+    while (x->at < x->body->nkids && x->body->kids[x->at]->kind == ST_DECL)
+        x->at++;
+    if (x->at == x->body->nkids || !declarations(C, x))
+        return false;
+    x->f = x->body->kids[x->at];
+    if (touches_shared(C, x->f->range))
+        return false;
+    x->strided = oklc_cpu_strided(C, l, x->f, &x->s);
+    if (!x->strided)
+        return counted(C, x);
+    return upper_bound(C, x) && !bound_changes(C, x) && !oklc_cpu_per_thread(C, x->s.cond, l) &&
+           !uses_slots(x, x->s.cond);
+}
+
+/* Every use of a slotted declaration in the body becomes its thread's slot. */
+static void use_slots(Cpu *C, const Interchange *x)
+{
+    for (size_t i = 0; i < x->nslots; i++) {
+        const Var *v = x->slots[i];
+        for (size_t j = 0; j < v->nrefs; j++)
+            if (oklc_in_range(x->body->range, v->refs[j].begin) &&
+                v->refs[j].begin != v->name_off)
+                oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
+                                  oklc_arena_printf(C->a, "%s[%s]", v->name, x->l->iter));
+    }
+}
+
+static bool slotted(const Interchange *x, const Var *v)
+{
+    for (size_t i = 0; i < x->nslots; i++)
+        if (x->slots[i] == v)
+            return true;
+    return false;
+}
+
+/* The statements of body kids [from, to), rendered. */
+static const char *kids(Cpu *C, const Interchange *x, size_t from, size_t to)
+{
+    if (from >= to)
+        return "";
+    return oklc_cpu_render(C, (Range){x->body->kids[from]->range.begin,
+                                      x->body->kids[to - 1]->range.end});
+}
+
+/* The strided loop: the rounds, the threads inside (element r + t while
+ * it passes the bound). */
+static void rounds(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+{
+    const Loop *l = x->l;
+    const char *it = l->iter, *T = l->trips;
+    const char *type = oklc_arena_strndup(C->a, x->s.decl, strlen(x->s.decl) - strlen(x->s.n));
+    const char *left = oklc_arena_printf(C->a, "(%s) - _occa_round%s", x->end,
+                                         strcmp(x->op, "<=") ? "" : " + 1");
+    oklc_buf_printf(o, "%s  for (%s_occa_round = %s; _occa_round %s %s; _occa_round += %s) {\n",
+                    ind, type, x->s.base, x->op, x->end, T);
+    oklc_buf_printf(o, "%s    const %s_occa_threads = %s < %s ? %s : %s;\n", ind, type, left, T,
+                    left, T);
+    oklc_buf_printf(o, "%s    for (%s %s = 0; %s < _occa_threads; ++%s) {\n", ind,
+                    oklc_emit_iter_type(C->E, l), it, it, it);
+    oklc_buf_printf(o, "%s      %s = _occa_round + %s;\n", ind, x->s.decl, it);
+    oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind,
+                    oklc_cpu_render(C, x->f->kids[x->f->nkids - 1]->range), ind, ind);
+}
+
+bool oklc_cpu_interchange(Cpu *C, const Loop *l)
+{
+    Interchange x;
+    if (!qualifies(C, l, &x))
+        return false;
+    use_slots(C, &x);
+    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
+    const char *it = l->iter, *T = l->trips;
+    const char *each = oklc_arena_printf(C->a, "for (%s %s = 0; %s < %s; ++%s)",
+                                         oklc_emit_iter_type(C->E, l), it, it, T, it);
+    Buf o;
+    oklc_buf_init(&o, C->a);
+    oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
+                    "threads' neighbouring elements in the inner loop */\n");
+    /* what every thread computes alike, once; a slot per thread for the rest */
+    for (size_t i = 0; i < x.at; i++) {
+        const Stmt *d = x.body->kids[i];
+        for (size_t k = 0; k < d->ndecls; k++) {    /* one, declarations() checked */
+            const Var *v = d->decls[k];
+            if (slotted(&x, v))
+                oklc_buf_printf(&o, "%s  %s;\n", ind,
+                                oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s[%s]",
+                                                                             v->name, T)));
+            else
+                oklc_buf_printf(&o, "%s  %s\n", ind, oklc_cpu_render(C, d->range));
+        }
+    }
+    Buf inits;
+    oklc_buf_init(&inits, C->a);
+    for (size_t i = 0; i < x.nslots; i++)
+        if (x.slots[i]->init_form)
+            oklc_buf_printf(&inits, " %s", oklc_cpu_init_slot(C, x.slots[i], it));
+    if (inits.data && inits.data[0])
+        oklc_buf_printf(&o, "%s  %s {%s }\n", ind, each, inits.data);
+    /* what stands before the loop (an unroll pragma) stays before it */
+    uint32_t gap = x.at ? x.body->kids[x.at - 1]->range.end : x.body->range.begin + 1;
+    const char *before = oklc_cpu_render(C, (Range){gap, x.f->range.begin});
+    size_t from = strspn(before, "\n"), to = strlen(before);
+    while (to > from && strchr(" \t\n", before[to - 1]))
+        to--;
+    if (to > from)
+        oklc_buf_printf(&o, "%.*s\n", (int)(to - from), before + from);
+    if (x.strided)
+        rounds(C, &x, &o, ind);
+    else
+        oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s %s\n%s  }\n", ind,
+                        oklc_cpu_render(C, x.f->head), ind, each,
+                        oklc_cpu_render(C, x.f->kids[x.f->nkids - 1]->range), ind);
+    /* the rest of each thread's statements */
+    if (x.at + 1 < x.body->nkids)
+        oklc_buf_printf(&o, "%s  %s {\n%s    %s\n%s  }\n", ind, each, ind,
+                        kids(C, &x, x.at + 1, x.body->nkids), ind);
+    oklc_buf_printf(&o, "%s}", ind);
+    oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, o.data);
+    return true;
+}

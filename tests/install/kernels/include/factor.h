@@ -1,0 +1,1 @@
+#define FACTOR 3.5f
