@@ -295,6 +295,20 @@ static void setup_gradient(oklc_device *d, Case *c, bool quick)
     c->bytes = 8.0 * (4.0 * E * np + nq * nq);
 }
 
+static void setup_axhex(oklc_device *d, Case *c, bool quick)
+{
+    const int E = quick ? 64 : 4096 << size_shift, nq = 8, np = nq * nq * nq;
+    snprintf(c->size, sizeof c->size, "%d elements, Nq=8, doubles", E);
+    c->args[c->nargs++] = oklc_arg_int(E);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)E * 6 * np, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)nq * nq, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)E * np, -1, 1));
+    outputs(d, c, (size_t)E * np, T_F64, NULL);
+    c->tol = 1e-12;    /* the hand-written CPU version adds in another order */
+    grid(c, (size_t)E, 1, nq, nq);
+    c->bytes = 8.0 * (8.0 * E * np + nq * nq);    /* G (6), q, Aq */
+}
+
 static void setup_histogram(oklc_device *d, Case *c, bool quick)
 {
     const int n = quick ? (1 << 20) + 3 : 1 << (26 + size_shift);
@@ -333,6 +347,7 @@ static const Kind kinds[] = {
     {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
     {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},
     {"gradient", "gradient", "gradient_native", setup_gradient},
+    {"axhex", "axhex", "axhex_native", setup_axhex},
     {"histogram", "histogram", "histogram_native", setup_histogram},
 };
 

@@ -161,6 +161,50 @@ __kernel void gradient_native(const int E, __global const double *restrict D,
 }
 
 // hist[v] += the number of bytes equal to v: a local histogram per
+
+// spectral-element Poisson operator (kernels.okl: axhex), Nq = 8: a
+// work-group of 8 x 8 per element, the element and its derivatives in
+// local memory, columns along k in private memory
+__kernel void axhex_native(const int E, __global const double *restrict G,
+                           __global const double *restrict D,
+                           __global const double *restrict q, __global double *restrict Aq)
+{
+    __local double s_D[NQ][NQ], s_q[NQ][NQ][NQ], s_Gqr[NQ][NQ][NQ], s_Gqs[NQ][NQ][NQ];
+    double r_q[NQ], r_Aq[NQ];
+    const int e = get_group_id(0), i = get_local_id(0), j = get_local_id(1);
+    s_D[j][i] = D[j * NQ + i];
+    for (int k = 0; k < NQ; ++k) {
+        const double qn = q[e * NP + k * NQ * NQ + j * NQ + i];
+        s_q[k][j][i] = qn;
+        r_q[k] = qn;
+        r_Aq[k] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < NQ; ++k) {
+        double qr = 0, qs = 0, qt = 0;
+        for (int m = 0; m < NQ; ++m) {
+            qr += s_D[i][m] * s_q[k][j][m];
+            qs += s_D[j][m] * s_q[k][m][i];
+            qt += s_D[k][m] * r_q[m];
+        }
+        const int n = e * 6 * NP + k * NQ * NQ + j * NQ + i;
+        const double G00 = G[n], G01 = G[n + NP], G02 = G[n + 2 * NP];
+        const double G11 = G[n + 3 * NP], G12 = G[n + 4 * NP], G22 = G[n + 5 * NP];
+        s_Gqr[k][j][i] = G00 * qr + G01 * qs + G02 * qt;
+        s_Gqs[k][j][i] = G01 * qr + G11 * qs + G12 * qt;
+        const double Gqt = G02 * qr + G12 * qs + G22 * qt;
+        for (int m = 0; m < NQ; ++m)
+            r_Aq[m] += s_D[k][m] * Gqt;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < NQ; ++k) {
+        double r = r_Aq[k];
+        for (int m = 0; m < NQ; ++m)
+            r += s_D[m][i] * s_Gqr[k][j][m] + s_D[m][j] * s_Gqs[k][m][i];
+        Aq[e * NP + k * NQ * NQ + j * NQ + i] = r;
+    }
+}
+
 // work-group of 256 over a chunk of HC bytes, then one atomic add per bin
 #define HB 256
 #define HC (256 * 64)

@@ -228,6 +228,63 @@ extern "C" void gradient_native(void *const *args)
     }
 }
 
+// Aq = D^T G D q per element (kernels.okl: axhex), the loops in the order
+// a CPU wants: i innermost (one vector of 8 doubles), the derivatives of the
+// whole element first, then the transposed sums. Another order of
+// additions than the kernel's (bench.c: 1e-12).
+extern "C" void axhex_native(void *const *args)
+{
+    enum { Nq = 8, Np = Nq * Nq * Nq };
+    const int E = ARG(int, 0);
+    const double *__restrict__ G = ARG(double *, 1);
+    const double *__restrict__ D = ARG(double *, 2);
+    const double *__restrict__ q = ARG(double *, 3);
+    double *__restrict__ Aq = ARG(double *, 4);
+    double Dt[Nq][Nq];    // Dt[m][i] = D[i][m]
+    for (int i = 0; i < Nq; ++i)
+        for (int m = 0; m < Nq; ++m)
+            Dt[m][i] = D[i * Nq + m];
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < E; ++e) {
+        const double *__restrict__ qe = q + (size_t)e * Np;
+        const double *__restrict__ ge = G + (size_t)e * 6 * Np;
+        double gr[Np], gs[Np], gt[Np];
+        for (int k = 0; k < Nq; ++k)
+            for (int j = 0; j < Nq; ++j) {
+                double qr[Nq] = {0}, qs[Nq] = {0}, qt[Nq] = {0};
+                for (int m = 0; m < Nq; ++m) {
+                    const double qm = qe[k * Nq * Nq + j * Nq + m];
+                    const double dj = D[j * Nq + m], dk = D[k * Nq + m];
+                    for (int i = 0; i < Nq; ++i) {
+                        qr[i] += Dt[m][i] * qm;
+                        qs[i] += dj * qe[k * Nq * Nq + m * Nq + i];
+                        qt[i] += dk * qe[m * Nq * Nq + j * Nq + i];
+                    }
+                }
+                const int n = k * Nq * Nq + j * Nq;
+                for (int i = 0; i < Nq; ++i) {
+                    const double *g = ge + n + i;
+                    gr[n + i] = g[0] * qr[i] + g[Np] * qs[i] + g[2 * Np] * qt[i];
+                    gs[n + i] = g[Np] * qr[i] + g[3 * Np] * qs[i] + g[4 * Np] * qt[i];
+                    gt[n + i] = g[2 * Np] * qr[i] + g[4 * Np] * qs[i] + g[5 * Np] * qt[i];
+                }
+            }
+        for (int k = 0; k < Nq; ++k)
+            for (int j = 0; j < Nq; ++j) {
+                double r[Nq] = {0};
+                for (int m = 0; m < Nq; ++m) {
+                    const double dj = D[m * Nq + j], dk = D[m * Nq + k];
+                    const double grm = gr[k * Nq * Nq + j * Nq + m];
+                    for (int i = 0; i < Nq; ++i)
+                        r[i] += D[m * Nq + i] * grm + dj * gs[k * Nq * Nq + m * Nq + i] +
+                                dk * gt[m * Nq * Nq + j * Nq + i];
+                }
+                for (int i = 0; i < Nq; ++i)
+                    Aq[(size_t)e * Np + k * Nq * Nq + j * Nq + i] = r[i];
+            }
+    }
+}
+
 // hist[v] += the number of bytes of data equal to v: per thread, four
 // private histograms (consecutive bytes go to different ones, so that a run
 // of equal bytes does not make each increment wait for the previous one's

@@ -164,6 +164,49 @@ extern "C" __global__ void gradient_native(const int E, const double *__restrict
     }
 }
 
+// spectral-element Poisson operator (kernels.okl: axhex), Nq = 8: a block
+// of 8 x 8 per element, the element and its derivatives in shared memory,
+// columns along k in registers
+extern "C" __global__ void axhex_native(const int E, const double *__restrict__ G,
+                                        const double *__restrict__ D,
+                                        const double *__restrict__ q, double *__restrict__ Aq)
+{
+    __shared__ double s_D[NQ][NQ], s_q[NQ][NQ][NQ], s_Gqr[NQ][NQ][NQ], s_Gqs[NQ][NQ][NQ];
+    double r_q[NQ], r_Aq[NQ];
+    const int e = blockIdx.x, i = threadIdx.x, j = threadIdx.y;
+    s_D[j][i] = D[j * NQ + i];
+    for (int k = 0; k < NQ; ++k) {
+        const double qn = q[e * NP + k * NQ * NQ + j * NQ + i];
+        s_q[k][j][i] = qn;
+        r_q[k] = qn;
+        r_Aq[k] = 0;
+    }
+    __syncthreads();
+    for (int k = 0; k < NQ; ++k) {
+        double qr = 0, qs = 0, qt = 0;
+        for (int m = 0; m < NQ; ++m) {
+            qr += s_D[i][m] * s_q[k][j][m];
+            qs += s_D[j][m] * s_q[k][m][i];
+            qt += s_D[k][m] * r_q[m];
+        }
+        const int n = e * 6 * NP + k * NQ * NQ + j * NQ + i;
+        const double G00 = G[n], G01 = G[n + NP], G02 = G[n + 2 * NP];
+        const double G11 = G[n + 3 * NP], G12 = G[n + 4 * NP], G22 = G[n + 5 * NP];
+        s_Gqr[k][j][i] = G00 * qr + G01 * qs + G02 * qt;
+        s_Gqs[k][j][i] = G01 * qr + G11 * qs + G12 * qt;
+        const double Gqt = G02 * qr + G12 * qs + G22 * qt;
+        for (int m = 0; m < NQ; ++m)
+            r_Aq[m] += s_D[k][m] * Gqt;
+    }
+    __syncthreads();
+    for (int k = 0; k < NQ; ++k) {
+        double r = r_Aq[k];
+        for (int m = 0; m < NQ; ++m)
+            r += s_D[m][i] * s_Gqr[k][j][m] + s_D[m][j] * s_Gqs[k][m][i];
+        Aq[e * NP + k * NQ * NQ + j * NQ + i] = r;
+    }
+}
+
 // hist[v] += the number of bytes equal to v: a shared histogram per block
 // of 256 over a chunk of HC bytes, then one atomic add per bin
 #define HB 256

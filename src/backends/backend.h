@@ -127,6 +127,8 @@ typedef struct Cpu {
     bool    omp;                 /* OpenMP: @outer loops take `omp parallel for` */
     VEC(Block *) blocks;
     VEC(const Atomic *) reduced; /* OpenMP: updates made in a reduction */
+    VEC(const Loop *) interchanged; /* innermost @inner loops of nests cpu_interchange.c
+                                       rewrote: no other pass may rebuild them */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:

@@ -47,8 +47,10 @@
  *    header, and its body does not write its variable;
  *  - the declarations before it are scalars with a plain initializer (=)
  *    without calls or side effects; those that do not depend on the
- *    thread and that nothing writes are computed once, the others get a
- *    slot per thread (their address may not be taken);
+ *    thread and that nothing writes are computed once (unless they read
+ *    memory after a statement), the others get a slot per thread (their
+ *    address may not be taken); statements before it run for every thread
+ *    first, in order;
  *  - the strided loop does not touch @shared memory: threads that trade
  *    values through it (a warp's lanes reading each other) would see them
  *    in another order.
@@ -61,8 +63,11 @@
 enum { MAX_THREADS = 4096 };
 
 typedef struct Interchange {
-    const Loop  *l;
-    const Stmt  *body, *f;        /* the @inner loop's { }, the per-thread loop */
+    const Loop  *l;               /* the innermost @inner loop */
+    const Loop  *levels[3];       /* the @inner nest, outermost first */
+    size_t       nlevels;
+    int64_t      threads;         /* their product */
+    const Stmt  *body, *f;        /* the innermost loop's { }, the per-thread loop */
     size_t       at;              /* f's index in body */
     bool         strided;         /* f is `for (i = base + t; ...; i += T)`, in s */
     Strided      s;
@@ -76,12 +81,44 @@ static bool is_shared(const Var *v)
     return v->shared || (v->typedef_var && v->typedef_var->shared);
 }
 
-/* Does the code in r touch a @shared variable? */
-static bool touches_shared(Cpu *C, Range r)
+/* Is the use of v at r a plain write: `v[...] = ` (a compound assignment
+ * or an increment reads too)? */
+static bool plain_write(Cpu *C, Range r)
 {
-    for (size_t i = 0; i < C->k->nlocals; i++)
-        if (is_shared(C->k->locals[i]) && oklc_refers_in(C->k->locals[i], r))
+    const char *t = C->E->nz->text;
+    uint32_t n = (uint32_t)C->E->nz->len, p = oklc_cpu_skip_blanks(t, r.end, n);
+    while (p < n && t[p] == '[') {
+        int depth = 0;
+        for (; p < n; p++) {
+            depth += t[p] == '[' ? 1 : t[p] == ']' ? -1 : 0;
+            if (!depth)
+                break;
+        }
+        p = oklc_cpu_skip_blanks(t, p + 1, n);
+    }
+    return p + 1 < n && t[p] == '=' && t[p + 1] != '=';
+}
+
+/* Do threads of the nest trade values through @shared memory: one it
+ * both writes and reads (another thread's element, as a warp's lanes do)?
+ * What it only reads was written before a barrier; what it only writes is
+ * read after one. */
+static bool trades_shared(Cpu *C, Range nest)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        size_t writes = 0, uses = 0;
+        for (size_t j = 0; is_shared(v) && j < v->nrefs; j++) {
+            if (!oklc_in_range(nest, v->refs[j].begin))
+                continue;
+            uses++;
+            writes += plain_write(C, v->refs[j]);
+        }
+        if (writes && writes < uses)
             return true;
+        if (writes && oklc_cpu_written_in(C, v, nest))
+            return true;                          /* v = ... of the whole array */
+    }
     return false;
 }
 
@@ -127,9 +164,14 @@ static bool bound_changes(Cpu *C, const Interchange *x)
 static bool declarations(Cpu *C, Interchange *x)
 {
     x->slots = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *x->slots);
+    bool statements = false;    /* a statement before: memory may change */
     for (size_t i = 0; i < x->at; i++) {
         const Stmt *d = x->body->kids[i];
-        if (d->kind != ST_DECL || d->ndecls != 1)
+        if (d->kind != ST_DECL) {
+            statements = true;
+            continue;
+        }
+        if (d->ndecls != 1)
             return false;
         for (size_t k = 0; k < d->ndecls; k++) {
             const Var *v = d->decls[k];
@@ -138,13 +180,15 @@ static bool declarations(Cpu *C, Interchange *x)
                 is_shared(v) || oklc_cpu_exclusive(v) || !oklc_cpu_pure(init, true))
                 return false;
             Range after = {v->declarator_end, x->body->range.end};
-            bool once = !oklc_cpu_per_thread(C, v->init, x->l) &&
-                        !oklc_cpu_written_in(C, v, after);
+            bool once = !oklc_cpu_written_in(C, v, after) &&
+                        (!statements || oklc_cpu_pure(init, false));
+            for (size_t j = 0; once && j < x->nlevels; j++)
+                once = !oklc_cpu_per_thread(C, v->init, x->levels[j]);
             for (size_t j = 0; once && j < x->nslots; j++)
                 once = !oklc_refers_in(x->slots[j], v->init);
             if (once)
                 continue;
-            if (v->size <= 0 || (size_t)v->size * x->l->ntrips > 64 * 1024)
+            if (v->size <= 0 || v->size * x->threads > 64 * 1024)
                 return false;                   /* the slots must fit in a stack frame */
             x->slots[x->nslots++] = v;
         }
@@ -241,9 +285,11 @@ static bool neighbours(Cpu *C, const Interchange *x)
 static bool counted(Cpu *C, const Interchange *x)
 {
     const Stmt *f = x->f;
-    if (f->kind != ST_FOR || f->loop || !f->nkids || oklc_cpu_per_thread(C, f->head, x->l) ||
-        uses_slots(x, f->head) || !neighbours(C, x))
+    if (f->kind != ST_FOR || f->loop || !f->nkids || uses_slots(x, f->head) || !neighbours(C, x))
         return false;
+    for (size_t i = 0; i < x->nlevels; i++)
+        if (oklc_cpu_per_thread(C, f->head, x->levels[i]))
+            return false;
     const Var *k = oklc_cpu_for_var(C, f);
     Range body = f->kids[f->nkids - 1]->range;
     if (!k || oklc_cpu_written_in(C, k, body))
@@ -260,30 +306,87 @@ static bool counted(Cpu *C, const Interchange *x)
                                  false);
 }
 
+/* A level of the nest: counting up from 0 by 1 over a known count. */
+static bool level(const Loop *l)
+{
+    return l->kind == LOOP_INNER && !l->tile_part && !l->down && l->analyzed &&
+           !strcmp(l->stride, "1") && !strcmp(l->start, "0") && l->trips_known &&
+           l->ntrips > 0 && l->node && l->node->nkids;
+}
+
+/* Is loop l's body the loop `kid` and nothing else? */
+static bool only(const Loop *l, const Loop *kid)
+{
+    const Stmt *b = l->node->kids[l->node->nkids - 1];
+    if (b->kind == ST_COMPOUND && b->nkids == 1)
+        b = b->kids[0];
+    return l->nkids == 1 && b->range.begin == kid->stmt.begin;
+}
+
+/* The @inner nest around l, perfectly nested, outermost first. */
+static bool nest(const Loop *l, Interchange *x)
+{
+    const Loop *in[3];
+    size_t n = 0;
+    x->threads = 1;
+    for (const Loop *p = l; p; p = p->parent) {
+        if (p->kind != LOOP_INNER)
+            continue;
+        if (n == 3 || !level(p) || (n && !only(p, in[n - 1])))
+            return false;
+        x->threads *= p->ntrips;
+        in[n++] = p;
+    }
+    for (size_t i = 0; i < n; i++)
+        x->levels[i] = in[n - 1 - i];
+    x->nlevels = n;
+    return x->threads <= MAX_THREADS;
+}
+
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
 {
-    if (!oklc_cpu_strided_loop(l) || oklc_cpu_in_split(C, l->stmt.begin) || !l->trips_known ||
-        l->ntrips <= 0 || l->ntrips > MAX_THREADS)
+    *x = (Interchange){.l = l};
+    if (l->kind != LOOP_INNER || l->nkids || !nest(l, x) ||
+        oklc_cpu_in_split(C, x->levels[0]->stmt.begin))
         return false;
-    for (const Loop *p = l->parent; p; p = p->parent)
-        if (p->kind == LOOP_INNER)
-            return false;
-    *x = (Interchange){.l = l, .body = l->node->kids[l->node->nkids - 1]};
-    if (x->body->kind != ST_COMPOUND || oklc_cpu_has_jump(x->body, true))
+    x->body = l->node->kids[l->node->nkids - 1];
+    if (x->body->kind != ST_COMPOUND || oklc_cpu_has_jump(x->body, true) ||
+        trades_shared(C, x->body->range))
         return false;
-    while (x->at < x->body->nkids && x->body->kids[x->at]->kind == ST_DECL)
+    while (x->at < x->body->nkids &&
+           (x->body->kids[x->at]->kind != ST_FOR || x->body->kids[x->at]->loop))
         x->at++;
     if (x->at == x->body->nkids || !declarations(C, x))
         return false;
     x->f = x->body->kids[x->at];
-    if (touches_shared(C, x->f->range))
-        return false;
-    x->strided = oklc_cpu_strided(C, l, x->f, &x->s);
+    x->strided = x->nlevels == 1 && oklc_cpu_strided(C, l, x->f, &x->s);
     if (!x->strided)
         return counted(C, x);
     return upper_bound(C, x) && !bound_changes(C, x) && !oklc_cpu_per_thread(C, x->s.cond, l) &&
            !uses_slots(x, x->s.cond);
+}
+
+/* "[j][i]" (or "[8][8]": the counts), over the nest's levels. */
+static const char *subscripts(Cpu *C, const Interchange *x, bool iterators)
+{
+    const char *s = "";
+    for (size_t i = 0; i < x->nlevels; i++)
+        s = oklc_arena_printf(C->a, "%s[%s]", s,
+                              iterators ? x->levels[i]->iter : x->levels[i]->trips);
+    return s;
+}
+
+/* The loops over every thread of the nest, outermost first. */
+static const char *each_thread(Cpu *C, const Interchange *x)
+{
+    const char *s = "";
+    for (size_t i = 0; i < x->nlevels; i++) {
+        const Loop *l = x->levels[i];
+        s = oklc_arena_printf(C->a, "%s%sfor (%s %s = 0; %s < %s; ++%s)", s, i ? " " : "",
+                              oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter);
+    }
+    return s;
 }
 
 /* Every use of a slotted declaration in the body becomes its thread's slot. */
@@ -295,7 +398,7 @@ static void use_slots(Cpu *C, const Interchange *x)
             if (oklc_in_range(x->body->range, v->refs[j].begin) &&
                 v->refs[j].begin != v->name_off)
                 oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
-                                  oklc_arena_printf(C->a, "%s[%s]", v->name, x->l->iter));
+                                  oklc_arena_printf(C->a, "%s%s", v->name, subscripts(C, x, true)));
     }
 }
 
@@ -342,10 +445,9 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
     if (!qualifies(C, l, &x))
         return false;
     use_slots(C, &x);
-    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
-    const char *it = l->iter, *T = l->trips;
-    const char *each = oklc_arena_printf(C->a, "for (%s %s = 0; %s < %s; ++%s)",
-                                         oklc_emit_iter_type(C->E, l), it, it, T, it);
+    const Loop *top = x.levels[0];
+    const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
+    const char *each = each_thread(C, &x), *slot = subscripts(C, &x, true);
     Buf o;
     oklc_buf_init(&o, C->a);
     oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
@@ -353,23 +455,29 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
     /* what every thread computes alike, once; a slot per thread for the rest */
     for (size_t i = 0; i < x.at; i++) {
         const Stmt *d = x.body->kids[i];
-        for (size_t k = 0; k < d->ndecls; k++) {    /* one, declarations() checked */
+        for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++) {    /* one */
             const Var *v = d->decls[k];
             if (slotted(&x, v))
                 oklc_buf_printf(&o, "%s  %s;\n", ind,
-                                oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s[%s]",
-                                                                             v->name, T)));
+                                oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s%s", v->name,
+                                                                             subscripts(C, &x, false))));
             else
                 oklc_buf_printf(&o, "%s  %s\n", ind, oklc_cpu_render(C, d->range));
         }
     }
+    /* "j][i": init_slot writes v[at] */
+    const char *at = oklc_arena_strndup(C->a, slot + 1, strlen(slot) - 2);
     Buf inits;
     oklc_buf_init(&inits, C->a);
-    for (size_t i = 0; i < x.nslots; i++)
-        if (x.slots[i]->init_form)
-            oklc_buf_printf(&inits, " %s", oklc_cpu_init_slot(C, x.slots[i], it));
+    for (size_t i = 0; i < x.at; i++) {
+        const Stmt *d = x.body->kids[i];
+        if (d->kind != ST_DECL)
+            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_render(C, d->range));
+        else if (slotted(&x, d->decls[0]) && d->decls[0]->init_form)
+            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_init_slot(C, d->decls[0], at));
+    }
     if (inits.data && inits.data[0])
-        oklc_buf_printf(&o, "%s  %s {%s }\n", ind, each, inits.data);
+        oklc_buf_printf(&o, "%s  %s {\n%s%s  }\n", ind, each, inits.data, ind);
     /* what stands before the loop (an unroll pragma) stays before it */
     uint32_t gap = x.at ? x.body->kids[x.at - 1]->range.end : x.body->range.begin + 1;
     const char *before = oklc_cpu_render(C, (Range){gap, x.f->range.begin});
@@ -381,14 +489,15 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
     if (x.strided)
         rounds(C, &x, &o, ind);
     else
-        oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s %s\n%s  }\n", ind,
-                        oklc_cpu_render(C, x.f->head), ind, each,
+        oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s\n%s      %s\n%s  }\n", ind,
+                        oklc_cpu_render(C, x.f->head), ind, each, ind,
                         oklc_cpu_render(C, x.f->kids[x.f->nkids - 1]->range), ind);
     /* the rest of each thread's statements */
     if (x.at + 1 < x.body->nkids)
         oklc_buf_printf(&o, "%s  %s {\n%s    %s\n%s  }\n", ind, each, ind,
                         kids(C, &x, x.at + 1, x.body->nkids), ind);
     oklc_buf_printf(&o, "%s}", ind);
-    oklc_edit_replace(&C->E->ed, l->stmt.begin, l->stmt.end, o.data);
+    oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, o.data);
+    vec_push(C->a, &C->interchanged, l);
     return true;
 }

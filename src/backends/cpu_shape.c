@@ -975,6 +975,9 @@ size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
 {
     const Loop *chain[NEST_MAX];
     size_t n = nest_order(C, top, chain, order);
+    for (size_t i = 0; n && i < C->interchanged.len; i++)
+        if (C->interchanged.data[i] == chain[n - 1])
+            return 0;                        /* its inner loops are rewritten already */
     Merge m;
     bool merged = n && merge_of(C, chain[n - 1], &m);
     if (!n || (!merged && !memcmp(order, chain, n * sizeof *order)))

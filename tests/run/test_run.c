@@ -599,6 +599,7 @@ static void test_interchange_applied(void **state)
     oklc_memory_free(ma);
 }
 
+/* (and two more it applies to: @shared memory only read, a 2D nest) */
 static void test_interchange_refused(void **state)
 {
     (void)state;
@@ -617,7 +618,7 @@ static void test_interchange_refused(void **state)
                 float acc = 0;
                 int from = kernel == 1 ? starts[blk] + t : blk * 1024 + t;
                 for (int i = from;; i += 64) {
-                    if (kernel == 0 && !(i < (blk + 1) * 1024 && i < N))
+                    if (kernel == 0 && !(i < N))
                         break;
                     if (kernel == 1 && !(i < starts[blk + 1]))
                         break;
@@ -645,6 +646,36 @@ static void test_interchange_refused(void **state)
     oklc_memory *ma = to_device(a, sizeof a);
     RUN_ON(INTERCHANGE, "ownRows", b, oklc_arg_mem(ma));
     same_floats(wantb, b, 1024);
+    float sums[256], wsums[256];    /* planes: a 2D nest, k per thread */
+    for (int e = 0; e < 4; e++)
+        for (int n = 0; n < 64; n++) {
+            float sum = 0;
+            for (int k = 0; k < 8; k++)
+                sum += x[e * 512 + k * 64 + n];
+            wsums[e * 64 + n] = sum, sums[e * 64 + n] = -1;
+        }
+    RUN_ON(INTERCHANGE, "planes", sums, oklc_arg_mem(mx));
+    same_floats(wsums, sums, 256);
+    enum { M = 128 };    /* tiledSum: N x N in, row r's sums of 4 in N / 4 columns */
+    static float ta[M * M], tb[M * M], twant[M * M];
+    for (int i = 0; i < M * M; i++)
+        ta[i] = small_int(i, 17, 8);
+    for (int r = 0; r < M; r++)
+        for (int c = 0; c < M; c++) {
+            twant[r * M + c] = -1;
+            if (c < M / 4) {
+                const int bx = c / 16, tx = c % 16;
+                float acc = 0;
+                for (int k = 0; k < 4; k++)
+                    acc += ta[r * M + bx * 64 + k * 16 + tx];
+                twant[r * M + c] = acc;
+            }
+            tb[r * M + c] = -1;
+        }
+    oklc_memory *mt = to_device(ta, sizeof ta);
+    RUN_ON(INTERCHANGE, "tiledSum", tb, oklc_arg_int(M), oklc_arg_mem(mt));
+    same_floats(twant, tb, M * M);
+    oklc_memory_free(mt);
     oklc_memory_free(mx);
     oklc_memory_free(ma);
 }
