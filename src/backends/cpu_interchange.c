@@ -35,11 +35,13 @@
  * interleave otherwise, which the @inner loop's threads allow (they run at
  * once on a GPU; nothing orders them without a barrier). Where that is
  * not all it takes, the loop is left as written:
- *  - the @inner loop counts up from 0 by 1 over a known number of threads
- *    (at most MAX_THREADS), with no @inner loop around or inside it and no
- *    barrier, return, break, continue or goto in it;
- *  - its body is declarations, the strided loop `for (T i = base + t;
- *    i < end; i += T)` (or <=), then any statements; base and end are the
+ *  - the @inner loops form a perfect nest of up to three levels (a 2D
+ *    block's j and i), each counting up from 0 by 1 over a known count, at
+ *    most MAX_THREADS threads in all, with no barrier, return, break,
+ *    continue or goto in it;
+ *  - the innermost body is declarations and statements, the loop, then
+ *    any statements; a strided loop `for (T i = base + t; i < end;
+ *    i += T)` (or <=) only in a nest of one level; its base and end are the
  *    same for every thread (no t, no per-thread value), end has no call,
  *    memory read or side effect and nothing in the body writes what it
  *    reads (a trip count that depends on the thread or on data the loop
@@ -51,9 +53,13 @@
  *    memory after a statement), the others get a slot per thread (their
  *    address may not be taken); statements before it run for every thread
  *    first, in order;
- *  - the strided loop does not touch @shared memory: threads that trade
- *    values through it (a warp's lanes reading each other) would see them
- *    in another order.
+ *  - no @shared variable is both written and read in the nest: threads
+ *    that trade values through it (a warp's lanes reading each other)
+ *    would see them in another order;
+ *  - the loop has no unroll hint (#pragma unroll): unrolled as its author
+ *    asked, what each thread accumulates stays in registers, which is
+ *    faster than a slot per thread in memory (a tiled matrix product's
+ *    k loop ran at half the speed interchanged).
  */
 #include <ctype.h>
 #include <string.h>
@@ -343,6 +349,19 @@ static bool nest(const Loop *l, Interchange *x)
     return x->threads <= MAX_THREADS;
 }
 
+/* Is st a plain for loop (not an OKL loop), and has it an unroll hint:
+ * `#pragma unroll` (Clang's attributed statement around it) or @unroll? */
+static bool is_for(Cpu *C, const Stmt *st, bool *hinted)
+{
+    *hinted = st->kind == ST_OTHER && st->nkids == 1;
+    if (*hinted)
+        st = st->kids[0];
+    for (size_t i = 0; i < C->k->nloops; i++)
+        if (C->k->loops[i]->unroll && C->k->loops[i]->stmt.begin == st->range.begin)
+            *hinted = true;
+    return st->kind == ST_FOR && (!st->loop || st->loop->kind == LOOP_REGULAR);
+}
+
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
 {
@@ -354,11 +373,11 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
     if (x->body->kind != ST_COMPOUND || oklc_cpu_has_jump(x->body, true) ||
         trades_shared(C, x->body->range))
         return false;
-    while (x->at < x->body->nkids &&
-           (x->body->kids[x->at]->kind != ST_FOR || x->body->kids[x->at]->loop))
+    bool hinted = false;
+    while (x->at < x->body->nkids && !is_for(C, x->body->kids[x->at], &hinted))
         x->at++;
-    if (x->at == x->body->nkids || !declarations(C, x))
-        return false;
+    if (x->at == x->body->nkids || hinted || !declarations(C, x))
+        return false;                   /* an unrolled loop keeps its values in registers */
     x->f = x->body->kids[x->at];
     x->strided = x->nlevels == 1 && oklc_cpu_strided(C, l, x->f, &x->s);
     if (!x->strided)
