@@ -62,6 +62,11 @@ static const char help_text[] =
     "\n"
     "See docs/editors.md. Exit status: 0 ok, 1 error, 2 wrong usage.\n";
 
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("oklc compile-commands", fmt, arg);
+}
+
 /* ---- small helpers ------------------------------------------------------------- */
 
 
@@ -172,7 +177,7 @@ static int parse_backend(const char *v, Config *cfg)
 {
     oklc_backend b;
     if (!oklc_backend_from_name(v, &b) || b == OKLC_BACKEND_NONE)
-        return cli_usage_error("oklc compile-commands", "unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
+        return usage_error("unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
                            "metal)", v);
     cfg->backend = b;
     return 0;
@@ -208,7 +213,7 @@ static int parse_option(int argc, char **argv, int *i, Config *cfg)
         free(path);
         return push(&cfg->flags, flag) ? 0 : error("out of memory");
     }
-    return cli_usage_error("oklc compile-commands", "option '%s' does not apply to compile-commands (-D, -U, -I, "
+    return usage_error("option '%s' does not apply to compile-commands (-D, -U, -I, "
                        "--include, -b)", a);
 }
 
@@ -222,14 +227,14 @@ static int parse(int argc, char **argv, Config *cfg)
             return -1;
         } else if (a[0] != '-' || !a[1]) {
             if (cfg->dir)
-                return cli_usage_error("oklc compile-commands", "more than one folder ('%s')", a);
+                return usage_error("more than one folder ('%s')", a);
             cfg->dir = a;
         } else if ((status = parse_option(argc, argv, &i, cfg))) {
             return status;
         }
     }
     if (!cfg->dir)
-        return cli_usage_error("oklc compile-commands", "%s", "no folder given: oklc compile-commands [options] DIR");
+        return usage_error("%s", "no folder given: oklc compile-commands [options] DIR");
     return 0;
 }
 

@@ -92,8 +92,10 @@ typedef struct Options {
     int color;      /* -1 auto, 0 never, 1 always */
 } Options;
 
-
-
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("oklc", fmt, arg);
+}
 
 static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
 {
@@ -115,7 +117,7 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             o->dump_model = true;
         } else if (cli_is_option(a, "--clang-arg")) {
             if (!(v = cli_option_value(argc, argv, &i, "--clang-arg")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs an argument for Clang", "--clang-arg");
+                return usage_error("option '%s' needs an argument for Clang", "--clang-arg");
             oklc_add_clang_arg(c, v);
         } else if (!strcmp(a, "-") || a[0] != '-') {
             if (!o->command)
@@ -123,32 +125,32 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             else if (!o->input)
                 o->input = a;
             else
-                return cli_usage_error("oklc", "more than one input file ('%s')", a);
+                return usage_error("more than one input file ('%s')", a);
         } else if (cli_is_option(a, "-o")) {
             if (!(v = cli_option_value(argc, argv, &i, "-o")))
-                return cli_usage_error("oklc", "option '%s' needs a file name", "-o");
+                return usage_error("option '%s' needs a file name", "-o");
             o->output = v;
         } else if (cli_is_option(a, "-D")) {
             if (!(v = cli_option_value(argc, argv, &i, "-D")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a macro definition", "-D");
+                return usage_error("option '%s' needs a macro definition", "-D");
             oklc_define(c, v);
         } else if (cli_is_option(a, "-U")) {
             if (!(v = cli_option_value(argc, argv, &i, "-U")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a macro name", "-U");
+                return usage_error("option '%s' needs a macro name", "-U");
             oklc_undef(c, v);
         } else if (cli_is_option(a, "-I")) {
             if (!(v = cli_option_value(argc, argv, &i, "-I")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a folder", "-I");
+                return usage_error("option '%s' needs a folder", "-I");
             oklc_include_path(c, v);
         } else if (cli_is_option(a, "--include")) {
             if (!(v = cli_option_value(argc, argv, &i, "--include")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a file name", "--include");
+                return usage_error("option '%s' needs a file name", "--include");
             oklc_include_file(c, v);
         } else if (cli_is_option(a, "-b") || cli_is_option(a, "--backend")) {
             const char *name = a[1] == 'b' ? "-b" : "--backend";
             oklc_backend b;
             if (!(v = cli_option_value(argc, argv, &i, name)))
-                return cli_usage_error("oklc", "option '%s' needs a backend name", name);
+                return usage_error("option '%s' needs a backend name", name);
             o->backend_given = true;
             if (!oklc_backend_from_name(v, &b) || b == OKLC_BACKEND_NONE) {
                 o->backend_plugin = v;    /* maybe a plugin's: known once they are loaded */
@@ -161,37 +163,37 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             o->backend_id = b;
         } else if (cli_is_option(a, "--intrinsics")) {
             if (!(v = cli_option_value(argc, argv, &i, "--intrinsics")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a file name", "--intrinsics");
+                return usage_error("option '%s' needs a file name", "--intrinsics");
             o->intrinsics[o->nintrinsics++] = v;
         } else if (cli_is_option(a, "--plugin")) {
             if (!(v = cli_option_value(argc, argv, &i, "--plugin")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a file name", "--plugin");
+                return usage_error("option '%s' needs a file name", "--plugin");
             o->plugins[o->nplugins++] = v;
         } else if (cli_is_option(a, "--metadata")) {
             if (!(v = cli_option_value(argc, argv, &i, "--metadata")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a file name", "--metadata");
+                return usage_error("option '%s' needs a file name", "--metadata");
             o->metadata = v;
         } else if (cli_is_option(a, "--launcher")) {
             if (!(v = cli_option_value(argc, argv, &i, "--launcher")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a file name", "--launcher");
+                return usage_error("option '%s' needs a file name", "--launcher");
             o->launcher = v;
         } else if (cli_is_option(a, "--depfile")) {
             if (!(v = cli_option_value(argc, argv, &i, "--depfile")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a file name", "--depfile");
+                return usage_error("option '%s' needs a file name", "--depfile");
             o->depfile = v;
         } else if (cli_is_option(a, "--instance")) {
             if (!(v = cli_option_value(argc, argv, &i, "--instance")) || !*v)
-                return cli_usage_error("oklc", "option '%s' needs a kernel: name<T, N>", "--instance");
+                return usage_error("option '%s' needs a kernel: name<T, N>", "--instance");
             oklc_add_instance(c, v);
         } else if (cli_is_option(a, "--diagnostics")) {
             if (!(v = cli_option_value(argc, argv, &i, "--diagnostics")))
-                return cli_usage_error("oklc", "option '%s' needs a format", "--diagnostics");
+                return usage_error("option '%s' needs a format", "--diagnostics");
             if (strcmp(v, "json") && strcmp(v, "text"))
-                return cli_usage_error("oklc", "unknown diagnostics format '%s' (text, json)", v);
+                return usage_error("unknown diagnostics format '%s' (text, json)", v);
             o->json = !strcmp(v, "json");
         } else if (cli_is_option(a, "--color")) {
             if (!(v = cli_option_value(argc, argv, &i, "--color")))
-                return cli_usage_error("oklc", "option '%s' needs auto, always or never", "--color");
+                return usage_error("option '%s' needs auto, always or never", "--color");
             if (!strcmp(v, "always"))
                 o->color = 1;
             else if (!strcmp(v, "never"))
@@ -199,43 +201,45 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             else if (!strcmp(v, "auto"))
                 o->color = -1;
             else
-                return cli_usage_error("oklc", "unknown colour mode '%s' (auto, always, never)", v);
+                return usage_error("unknown colour mode '%s' (auto, always, never)", v);
         } else {
-            return cli_usage_error("oklc", "unknown option '%s'", a);
+            return usage_error("unknown option '%s'", a);
         }
     }
     if (!o->command)
-        return cli_usage_error("oklc", "%s", "no command given (normalize, preprocess, check, transpile)");
+        return usage_error("%s", "no command given (normalize, preprocess, check, transpile, "
+                                 "compile-commands)");
     if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
         strcmp(o->command, "check") && strcmp(o->command, "transpile"))
-        return cli_usage_error("oklc", "unknown command '%s' (normalize, preprocess, check, transpile)",
+        return usage_error("unknown command '%s' (normalize, preprocess, check, transpile, "
+                           "compile-commands)",
                            o->command);
     if (!o->input)
-        return cli_usage_error("oklc", "%s", "no input file");
+        return usage_error("%s", "no input file");
     struct stat in, out;
     if (o->output && strcmp(o->input, "-") && stat(o->input, &in) == 0 &&
         stat(o->output, &out) == 0 && S_ISREG(out.st_mode) && in.st_dev == out.st_dev &&
         in.st_ino == out.st_ino)
-        return cli_usage_error("oklc", "the output '%s' is the input file: write it elsewhere, "
+        return usage_error("the output '%s' is the input file: write it elsewhere, "
                                "then move it", o->output);
     if (o->keep_macros && strcmp(o->command, "normalize"))
-        return cli_usage_error("oklc", "%s", "--keep-macros only applies to normalize");
+        return usage_error("%s", "--keep-macros only applies to normalize");
     if (o->dump_model && strcmp(o->command, "check"))
-        return cli_usage_error("oklc", "%s", "--dump-model only applies to check");
+        return usage_error("%s", "--dump-model only applies to check");
     if (o->nintrinsics && strcmp(o->command, "check") && strcmp(o->command, "transpile"))
-        return cli_usage_error("oklc", "%s", "--intrinsics only applies to check and transpile");
+        return usage_error("%s", "--intrinsics only applies to check and transpile");
     if (o->metadata && strcmp(o->command, "transpile"))
-        return cli_usage_error("oklc", "%s", "--metadata only applies to transpile");
+        return usage_error("%s", "--metadata only applies to transpile");
     if (o->launcher && strcmp(o->command, "transpile"))
-        return cli_usage_error("oklc", "%s", "--launcher only applies to transpile");
+        return usage_error("%s", "--launcher only applies to transpile");
     if (o->depfile && !o->output)
-        return cli_usage_error("oklc", "%s", "--depfile needs -o FILE: the rule it writes is for that file");
+        return usage_error("%s", "--depfile needs -o FILE: the rule it writes is for that file");
     if (!strcmp(o->command, "transpile") && !o->backend_given)
-        return cli_usage_error("oklc", "%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
+        return usage_error("%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
                                  "opencl");
     if (o->launcher && o->backend_given &&
         (o->backend_id == OKLC_BACKEND_SERIAL || o->backend_id == OKLC_BACKEND_OPENMP))
-        return cli_usage_error("oklc", "--launcher applies to the GPU backends (cuda, hip, opencl): the %s "
+        return usage_error("--launcher applies to the GPU backends (cuda, hip, opencl): the %s "
                            "backend's kernels run on the host", o->backend);
     return 0;
 }
@@ -261,8 +265,6 @@ static char *read_stdin(size_t *len)
     *len = n;
     return buf;
 }
-
-
 
 static bool use_color(int mode)
 {
@@ -322,7 +324,7 @@ static int load_plugins(oklc_ctx *c, Options *o)
         return 1;
     }
     if (o->backend_plugin && !oklc_set_backend_name(c, o->backend_plugin))
-        return cli_usage_error("oklc", "unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
+        return usage_error("unknown backend '%s' (serial, openmp, cuda, hip, opencl, dpcpp, "
                            "metal, or one a plugin adds)",
                            o->backend_plugin);
     return 0;

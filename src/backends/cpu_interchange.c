@@ -242,7 +242,8 @@ static bool added(const char *s, uint32_t from, uint32_t b, uint32_t e, uint32_t
                           (before && strchr("([,", before)) ||
                           (before == '=' && !(p - 1 > from && strchr("=!<>", s[p - 2])));
         bool add_after = (after && strchr(")];,", after)) ||
-                         ((after == '+' || after == '-') && q + 1 < to && !strchr("+-=>", s[q + 1]));
+                         ((after == '+' || after == '-') && q + 1 < to &&
+                          !strchr("+-=>", s[q + 1]));
         if (!add_before || !add_after)
             return false;
         /* the bracket around the term: a subscript ends the climb */
@@ -476,10 +477,9 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
         const Stmt *d = x.body->kids[i];
         for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++) {    /* one */
             const Var *v = d->decls[k];
+            const char *slots = oklc_arena_printf(C->a, "%s%s", v->name, subscripts(C, &x, false));
             if (slotted(&x, v))
-                oklc_buf_printf(&o, "%s  %s;\n", ind,
-                                oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s%s", v->name,
-                                                                             subscripts(C, &x, false))));
+                oklc_buf_printf(&o, "%s  %s;\n", ind, oklc_cpu_declaration(C, v, slots));
             else
                 oklc_buf_printf(&o, "%s  %s\n", ind, oklc_cpu_render(C, d->range));
         }

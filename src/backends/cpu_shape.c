@@ -704,7 +704,8 @@ bool oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     const Stmt *f = strided_body(C, l, &braces);
     Strided s;
     if (!f || oklc_cpu_has_jump(f, true) || !oklc_cpu_strided(C, l, f, &s) ||
-        oklc_cpu_per_thread(C, s.cond, l) || oklc_cpu_per_thread(C, f->kids[f->nkids - 1]->range, l))
+        oklc_cpu_per_thread(C, s.cond, l) ||
+        oklc_cpu_per_thread(C, f->kids[f->nkids - 1]->range, l))
         return false;
     /* one loop over the elements, in order */
     const Stmt *body = l->node->kids[l->node->nkids - 1];
