@@ -69,7 +69,7 @@ bool cli_write_output(const char *path, const char *text, size_t len)
     char *tmp = malloc(n + 16);
     if (!tmp)
         return false;
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);    /* mkstemp's template */
     int fd = mkstemp(tmp);
     mode_t mask = umask(0);
     umask(mask);

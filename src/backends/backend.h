@@ -178,9 +178,6 @@ OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
 /* Each is true when it changed the loop. */
 OKLC_INTERNAL bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
 OKLC_INTERNAL bool oklc_cpu_guarded_select(Cpu *C, const Loop *l);
-/* An @inner loop that may run its threads' strided slices otherwise:
- * counting up from 0 by 1, innermost, not tiled. */
-OKLC_INTERNAL bool oklc_cpu_strided_loop(const Loop *l);
 OKLC_INTERNAL bool oklc_cpu_grid_stride(Cpu *C, const Loop *l);
 /* `for (T n = base + t; cond; n += T)` over the threads t of l: */
 typedef struct Strided {

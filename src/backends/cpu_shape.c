@@ -647,10 +647,13 @@ bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s)
         if (other.end && !oklc_cpu_per_thread(C, other, l))
             s->base = oklc_arena_strndup(C->a, t + other.begin, other.end - other.begin);
     }
-    const char *inc = oklc_arena_printf(C->a, "%s += ", s->n);
-    if (!s->base || strncmp(t + step.begin, inc, strlen(inc)))
+    /* the step: n += T, with or without blanks */
+    size_t nl = strlen(s->n);
+    uint32_t op = oklc_cpu_skip_blanks(t, step.begin + (uint32_t)nl, step.end);
+    if (!s->base || strncmp(t + step.begin, s->n, nl) || op + 2 > step.end ||
+        strncmp(t + op, "+=", 2))
         return false;
-    Range by = trimmed(t, step.begin + (uint32_t)strlen(inc), step.end);
+    Range by = trimmed(t, op + 2, step.end);
     long long a, b;
     const char *trips = oklc_arena_strndup(C->a, t + by.begin, by.end - by.begin);
     if (strcmp(trips, l->trips) && !(literal(trips, &a) && l->trips_known && a == l->ntrips) &&
@@ -684,7 +687,9 @@ static const Stmt *strided_body(Cpu *C, const Loop *l, bool *braces)
     return f;
 }
 
-bool oklc_cpu_strided_loop(const Loop *l)
+/* An @inner loop that may run its threads' strided slices otherwise:
+ * counting up from 0 by 1, innermost, not tiled. */
+static bool strided_loop(const Loop *l)
 {
     return l->kind == LOOP_INNER && !l->nkids && !l->tile_part && !l->down && l->analyzed &&
            !strcmp(l->stride, "1") && !strcmp(l->start, "0") && l->node && l->node->nkids;
@@ -698,7 +703,7 @@ bool oklc_cpu_strided_loop(const Loop *l)
  * The statements before the inner loop may only declare, without t. */
 bool oklc_cpu_grid_stride(Cpu *C, const Loop *l)
 {
-    if (!oklc_cpu_strided_loop(l) || oklc_cpu_in_split(C, l->stmt.begin))
+    if (!strided_loop(l) || oklc_cpu_in_split(C, l->stmt.begin))
         return false;
     bool braces;
     const Stmt *f = strided_body(C, l, &braces);
