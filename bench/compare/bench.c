@@ -343,6 +343,7 @@ static const Kind kinds[] = {
     {"triad4", "triad4", "triad4_native", setup_triad4},
     {"blockSum", "blockSum", "blockSum_native", setup_block_sum},
     {"dot", "dot", "dot_native", setup_dot},
+    {"dotBarrier", "dotBarrier", "dot_native", setup_dot},
     {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi},
     {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
     {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},

@@ -40,6 +40,8 @@ typedef struct Emit {
     const char       *launcher;   /* GPU-like backends: the host launcher */
     Buf               head;       /* before the backend's includes: #defines */
     const void       *target;     /* what the target's prepare() found */
+    Edits            *relaid;     /* CPUs: the input with its split @inner loops
+                                     written as OKL again (cpu_split.c), or NULL */
 } Emit;
 
 struct Backend {
@@ -164,7 +166,8 @@ OKLC_INTERNAL const char *oklc_cpu_slot_count(Cpu *C, const Block *b);
 /* The block's thread counts must be known from `at` on. */
 OKLC_INTERNAL void oklc_cpu_need_slots(Block *b, uint32_t at);
 OKLC_INTERNAL const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name);
-OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *at);
+OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name,
+                                             const char *at);
 /* Is the offset in an @inner loop that a barrier splits? */
 OKLC_INTERNAL bool oklc_cpu_in_split(Cpu *C, uint32_t off);
 /* Is `inner` the whole body of `outer`, a rectangular nest? */
@@ -179,12 +182,14 @@ OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
 OKLC_INTERNAL bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
 OKLC_INTERNAL bool oklc_cpu_guarded_select(Cpu *C, const Loop *l);
 OKLC_INTERNAL bool oklc_cpu_grid_stride(Cpu *C, const Loop *l);
-/* `for (T n = base + t; cond; n += T)` over the threads t of l: */
+/* `for (T n = base + t; cond; n += S)` over the threads t of l: */
 typedef struct Strided {
     const char *n;       /* the element's variable */
     const char *decl;    /* "T n" */
     const char *base;    /* the first thread's first element */
     Range       cond;
+    Range       step;    /* S */
+    bool        by_threads;   /* S is l's count T: the threads' slices interleave */
 } Strided;
 OKLC_INTERNAL bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s);
 /* Does r use l's iterator or a per-thread (@exclusive) value? */
@@ -211,9 +216,10 @@ OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
 /* Does the code in r write v (or take its address)? */
 OKLC_INTERNAL bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r);
-/* Is the expression free of calls and side effects (and, unless `reads`,
- * of subscripts and dereferences)? */
-OKLC_INTERNAL bool oklc_cpu_pure(const char *expr, bool reads);
+/* Is the expression free of side effects and calls, but of pure library
+ * functions (min, max, sqrt, ...: cpu_shape.c), and, unless `reads`, of
+ * subscripts and dereferences? */
+OKLC_INTERNAL bool oklc_cpu_pure(Cpu *C, const char *expr, bool reads);
 
 /* cpu_counts.c: the loop f (`for (decl = base; cond; ++n) body`, the
  * grid-stride loop run in order) with copies of the @shared arrays it

@@ -331,15 +331,19 @@ const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name)
     if (v->type.pointer && v->type.is_const && n > 6 && !strcmp(t + n - 6, " const"))
         n -= 6;
     const char *br = memchr(t, '[', n);
-    if (br)
-        return oklc_arena_printf(C->a, "%.*s%s%.*s", (int)(br - t), t, name,
-                                 (int)(n - (size_t)(br - t)), br);
+    if (br) {    /* Clang spells an array "float[2]" */
+        size_t k = (size_t)(br - t);
+        bool blank = k && (t[k - 1] == ' ' || t[k - 1] == '*');
+        return oklc_arena_printf(C->a, "%.*s%s%s%.*s", (int)k, t, blank ? "" : " ", name,
+                                 (int)(n - k), br);
+    }
     return oklc_arena_printf(C->a, "%.*s%s%s", (int)n, t,
                              n && t[n - 1] == '*' ? "" : " ", name);
 }
 
-/* v[s] = its initializer (arrays through a temporary). */
-const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *at)
+/* name[at] = v's initializer (arrays through a temporary); name is v's
+ * slots. */
+const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name, const char *at)
 {
     const char *init = oklc_cpu_render(C, v->init);
     if (v->type.array) {
@@ -347,12 +351,12 @@ const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *at)
         const char *form = v->init_form == '=' ? " = " : "";
         return oklc_arena_printf(C->a, "{ %s%s%s; __builtin_memcpy(%s[%s], _occa_init, "
                                  "sizeof _occa_init); }",
-                                 tmp, form, init, v->name, at);
+                                 tmp, form, init, name, at);
     }
     if (v->init_form == '(')
-        return oklc_arena_printf(C->a, "%s[%s] = %s%s;", v->name, at,
+        return oklc_arena_printf(C->a, "%s[%s] = %s%s;", name, at,
                                  oklc_cpu_declaration(C, v, ""), init);
-    return oklc_arena_printf(C->a, "%s[%s] = %s;", v->name, at, init);
+    return oklc_arena_printf(C->a, "%s[%s] = %s;", name, at, init);
 }
 
 Attr *oklc_cpu_exclusive(const Var *v)
@@ -446,7 +450,7 @@ static void exclusive_var(Cpu *C, Var *v)
                                           " for (long _occa_s = 0; _occa_s < %s; "
                                           "++_occa_s) %s",
                                           oklc_cpu_slot_count(C, b),
-                                          oklc_cpu_init_slot(C, v, "_occa_s")));
+                                          oklc_cpu_init_slot(C, v, v->name, "_occa_s")));
     }
 }
 

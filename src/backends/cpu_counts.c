@@ -99,7 +99,7 @@ static bool upper_bound(Cpu *C, const char *n, Range cond, const char **op, cons
             !(s > *end && s[-1] == ':' && s[0] == ':'))
             return false;
     }
-    return **end && oklc_cpu_pure(*end, false);
+    return **end && oklc_cpu_pure(C, *end, false);
 }
 
 /* Does the code in r write a variable that `of` reads? */

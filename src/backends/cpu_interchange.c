@@ -23,6 +23,9 @@
  *     for (t = 0; t < min(T, end - r); ++t) { int i = r + t; acc[t] += x[i] * y[i]; }
  *   for (t = 0; t < T; ++t) s[t] = acc[t];
  *
+ * A step other than T (a grid-stride loop's `i += G * T`, G blocks) runs in
+ * rounds of that step, the T threads' neighbouring elements inside each.
+ *
  * A per-thread loop of another form, `for (k = 0; k < 4; ++k)` whose body
  * reaches the threads' neighbouring elements (t added to an index: x[base
  * + k * T + t]), is interchanged the same way: k outside, the threads
@@ -41,12 +44,13 @@
  *    continue or goto in it;
  *  - the innermost body is declarations and statements, the loop, then
  *    any statements; a strided loop `for (T i = base + t; i < end;
- *    i += T)` (or <=) only in a nest of one level; its base and end are the
- *    same for every thread (no t, no per-thread value), end has no call,
- *    memory read or side effect and nothing in the body writes what it
- *    reads (a trip count that depends on the thread or on data the loop
- *    changes has no common rounds); for another loop, likewise its whole
- *    header, and its body does not write its variable;
+ *    i += S)` (or <=) only in a nest of one level; its base, end and step
+ *    are the same for every thread (no t, no per-thread value), end and S
+ *    have no memory read, side effect or call (but of a pure function:
+ *    min, max, sqrt...) and nothing in the body writes what they read (a
+ *    trip count that depends on the thread or on data the loop changes has
+ *    no common rounds); for another loop, likewise its whole header, and
+ *    its body does not write its variable;
  *  - the declarations before it are scalars with a plain initializer (=)
  *    without calls or side effects; those that do not depend on the
  *    thread and that nothing writes are computed once (unless they read
@@ -149,17 +153,19 @@ static bool upper_bound(Cpu *C, Interchange *x)
         if (!depth && strchr("<>=&|^?,:", *s))
             return false;
     }
-    return *x->end && oklc_cpu_pure(x->end, false);
+    return *x->end && oklc_cpu_pure(C, x->end, false);
 }
 
-/* Does the body write a variable the condition reads (but the element's)? */
+/* Does the body write a variable the condition or the step reads (but
+ * the element's)? */
 static bool bound_changes(Cpu *C, const Interchange *x)
 {
     const Kernel *k = C->k;
     const Var *n = oklc_cpu_for_var(C, x->f);
     for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
         const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
-        if (v != n && oklc_refers_in(v, x->s.cond) && oklc_cpu_written_in(C, v, x->body->range))
+        if (v != n && (oklc_refers_in(v, x->s.cond) || oklc_refers_in(v, x->s.step)) &&
+            oklc_cpu_written_in(C, v, x->body->range))
             return true;
     }
     return false;
@@ -183,11 +189,11 @@ static bool declarations(Cpu *C, Interchange *x)
             const Var *v = d->decls[k];
             const char *init = v->init_form ? oklc_cpu_render(C, v->init) : "";
             if ((v->init_form && v->init_form != '=') || v->type.array || v->static_ ||
-                is_shared(v) || oklc_cpu_exclusive(v) || !oklc_cpu_pure(init, true))
+                is_shared(v) || oklc_cpu_exclusive(v) || !oklc_cpu_pure(C, init, true))
                 return false;
             Range after = {v->declarator_end, x->body->range.end};
             bool once = !oklc_cpu_written_in(C, v, after) &&
-                        (!statements || oklc_cpu_pure(init, false));
+                        (!statements || oklc_cpu_pure(C, init, false));
             for (size_t j = 0; once && j < x->nlevels; j++)
                 once = !oklc_cpu_per_thread(C, v->init, x->levels[j]);
             for (size_t j = 0; once && j < x->nslots; j++)
@@ -309,7 +315,7 @@ static bool counted(Cpu *C, const Interchange *x)
     }
     const char *head = oklc_cpu_render(C, f->head);
     const char *cond = strchr(head, ';'), *step = cond ? strchr(cond + 1, ';') : NULL;
-    return step && oklc_cpu_pure(oklc_arena_strndup(C->a, cond + 1, (size_t)(step - cond - 1)),
+    return step && oklc_cpu_pure(C, oklc_arena_strndup(C->a, cond + 1, (size_t)(step - cond - 1)),
                                  false);
 }
 
@@ -383,8 +389,10 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
     x->strided = x->nlevels == 1 && oklc_cpu_strided(C, l, x->f, &x->s);
     if (!x->strided)
         return counted(C, x);
+    Range step = x->s.step;
     return upper_bound(C, x) && !bound_changes(C, x) && !oklc_cpu_per_thread(C, x->s.cond, l) &&
-           !uses_slots(x, x->s.cond);
+           !uses_slots(x, x->s.cond) && !oklc_cpu_per_thread(C, step, l) &&
+           !uses_slots(x, step) && oklc_cpu_pure(C, oklc_cpu_render(C, step), false);
 }
 
 /* "[j][i]" (or "[8][8]": the counts), over the nest's levels. */
@@ -449,7 +457,8 @@ static void rounds(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     const char *left = oklc_arena_printf(C->a, "(%s) - _occa_round%s", x->end,
                                          strcmp(x->op, "<=") ? "" : " + 1");
     oklc_buf_printf(o, "%s  for (%s_occa_round = %s; _occa_round %s %s; _occa_round += %s) {\n",
-                    ind, type, x->s.base, x->op, x->end, T);
+                    ind, type, x->s.base, x->op, x->end,
+                    x->s.by_threads ? T : oklc_cpu_op(C, oklc_cpu_render(C, x->s.step)));
     oklc_buf_printf(o, "%s    const %s_occa_threads = %s < %s ? %s : %s;\n", ind, type, left, T,
                     left, T);
     oklc_buf_printf(o, "%s    for (%s %s = 0; %s < _occa_threads; ++%s) {\n", ind,
@@ -493,7 +502,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
         if (d->kind != ST_DECL)
             oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_render(C, d->range));
         else if (slotted(&x, d->decls[0]) && d->decls[0]->init_form)
-            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_init_slot(C, d->decls[0], at));
+            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_init_slot(C, d->decls[0], d->decls[0]->name, at));
     }
     if (inits.data && inits.data[0])
         oklc_buf_printf(&o, "%s  %s {\n%s%s  }\n", ind, each, inits.data, ind);

@@ -158,7 +158,7 @@ static bool only_updates(Cpu *C, const Loop *top, const Reduction *r)
  * be tested before the nest. */
 static const char *runs(Cpu *C, const Loop *top, const Loop *l)
 {
-    if (!l->analyzed || !oklc_cpu_pure(l->start, true) || !oklc_cpu_pure(l->bound, true))
+    if (!l->analyzed || !oklc_cpu_pure(C, l->start, true) || !oklc_cpu_pure(C, l->bound, true))
         return NULL;
     for (size_t i = 0; i < C->k->nlocals; i++) {
         const Var *v = C->k->locals[i];

@@ -123,9 +123,41 @@ bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r)
     return false;
 }
 
-/* Has [b, e) no side effect and no call (subscripts are allowed when
- * `reads`)? */
-static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
+/* Functions of the preludes and <math.h> that compute a value from their
+ * arguments and nothing else: a call of one is as pure as its arguments
+ * (unless the file defines a function of that name). */
+static const char *const pure_functions[] = {
+    "min", "max", "clamp", "abs", "fabs", "fabsf", "fmin", "fmax", "fminf", "fmaxf",
+    "sqrt", "sqrtf", "cbrt", "cbrtf", "rsqrt", "rsqrtf", "exp", "expf", "exp2", "exp2f",
+    "log", "logf", "log2", "log2f", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
+    "round", "roundf", "trunc", "truncf", "sin", "sinf", "cos", "cosf", "tanh", "tanhf",
+    "fma", "fmaf", "copysign", "copysignf", NULL};
+
+/* Is the call whose '(' follows the identifier ending at q one of them?
+ * A member call (x.f(), p->f()) or another namespace's is not. */
+static bool pure_call(Cpu *C, const char *t, uint32_t b, uint32_t q)
+{
+    uint32_t n = q;
+    while (n > b && oklc_ident_char(t[n - 1]))
+        n--;
+    size_t len = q - n;
+    bool known = false;
+    for (const char *const *f = pure_functions; *f && !known; f++)
+        known = strlen(*f) == len && !strncmp(*f, t + n, len);
+    if (!known || (n > b && (t[n - 1] == '.' || t[n - 1] == '>')))
+        return false;
+    if (n > b && t[n - 1] == ':' && !(n - b >= 5 && !strncmp(t + n - 5, "std::", 5)))
+        return false;
+    for (size_t i = 0; i < C->E->m->nfunctions; i++)
+        if (strlen(C->E->m->functions[i]->name) == len &&
+            !strncmp(C->E->m->functions[i]->name, t + n, len))
+            return false;                       /* the file's own */
+    return true;
+}
+
+/* Has [b, e) no side effect and no call but of a pure function
+ * (subscripts are allowed when `reads`)? */
+static bool pure(Cpu *C, const char *t, uint32_t b, uint32_t e, bool reads)
 {
     for (uint32_t p = b; p < e; p++) {
         char ch = t[p], nx = t[p + 1];
@@ -138,7 +170,7 @@ static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
             uint32_t q = p;
             while (q > b && isspace((unsigned char)t[q - 1]))
                 q--;
-            if (q > b && oklc_ident_char(t[q - 1]))
+            if (q > b && oklc_ident_char(t[q - 1]) && !pure_call(C, t, b, q))
                 return false;                   /* a call */
         }
         if (ch == '&' && nx == '&')
@@ -149,9 +181,9 @@ static bool pure(const char *t, uint32_t b, uint32_t e, bool reads)
     return true;
 }
 
-bool oklc_cpu_pure(const char *expr, bool reads)
+bool oklc_cpu_pure(Cpu *C, const char *expr, bool reads)
 {
-    return pure(expr, 0, (uint32_t)strlen(expr), reads);
+    return pure(C, expr, 0, (uint32_t)strlen(expr), reads);
 }
 
 static const Local *local_at(const Guard *g, uint32_t off)
@@ -169,7 +201,7 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
 {
     const char *t = C->E->nz->text;
     const Loop *l = g->l;
-    if (b >= e || !pure(t, b, e, false))
+    if (b >= e || !pure(C, t, b, e, false))
         return NULL;
     Buf out;
     oklc_buf_init(&out, C->a);
@@ -364,7 +396,7 @@ static const Stmt *guard_of(Cpu *C, Guard *g)
             return NULL;
         for (size_t k = 0; k < d->ndecls; k++) {
             const Var *v = d->decls[k];
-            if (v->init_form && !pure(C->E->nz->text, v->init.begin, v->init.end, true))
+            if (v->init_form && !pure(C, C->E->nz->text, v->init.begin, v->init.end, true))
                 return NULL;
             Local lc = local_of(C, g, v);    /* sees the locals before it only */
             g->locals[g->nlocals++] = lc;
@@ -539,7 +571,7 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     uint32_t last = st->range.end;
     while (last > colon && (t[last - 1] == ';' || isspace((unsigned char)t[last - 1])))
         last--;
-    if (!colon || !pure(t, st->range.begin, eq, true))
+    if (!colon || !pure(C, t, st->range.begin, eq, true))
         return false;
     Range cond = trimmed(t, eq + 1, q);
     if (t[cond.begin] == '(' && t[cond.end - 1] == ')')
@@ -610,8 +642,9 @@ bool oklc_cpu_has_jump(const Stmt *st, bool barriers)
     return false;
 }
 
-/* Is f `for (T n = base + t; cond; n += T)` over the threads t of l (or
- * `t + base`), base free of per-thread values, T l's count? */
+/* Is f `for (T n = base + t; cond; n += S)` over the threads t of l (or
+ * `t + base`), base free of per-thread values? (by_threads: S is l's
+ * count.) */
 bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s)
 {
     const char *t = C->E->nz->text;
@@ -656,9 +689,10 @@ bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s)
     Range by = trimmed(t, op + 2, step.end);
     long long a, b;
     const char *trips = oklc_arena_strndup(C->a, t + by.begin, by.end - by.begin);
-    if (strcmp(trips, l->trips) && !(literal(trips, &a) && l->trips_known && a == l->ntrips) &&
-        !(literal(l->bound, &b) && literal(trips, &a) && a == b))
-        return false;
+    s->step = by;
+    s->by_threads = !strcmp(trips, l->trips) ||
+                    (literal(trips, &a) && l->trips_known && a == l->ntrips) ||
+                    (literal(l->bound, &b) && literal(trips, &a) && a == b);
     s->decl = oklc_cpu_render(C, trimmed(t, h.begin, eq));
     s->cond = trimmed(t, s1 + 1, s2);
     return true;
@@ -681,7 +715,7 @@ static const Stmt *strided_body(Cpu *C, const Loop *l, bool *braces)
             return NULL;
         for (size_t k = 0; k < d->ndecls; k++)
             if (d->decls[k]->init_form &&
-                !pure(t, d->decls[k]->init.begin, d->decls[k]->init.end, true))
+                !pure(C, t, d->decls[k]->init.begin, d->decls[k]->init.end, true))
                 return NULL;
     }
     return f;
@@ -708,7 +742,7 @@ bool oklc_cpu_grid_stride(Cpu *C, const Loop *l)
     bool braces;
     const Stmt *f = strided_body(C, l, &braces);
     Strided s;
-    if (!f || oklc_cpu_has_jump(f, true) || !oklc_cpu_strided(C, l, f, &s) ||
+    if (!f || oklc_cpu_has_jump(f, true) || !oklc_cpu_strided(C, l, f, &s) || !s.by_threads ||
         oklc_cpu_per_thread(C, s.cond, l) ||
         oklc_cpu_per_thread(C, f->kids[f->nkids - 1]->range, l))
         return false;

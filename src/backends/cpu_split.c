@@ -173,6 +173,37 @@ static void check_jumps(Cpu *C, Split *S, const Stmt *st)
         check_jumps(C, S, st->kids[i]);
 }
 
+/* Is v a local of the split nest that lives in more than one region? */
+static bool crosses(const Split *S, const Var *v)
+{
+    int home = region_of(S, v->name_off);
+    if (home < 0 || oklc_cpu_exclusive(v))
+        return false;            /* outside the nest, or in a moved head */
+    for (size_t r = 0; r < v->nrefs; r++)
+        if (region_of(S, v->refs[r].begin) != home)
+            return true;
+    return false;
+}
+
+/* Does the nest name anything else as v is named (a parameter, a global,
+ * a member), which v, declared at the front, could hide? */
+static bool named_alike(Cpu *C, const Split *S, const Var *v)
+{
+    const char *t = C->E->nz->text;
+    size_t n = strlen(v->name);
+    for (uint32_t p = S->stmt->range.begin; p + n <= S->stmt->range.end; p++) {
+        if (strncmp(t + p, v->name, n) || (p && oklc_ident_char(t[p - 1])) ||
+            oklc_ident_char(t[p + n]))
+            continue;
+        bool ours = p == v->name_off;
+        for (size_t r = 0; r < v->nrefs && !ours; r++)
+            ours = v->refs[r].begin == p;
+        if (!ours)
+            return true;
+    }
+    return false;
+}
+
 /* The locals of a split nest that live in more than one region get one
  * slot per thread: their declaration moves to the front, the uses index
  * it. Returns the declarations. */
@@ -182,13 +213,7 @@ static const char *promote(Cpu *C, Split *S)
     oklc_buf_init(&decls, C->a);
     for (size_t i = 0; i < C->k->nlocals; i++) {
         Var *v = C->k->locals[i];
-        int home = region_of(S, v->name_off);
-        if (home < 0 || oklc_cpu_exclusive(v))
-            continue;            /* outside the nest, or in a moved head */
-        bool crosses = false;
-        for (size_t r = 0; r < v->nrefs && !crosses; r++)
-            crosses = region_of(S, v->refs[r].begin) != home;
-        if (!crosses)
+        if (!crosses(S, v))
             continue;
         if (v->type.reference) {
             oklc_cpu_error(C, v->name_off,
@@ -200,16 +225,24 @@ static const char *promote(Cpu *C, Split *S)
         const Loop *by_axis[3];
         oklc_cpu_threads_at(C, S->b, v->name_off, by_axis);
         const char *s = oklc_cpu_slot(C, S->b, by_axis);
+        /* slots declared at the front must not hide what the nest names alike */
+        bool rename = named_alike(C, S, v);
+        const char *name = rename ? oklc_arena_printf(C->a, "_occa_%s", v->name) : v->name;
         oklc_buf_printf(&decls, "%s%s;", decls.len ? " " : "",
-                        oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s[%s]", v->name,
+                        oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s[%s]", name,
                                                            oklc_cpu_slot_count(C, S->b))));
-        for (size_t r = 0; r < v->nrefs; r++)
-            oklc_edit_after(&C->E->ed, v->refs[r].end, oklc_arena_printf(C->a, "[%s]", s));
+        for (size_t r = 0; r < v->nrefs; r++) {
+            const char *use = oklc_arena_printf(C->a, "%s[%s]", rename ? name : "", s);
+            if (rename)
+                oklc_edit_replace(&C->E->ed, v->refs[r].begin, v->refs[r].end, use);
+            else
+                oklc_edit_after(&C->E->ed, v->refs[r].end, use);
+        }
         /* the declaration becomes an assignment (or nothing) */
         const Stmt *ds = v->decl_stmt;
         if (ds && ds->ndecls == 1) {
             oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
-                              v->init_form ? oklc_cpu_init_slot(C, v, s) : "");
+                              v->init_form ? oklc_cpu_init_slot(C, v, name, s) : "");
         } else if (ds) {
             oklc_cpu_error(
                 C, v->name_off,
@@ -240,11 +273,37 @@ static bool blank(const char *s)
     return true;
 }
 
-static void emit_plan(Cpu *C, const PlanList *list, const char *ind, Buf *b);
+/* Where a split is written: as CPU loops into the output's edits, or as
+ * OKL (@inner loops again, one per region) into the relaid text. */
+typedef struct Out {
+    Cpu   *C;
+    Edits *ed;
+    bool   okl;
+} Out;
 
-static void emit_region(Cpu *C, const Plan *p, const char *ind, Buf *b)
+static const char *text_of(const Out *o, Range r)
 {
-    const char *code = oklc_cpu_render(C, p->text);
+    return oklc_edits_text(o->ed, r.begin, r.end);
+}
+
+/* A level's opening: the CPU loop, or the OKL loop as written. */
+static void open_level(const Out *o, const Loop *l, Buf *b)
+{
+    if (!o->okl) {
+        oklc_cpu_open_level(o->C, l, b);
+        return;
+    }
+    if (l->axis_given)
+        oklc_buf_printf(b, "[[okl::inner(%d)]] for %s {", l->axis, text_of(o, l->header));
+    else
+        oklc_buf_printf(b, "[[okl::inner]] for %s {", text_of(o, l->header));
+}
+
+static void emit_plan(const Out *o, const PlanList *list, const char *ind, Buf *b);
+
+static void emit_region(const Out *o, const Plan *p, const char *ind, Buf *b)
+{
+    const char *code = text_of(o, p->text);
     if (blank(code)) {
         size_t n = strlen(code);
         while (n && isspace((unsigned char)code[n - 1]))
@@ -256,7 +315,7 @@ static void emit_region(Cpu *C, const Plan *p, const char *ind, Buf *b)
     for (size_t i = 0; i < p->nlevels; i++) {
         if (i)
             oklc_buf_putc(b, ' ');
-        oklc_cpu_open_level(C, p->levels[i], b);
+        open_level(o, p->levels[i], b);
     }
     size_t n = strlen(code);
     while (n && isspace((unsigned char)code[n - 1]))
@@ -267,36 +326,134 @@ static void emit_region(Cpu *C, const Plan *p, const char *ind, Buf *b)
         oklc_buf_puts(b, i ? " }" : "}");
 }
 
-static void emit_moved(Cpu *C, const Plan *p, const char *ind, Buf *b)
+static void emit_moved(const Out *o, const Plan *p, const char *ind, Buf *b)
 {
-    const char *head = oklc_cpu_render(C, p->st->head);
-    const char *inner = oklc_arena_printf(C->a, "%s  ", ind);
+    const char *head = text_of(o, p->st->head);
+    const char *inner = oklc_arena_printf(o->C->a, "%s  ", ind);
     switch (p->kind) {
     case PLAN_FOR: oklc_buf_printf(b, "\n%sfor (%s) {", ind, head); break;
     case PLAN_WHILE: oklc_buf_printf(b, "\n%swhile (%s) {", ind, head); break;
     case PLAN_DO: oklc_buf_printf(b, "\n%sdo {", ind); break;
     default: oklc_buf_printf(b, "\n%sif (%s) {", ind, head); break;
     }
-    emit_plan(C, &p->body, inner, b);
+    emit_plan(o, &p->body, inner, b);
     oklc_buf_printf(b, "\n%s}", ind);
     if (p->kind == PLAN_DO)
         oklc_buf_printf(b, " while (%s);", head);
     if (p->kind == PLAN_IF && p->st->nkids > 1) {
         oklc_buf_puts(b, " else {");
-        emit_plan(C, &p->orelse, inner, b);
+        emit_plan(o, &p->orelse, inner, b);
         oklc_buf_printf(b, "\n%s}", ind);
     }
 }
 
-static void emit_plan(Cpu *C, const PlanList *list, const char *ind, Buf *b)
+static void emit_plan(const Out *o, const PlanList *list, const char *ind, Buf *b)
 {
     for (size_t i = 0; i < list->len; i++) {
         const Plan *p = list->data[i];
         if (p->kind == PLAN_REGION)
-            emit_region(C, p, ind, b);
+            emit_region(o, p, ind, b);
         else
-            emit_moved(C, p, ind, b);
+            emit_moved(o, p, ind, b);
     }
+}
+
+/* ---- the split as OKL ------------------------------------------------------------------- */
+
+/* A level of the nest written as OKL again: a plain @inner loop (no
+ * @tile, no other attribute), its [[...]] of its own. */
+static const SpecRange *plain_level(Cpu *C, const Loop *l)
+{
+    const SpecRange *sp = l->attr ? oklc_emit_spec_of(C->E, l->attr) : NULL;
+    return !l->tile_part && l->nattrs == 1 && sp && !sp->keep ? sp : NULL;
+}
+
+/* Can the nest be written as OKL again? The [[...]] of the levels go (in
+ * ed): a region holds those of the levels inside it. */
+static bool relayable(Cpu *C, const Split *S, const PlanList *plan, Edits *ed)
+{
+    if (!plain_level(C, S->top))
+        return false;
+    for (size_t i = 0; i < plan->len; i++) {
+        const Plan *p = plan->data[i];
+        for (size_t j = 0; j < p->nlevels; j++) {
+            const SpecRange *sp = plain_level(C, p->levels[j]);
+            if (!sp)
+                return false;
+            oklc_edit_delete(ed, sp->off, sp->end);
+        }
+        if (!relayable(C, S, &p->body, ed) || !relayable(C, S, &p->orelse, ed))
+            return false;
+    }
+    return true;
+}
+
+/* The locals that live in more than one region as @exclusive variables,
+ * declared at the front; their declarations become assignments (in ed).
+ * NULL when one cannot be written so (an initializer list, a type Clang
+ * spells in a form that does not declare). */
+static const char *exclusives(Cpu *C, const Split *S, Edits *ed)
+{
+    Buf decls;
+    oklc_buf_init(&decls, C->a);
+    oklc_buf_puts(&decls, "");
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        if (!crosses(S, v))
+            continue;
+        const Stmt *ds = v->decl_stmt;
+        if (!ds || ds->ndecls != 1 || v->type.reference || v->static_ ||
+            strpbrk(v->type.spelling, "()") || (v->init_form && v->init_form != '=') ||
+            (v->init_form && v->type.array))
+            return NULL;
+        if (named_alike(C, S, v))
+            return NULL;
+        oklc_buf_printf(&decls, "%s[[okl::exclusive]] %s;", decls.len ? " " : "",
+                        oklc_cpu_declaration(C, v, v->name));
+        const char *init = oklc_edits_text(ed, v->init.begin, v->init.end);
+        oklc_edit_replace(ed, ds->range.begin, ds->range.end,
+                          v->init_form ? oklc_arena_printf(C->a, "%s = %s;", v->name, init) : "");
+    }
+    return decls.data;
+}
+
+/* The nest written as OKL into E->relaid: the same plan, each region in
+ * its @inner loops of its own, the locals that cross as @exclusive. The
+ * CPU backends translate that text again, where every rule for @inner
+ * loops applies to the regions (cpu.c). */
+static void relay(Cpu *C, const Split *S, const PlanList *plan)
+{
+    Emit *E = C->E;
+    if (!E->relaid) {
+        E->relaid = oklc_arena_alloc(C->a, sizeof *E->relaid);
+        oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);
+    }
+    uint32_t mark = oklc_edits_mark(E->relaid);
+    const char *decls = relayable(C, S, plan, E->relaid) ? exclusives(C, S, E->relaid) : NULL;
+    if (!decls) {
+        oklc_edits_rewind(E->relaid, mark);
+        return;
+    }
+    /* the barriers: between the parts now (the regions stop at the
+     * statement, after its [[...]]) */
+    for (size_t i = 0; i < C->k->nbarriers; i++) {
+        const Barrier *br = C->k->barriers[i];
+        const SpecRange *spec = oklc_emit_spec_of(E, br->attr);
+        if (spec && oklc_in_range(S->stmt->range, br->stmt.begin))
+            oklc_edit_delete(E->relaid, spec->off, spec->end);
+    }
+    Out o = {C, E->relaid, true};
+    const char *ind = oklc_emit_indent(E, S->stmt->range.begin);
+    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    oklc_buf_puts(&b, "{ /* split at @barrier: a part per @inner loop */");
+    if (*decls)
+        oklc_buf_printf(&b, "\n%s%s", in, decls);
+    emit_plan(&o, plan, in, &b);
+    oklc_buf_printf(&b, "\n%s}", ind);
+    const SpecRange *sp = oklc_emit_spec_of(E, S->top->attr);
+    oklc_edit_replace(E->relaid, sp->off, S->stmt->range.end, b.data);
 }
 
 /* A top @inner loop with a barrier inside: rebuilt as its regions. */
@@ -322,6 +479,7 @@ void oklc_cpu_split(Cpu *C, Block *blk, const Loop *top)
         check_jumps(C, &S, S.stmt->kids[S.stmt->nkids - 1]);
     if (!C->ok)
         return;
+    relay(C, &S, &plan);
     oklc_cpu_need_slots(blk, top->stmt.begin);
     const char *decls = promote(C, &S);
     const char *ind = oklc_emit_indent(C->E, S.stmt->range.begin);
@@ -333,7 +491,8 @@ void oklc_cpu_split(Cpu *C, Block *blk, const Loop *top)
     oklc_buf_printf(&b, "{ /* split at @barrier: each part runs for every @inner iteration */");
     if (*decls)
         oklc_buf_printf(&b, "\n%s%s", in, decls);
-    emit_plan(C, &plan, in, &b);
+    Out o = {C, &C->E->ed, false};
+    emit_plan(&o, &plan, in, &b);
     oklc_buf_printf(&b, "\n%s}", ind);
     if (tiles)
         oklc_buf_puts(&b, " }");

@@ -517,6 +517,36 @@ static void test_matmul_tiled(void **state)
     oklc_kernel_free(k);
 }
 
+/* Split @inner loops: dotBarrier (a CUDA-style dot, exact on integers),
+ * sameName, listKept */
+static void test_split_parts(void **state)
+{
+    (void)state;
+    enum { N = 2500, NB = (N + 1023) / 1024 };
+    static float x[N];
+    float partial[NB] = {0}, want[NB] = {0};
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 9) - 4;
+        want[i / 1024] += x[i] * x[i];
+    }
+    run_in_out("blocks.okl", "dotBarrier", N, x, sizeof x, partial, sizeof partial);
+    same_floats(want, partial, NB);
+    enum { M = 3 };
+    int in[M * 32], out[M * 32], wout[M * 32];
+    for (int i = 0; i < M * 32; i++)
+        in[i] = i % 11 - 5;
+    for (int b = 0; b < M; b++)
+        for (int t = 0; t < 32; t++)
+            wout[b * 32 + t] = (in[b * 32 + 31 - t] + M) * (2 * t + 1);
+    run_in_out("blocks.okl", "sameName", M, in, sizeof in, out, sizeof out);
+    same_ints(wout, out, M * 32);
+    float fin[M * 16], fout[M * 16], fwant[M * 16];
+    for (int i = 0; i < M * 16; i++)
+        fin[i] = (float)(i % 5), fwant[i] = 1.5f * (float)(15 - i % 16) + fin[i];
+    run_in_out("blocks.okl", "listKept", M, fin, sizeof fin, fout, sizeof fout);
+    same_floats(fwant, fout, M * 16);
+}
+
 static void test_inner_split(void **state)
 {
     (void)state;
@@ -594,6 +624,25 @@ static void test_interchange_applied(void **state)
     oklc_memory *ma = to_device(a, sizeof a);
     RUN_ON(INTERCHANGE, "rows4", b, oklc_arg_int(1000), oklc_arg_mem(ma));
     same_floats(wantb, b, N);
+    /* gridSlices: a step of 4 blocks' threads, end min(N, 2900); halfStep:
+     * a step of 32 over 64 threads (the slices overlap) */
+    float out[256], wout[256];
+    for (int kernel = 0; kernel < 2; kernel++) {
+        for (int blk = 0; blk < 4; blk++)
+            for (int t = 0; t < 64; t++) {
+                float r = 0;
+                if (kernel == 0)
+                    for (int n = blk * 64 + t; n < 2900; n += 256)
+                        r += x[n];
+                else
+                    for (int n = blk * 700 + t; n < blk * 700 + 600; n += 32)
+                        r += x[n] * (float)(n % 3);
+                wout[blk * 64 + t] = r, out[blk * 64 + t] = -1;
+            }
+        RUN_ON(INTERCHANGE, kernel ? "halfStep" : "gridSlices", out, oklc_arg_int(N),
+               oklc_arg_mem(mx));
+        same_floats(wout, out, 256);
+    }
     oklc_memory_free(mx);
     oklc_memory_free(my);
     oklc_memory_free(ma);
@@ -1311,7 +1360,7 @@ int main(void)
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_grid_stride),
-        cmocka_unit_test(test_interchange_applied), cmocka_unit_test(test_interchange_refused),
+        cmocka_unit_test(test_split_parts), cmocka_unit_test(test_interchange_applied), cmocka_unit_test(test_interchange_refused),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
