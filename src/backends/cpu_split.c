@@ -368,8 +368,8 @@ static const SpecRange *plain_level(Cpu *C, const Loop *l)
     return !l->tile_part && l->nattrs == 1 && sp && !sp->keep ? sp : NULL;
 }
 
-/* Can the nest be written as OKL again? The [[...]] of the levels go (in
- * ed): a region holds those of the levels inside it. */
+/* Can the nest be written as OKL again? The [[...]] of the levels inside
+ * the top one go (in ed): a region holds them. */
 static bool relayable(Cpu *C, const Split *S, const PlanList *plan, Edits *ed)
 {
     if (!plain_level(C, S->top))
@@ -380,7 +380,8 @@ static bool relayable(Cpu *C, const Split *S, const PlanList *plan, Edits *ed)
             const SpecRange *sp = plain_level(C, p->levels[j]);
             if (!sp)
                 return false;
-            oklc_edit_delete(ed, sp->off, sp->end);
+            if (p->levels[j] != S->top)
+                oklc_edit_delete(ed, sp->off, sp->end);
         }
         if (!relayable(C, S, &p->body, ed) || !relayable(C, S, &p->orelse, ed))
             return false;
