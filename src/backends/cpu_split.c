@@ -276,9 +276,11 @@ static bool blank(const char *s)
 /* Where a split is written: as CPU loops into the output's edits, or as
  * OKL (@inner loops again, one per region) into the relaid text. */
 typedef struct Out {
-    Cpu   *C;
-    Edits *ed;
-    bool   okl;
+    Cpu         *C;
+    Edits       *ed;
+    bool         okl;
+    const Var  **again;       /* OKL: locals declared again in each part that uses them */
+    size_t       nagain;
 } Out;
 
 static const char *text_of(const Out *o, Range r)
@@ -316,6 +318,11 @@ static void emit_region(const Out *o, const Plan *p, const char *ind, Buf *b)
         if (i)
             oklc_buf_putc(b, ' ');
         open_level(o, p->levels[i], b);
+    }
+    for (size_t i = 0; i < o->nagain; i++) {
+        const Var *v = o->again[i];
+        if (oklc_refers_in(v, p->text) && !oklc_in_range(p->text, v->name_off))
+            oklc_buf_printf(b, " %s", text_of(o, v->decl_stmt->range));
     }
     size_t n = strlen(code);
     while (n && isspace((unsigned char)code[n - 1]))
@@ -389,15 +396,48 @@ static bool relayable(Cpu *C, const Split *S, const PlanList *plan, Edits *ed)
     return true;
 }
 
-/* The locals that live in more than one region as @exclusive variables,
- * declared at the front; their declarations become assignments (in ed).
- * NULL when one cannot be written so (an initializer list, a type Clang
- * spells in a form that does not declare). */
-static const char *exclusives(Cpu *C, const Split *S, Edits *ed)
+/* Can the crossing local v be declared again in each part that uses it:
+ * a scalar never written after its declaration, its initializer without
+ * memory reads or side effects, reading only the nest's @inner iterators,
+ * values the nest does not write, and locals declared again before it?
+ * Each part then computes it (an index from the thread: i = b * 256 + t)
+ * instead of keeping it in a slot per thread. */
+static bool again(Cpu *C, const Split *S, const Out *o, const Var *v)
 {
+    const Kernel *k = C->k;
+    Range after = {v->declarator_end, S->stmt->range.end};
+    if (v->type.array || v->init_form != '=' || oklc_cpu_written_in(C, v, after) ||
+        !oklc_cpu_pure(C, oklc_edits_text(o->ed, v->init.begin, v->init.end), false))
+        return false;
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *w = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        if (!oklc_refers_in(w, v->init))
+            continue;
+        bool ok = !oklc_in_range(S->stmt->range, w->name_off) &&
+                  !oklc_cpu_written_in(C, w, S->stmt->range);
+        for (size_t j = 0; !ok && j < C->k->nloops; j++)
+            ok = C->k->loops[j]->kind == LOOP_INNER && C->k->loops[j]->iter_off == w->name_off &&
+                 oklc_in_range(S->stmt->range, w->name_off);
+        for (size_t j = 0; !ok && j < o->nagain; j++)
+            ok = o->again[j] == w;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The locals that live in more than one region as @exclusive variables,
+ * declared at the front; their declarations become assignments (in ed);
+ * or declared again in each part (o->again). NULL when one cannot be
+ * written so (an initializer list, a type Clang spells in a form that
+ * does not declare). */
+static const char *exclusives(Cpu *C, const Split *S, Out *o)
+{
+    Edits *ed = o->ed;
     Buf decls;
     oklc_buf_init(&decls, C->a);
     oklc_buf_puts(&decls, "");
+    o->again = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *o->again);
     for (size_t i = 0; i < C->k->nlocals; i++) {
         const Var *v = C->k->locals[i];
         if (!crosses(S, v))
@@ -409,6 +449,10 @@ static const char *exclusives(Cpu *C, const Split *S, Edits *ed)
             return NULL;
         if (named_alike(C, S, v))
             return NULL;
+        if (again(C, S, o, v)) {
+            o->again[o->nagain++] = v;
+            continue;
+        }
         oklc_buf_printf(&decls, "%s[[okl::exclusive]] %s;", decls.len ? " " : "",
                         oklc_cpu_declaration(C, v, v->name));
         const char *init = oklc_edits_text(ed, v->init.begin, v->init.end);
@@ -430,7 +474,8 @@ static void relay(Cpu *C, const Split *S, const PlanList *plan)
         oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);
     }
     uint32_t mark = oklc_edits_mark(E->relaid);
-    const char *decls = relayable(C, S, plan, E->relaid) ? exclusives(C, S, E->relaid) : NULL;
+    Out o = {C, E->relaid, true, NULL, 0};
+    const char *decls = relayable(C, S, plan, E->relaid) ? exclusives(C, S, &o) : NULL;
     if (!decls) {
         oklc_edits_rewind(E->relaid, mark);
         return;
@@ -443,7 +488,6 @@ static void relay(Cpu *C, const Split *S, const PlanList *plan)
         if (spec && oklc_in_range(S->stmt->range, br->stmt.begin))
             oklc_edit_delete(E->relaid, spec->off, spec->end);
     }
-    Out o = {C, E->relaid, true};
     const char *ind = oklc_emit_indent(E, S->stmt->range.begin);
     const char *in = oklc_arena_printf(C->a, "%s  ", ind);
     Buf b;
@@ -492,7 +536,7 @@ void oklc_cpu_split(Cpu *C, Block *blk, const Loop *top)
     oklc_buf_printf(&b, "{ /* split at @barrier: each part runs for every @inner iteration */");
     if (*decls)
         oklc_buf_printf(&b, "\n%s%s", in, decls);
-    Out o = {C, &C->E->ed, false};
+    Out o = {C, &C->E->ed, false, NULL, 0};
     emit_plan(&o, &plan, in, &b);
     oklc_buf_printf(&b, "\n%s}", ind);
     if (tiles)

@@ -518,7 +518,7 @@ static void test_matmul_tiled(void **state)
 }
 
 /* Split @inner loops: dotBarrier (a CUDA-style dot, exact on integers),
- * sameName, listKept */
+ * sameName, listKept, haloStencil */
 static void test_split_parts(void **state)
 {
     (void)state;
@@ -545,6 +545,15 @@ static void test_split_parts(void **state)
         fin[i] = (float)(i % 5), fwant[i] = 1.5f * (float)(15 - i % 16) + fin[i];
     run_in_out("blocks.okl", "listKept", M, fin, sizeof fin, fout, sizeof fout);
     same_floats(fwant, fout, M * 16);
+    enum { H = 192 };    /* haloStencil: quarters and halves of small integers, exact */
+    float hin[H], hout[H], hwant[H];
+    for (int i = 0; i < H; i++)
+        hin[i] = (float)(i % 13 - 6);
+    for (int i = 0; i < H; i++)
+        hwant[i] = 0.25f * (i > 0 ? hin[i - 1] : 0.f) + 0.5f * hin[i] +
+                   0.25f * (i + 1 < H ? hin[i + 1] : 0.f);
+    run_in_out("blocks.okl", "haloStencil", H, hin, sizeof hin, hout, sizeof hout);
+    same_floats(hwant, hout, H);
 }
 
 static void test_inner_split(void **state)
