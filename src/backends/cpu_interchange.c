@@ -315,8 +315,8 @@ static bool counted(Cpu *C, const Interchange *x)
     }
     const char *head = oklc_cpu_render(C, f->head);
     const char *cond = strchr(head, ';'), *step = cond ? strchr(cond + 1, ';') : NULL;
-    return step && oklc_cpu_pure(C, oklc_arena_strndup(C->a, cond + 1, (size_t)(step - cond - 1)),
-                                 false);
+    return step &&
+           oklc_cpu_pure(C, oklc_arena_strndup(C->a, cond + 1, (size_t)(step - cond - 1)), false);
 }
 
 /* A level of the nest: counting up from 0 by 1 over a known count. */
@@ -502,7 +502,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
         if (d->kind != ST_DECL)
             oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_render(C, d->range));
         else if (slotted(&x, d->decls[0]) && d->decls[0]->init_form)
-            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_init_slot(C, d->decls[0], d->decls[0]->name, at));
+            oklc_buf_printf(&inits, "%s    %s\n", ind,
+                            oklc_cpu_init_slot(C, d->decls[0], d->decls[0]->name, at));
     }
     if (inits.data && inits.data[0])
         oklc_buf_printf(&o, "%s  %s {\n%s%s  }\n", ind, each, inits.data, ind);
