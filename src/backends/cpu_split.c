@@ -399,15 +399,47 @@ static bool relayable(Cpu *C, const Split *S, const PlanList *plan, Edits *ed)
 /* Can the crossing local v be declared again in each part that uses it:
  * a scalar never written after its declaration, its initializer without
  * memory reads or side effects, reading only the nest's @inner iterators,
- * values the nest does not write, and locals declared again before it?
+ * locals and parameters the nest does not write, and locals declared
+ * again before it?
  * Each part then computes it (an index from the thread: i = b * 256 + t)
  * instead of keeping it in a slot per thread. */
+/* Does every name in r name a local or a parameter (or a called function,
+ * or a type of a cast): nothing else (a global) that the nest could
+ * change unseen? */
+static bool only_variables(Cpu *C, Range r)
+{
+    static const char *const types[] = {"int", "unsigned", "long", "short", "char", "float",
+                                        "double", "bool", "signed", "const", "size_t", NULL};
+    const char *t = C->E->nz->text;
+    const Kernel *k = C->k;
+    for (uint32_t p = r.begin; p < r.end; p++) {
+        if (!oklc_ident_char(t[p]) || (p > r.begin && oklc_ident_char(t[p - 1])) ||
+            isdigit((unsigned char)t[p]))
+            continue;
+        uint32_t e = p;
+        while (e < r.end && oklc_ident_char(t[e]))
+            e++;
+        bool ok = t[oklc_cpu_skip_blanks(t, e, r.end)] == '(';    /* pure: checked */
+        for (const char *const *ty = types; !ok && *ty; ty++)
+            ok = strlen(*ty) == e - p && !strncmp(*ty, t + p, e - p);
+        for (size_t i = 0; !ok && i < k->nlocals + k->nparams; i++) {
+            const Var *w = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+            for (size_t j = 0; !ok && j < w->nrefs; j++)
+                ok = w->refs[j].begin == p;
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 static bool again(Cpu *C, const Split *S, const Out *o, const Var *v)
 {
     const Kernel *k = C->k;
     Range after = {v->declarator_end, S->stmt->range.end};
     if (v->type.array || v->init_form != '=' || oklc_cpu_written_in(C, v, after) ||
-        !oklc_cpu_pure(C, oklc_edits_text(o->ed, v->init.begin, v->init.end), false))
+        !oklc_cpu_pure(C, oklc_edits_text(o->ed, v->init.begin, v->init.end), false) ||
+        !only_variables(C, v->init))
         return false;
     for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
         const Var *w = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
