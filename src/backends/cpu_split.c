@@ -195,10 +195,7 @@ static bool named_alike(Cpu *C, const Split *S, const Var *v)
         if (strncmp(t + p, v->name, n) || (p && oklc_ident_char(t[p - 1])) ||
             oklc_ident_char(t[p + n]))
             continue;
-        bool ours = p == v->name_off;
-        for (size_t r = 0; r < v->nrefs && !ours; r++)
-            ours = v->refs[r].begin == p;
-        if (!ours)
+        if (p != v->name_off && !oklc_cpu_refers_at(v, p))
             return true;
     }
     return false;
@@ -422,11 +419,8 @@ static bool only_variables(Cpu *C, Range r)
         bool ok = t[oklc_cpu_skip_blanks(t, e, r.end)] == '(';    /* pure: checked */
         for (const char *const *ty = types; !ok && *ty; ty++)
             ok = strlen(*ty) == e - p && !strncmp(*ty, t + p, e - p);
-        for (size_t i = 0; !ok && i < k->nlocals + k->nparams; i++) {
-            const Var *w = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
-            for (size_t j = 0; !ok && j < w->nrefs; j++)
-                ok = w->refs[j].begin == p;
-        }
+        for (size_t i = 0; !ok && i < k->nlocals + k->nparams; i++)
+            ok = oklc_cpu_refers_at(i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals], p);
         if (!ok)
             return false;
     }

@@ -87,18 +87,21 @@ tags() {
 tags COMMANDS | awk '{ print $2 }' | sort -u >"$tmp/page.commands"
 tags OPTIONS | options_in | sort -u >"$tmp/page.options"
 
-comm -23 "$tmp/help.commands" "$tmp/page.commands" | while read -r c; do
-  echo "FAIL: command '$c' of oklc --help is not an item of COMMANDS in $page"
-done | tee -a "$tmp/missing"
-comm -13 "$tmp/help.commands" "$tmp/page.commands" | while read -r c; do
-  echo "FAIL: COMMANDS describes '$c', which oklc --help does not print"
-done | tee -a "$tmp/missing"
-comm -23 "$tmp/help.options" "$tmp/page.options" | while read -r o; do
-  echo "FAIL: option '$o' of oklc --help is not an item of OPTIONS in $page"
-done | tee -a "$tmp/missing"
-comm -13 "$tmp/help.options" "$tmp/page.options" | while read -r o; do
-  echo "FAIL: OPTIONS describes '$o', which oklc --help does not print"
-done | tee -a "$tmp/missing"
+# Each line of sorted file $1 missing from $2: a failure, MESSAGE ($3) with
+# %s standing for the line.
+missing_from() {
+  comm -23 "$1" "$2" | while read -r x; do
+    echo "FAIL: ${3//%s/$x}"
+  done | tee -a "$tmp/missing"
+}
+missing_from "$tmp/help.commands" "$tmp/page.commands" \
+  "command '%s' of oklc --help is not an item of COMMANDS in $page"
+missing_from "$tmp/page.commands" "$tmp/help.commands" \
+  "COMMANDS describes '%s', which oklc --help does not print"
+missing_from "$tmp/help.options" "$tmp/page.options" \
+  "option '%s' of oklc --help is not an item of OPTIONS in $page"
+missing_from "$tmp/page.options" "$tmp/help.options" \
+  "OPTIONS describes '%s', which oklc --help does not print"
 [ -s "$tmp/missing" ] && failures=$((failures + $(wc -l <"$tmp/missing")))
 
 # Each command is in the rendered SYNOPSIS; each option of the help text,
