@@ -292,9 +292,27 @@ void oklc_emit_rename_keywords(Emit *E, const char *const *keywords, size_t n)
 
 /* ---- attributes ------------------------------------------------------------------ */
 
+/* Does the declarator already say restrict (`@restrict float *__restrict__ x`:
+ * a second one is an error in C and C++)? */
+static bool restrict_written(Emit *E, const Var *v)
+{
+    static const char *const kws[] = {"__restrict__", "__restrict", "restrict"};
+    const char *t = E->nz->text;
+    uint32_t e = v->name_off;
+    while (e > 0 && isspace((unsigned char)t[e - 1]))
+        e--;
+    uint32_t b = e;
+    while (b > 0 && oklc_ident_char(t[b - 1]))
+        b--;
+    for (size_t i = 0; i < OKLC_COUNTOF(kws); i++)
+        if (e - b == strlen(kws[i]) && !strncmp(t + b, kws[i], e - b))
+            return true;
+    return false;
+}
+
 static void restrict_var(Emit *E, const Var *v)
 {
-    if (v->restrict_)
+    if (v->restrict_ && !restrict_written(E, v))
         oklc_edit_before(&E->ed, v->name_off,
                          oklc_arena_printf(&E->c->arena, "%s ", E->be->restrict_kw));
 }
