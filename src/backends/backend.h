@@ -166,6 +166,10 @@ OKLC_INTERNAL const char *oklc_cpu_slot_count(Cpu *C, const Block *b);
 /* The block's thread counts must be known from `at` on. */
 OKLC_INTERNAL void oklc_cpu_need_slots(Block *b, uint32_t at);
 OKLC_INTERNAL const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name);
+/* "T v = init;": v of a declaration of several names declared alone, its
+ * initializer from ed; NULL when it cannot be (static, thread_local, a
+ * type Clang spells with parentheses). */
+OKLC_INTERNAL const char *oklc_cpu_declare_alone(Cpu *C, Edits *ed, const Var *v);
 OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name,
                                              const char *at);
 /* Is the offset in an @inner loop that a barrier splits? */

@@ -320,15 +320,15 @@ const char *oklc_cpu_slot_count(Cpu *C, const Block *b)
 
 /* ---- declarations with one slot per thread ---------------------------------------------- */
 
-/* Clang's spelling of v's type without its top-level const, as the
- * declaration of `name` (arrays: "float name[4]"). */
-const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name)
+/* Clang's spelling of v's type (without its top-level const unless `keep`)
+ * as the declaration of `name` (arrays: "float name[4]"). */
+static const char *spelled(Cpu *C, const Var *v, const char *name, bool keep)
 {
     const char *t = v->type.spelling;
-    if (!strncmp(t, "const ", 6) && (!v->type.pointer || v->type.array))
+    if (!keep && !strncmp(t, "const ", 6) && (!v->type.pointer || v->type.array))
         t += 6;
     size_t n = strlen(t);
-    if (v->type.pointer && v->type.is_const && n > 6 && !strcmp(t + n - 6, " const"))
+    if (!keep && v->type.pointer && v->type.is_const && n > 6 && !strcmp(t + n - 6, " const"))
         n -= 6;
     const char *br = memchr(t, '[', n);
     if (br) {    /* Clang spells an array "float[2]" */
@@ -339,6 +339,21 @@ const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name)
     }
     return oklc_arena_printf(C->a, "%.*s%s%s", (int)n, t,
                              n && t[n - 1] == '*' ? "" : " ", name);
+}
+
+const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name)
+{
+    return spelled(C, v, name, false);
+}
+
+const char *oklc_cpu_declare_alone(Cpu *C, Edits *ed, const Var *v)
+{
+    if (v->static_ || v->thread_local_ || strpbrk(v->type.spelling, "()"))
+        return NULL;
+    const char *init = v->init_form ? oklc_edits_text(ed, v->init.begin, v->init.end) : "";
+    return oklc_arena_printf(C->a, "%s%s%s%s;", v->constexpr_ ? "constexpr " : "",
+                             spelled(C, v, v->name, true), v->init_form == '=' ? " = " : "",
+                             init);
 }
 
 /* name[at] = v's initializer (arrays through a temporary); name is v's

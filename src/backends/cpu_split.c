@@ -201,6 +201,84 @@ static bool named_alike(Cpu *C, const Split *S, const Var *v)
     return false;
 }
 
+/* A declaration of several names, some used across the barrier, as one
+ * statement per name in order (the initializers still run left to right):
+ * as[i] for a crossing decls[i], the others declared alone. NULL when one
+ * cannot be declared alone. */
+static const char *one_by_one(Cpu *C, Edits *ed, const Stmt *ds, const char *const *as)
+{
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    oklc_buf_puts(&b, "");
+    for (size_t i = 0; i < ds->ndecls; i++) {
+        const char *one = as[i] ? as[i] : oklc_cpu_declare_alone(C, ed, ds->decls[i]);
+        if (!one)
+            return NULL;
+        oklc_buf_printf(&b, "%s%s", b.len && *one ? " " : "", one);
+    }
+    return b.data;
+}
+
+/* Is v the first name of its declaration that crosses? (A declaration of
+ * several names is rewritten once.) */
+static bool first_crossing(const Split *S, const Var *v)
+{
+    const Stmt *ds = v->decl_stmt;
+    for (size_t i = 0; i < ds->ndecls; i++)
+        if (crosses(S, ds->decls[i]))
+            return ds->decls[i] == v;
+    return false;
+}
+
+/* The slots of a crossing local: their name (renamed when the nest names
+ * something else alike, which slots declared at the front would hide) and
+ * this thread's index. */
+static const char *slot_name(Cpu *C, const Split *S, const Var *v)
+{
+    return named_alike(C, S, v) ? oklc_arena_printf(C->a, "_occa_%s", v->name) : v->name;
+}
+
+static const char *slot_at(Cpu *C, const Split *S, const Var *v)
+{
+    const Loop *by_axis[3];
+    oklc_cpu_threads_at(C, S->b, v->name_off, by_axis);
+    return oklc_cpu_slot(C, S->b, by_axis);
+}
+
+/* A crossing local's declaration as an assignment to its slot (or
+ * nothing); of a declaration of several names, the whole statement. */
+static void declaration_to_slot(Cpu *C, const Split *S, const Var *v)
+{
+    const Stmt *ds = v->decl_stmt;
+    if (ds->ndecls == 1) {
+        oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
+                          v->init_form ? oklc_cpu_init_slot(C, v, slot_name(C, S, v),
+                                                            slot_at(C, S, v))
+                                       : "");
+        return;
+    }
+    if (!first_crossing(S, v))
+        return;
+    const char **as = oklc_arena_alloc(C->a, ds->ndecls * sizeof *as);
+    for (size_t i = 0; i < ds->ndecls; i++) {
+        const Var *d = ds->decls[i];
+        if (!crosses(S, d))
+            continue;
+        if (d->type.reference)
+            return;    /* an error already */
+        as[i] = d->init_form ? oklc_cpu_init_slot(C, d, slot_name(C, S, d), slot_at(C, S, d))
+                             : "";
+    }
+    const char *text = one_by_one(C, &C->E->ed, ds, as);
+    if (text)
+        oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end, text);
+    else
+        oklc_cpu_error(C, v->name_off,
+                       "on CPUs the @barrier at line %u splits this @inner loop, and '%s' is "
+                       "used on both sides of it: declare it in a declaration of its own",
+                       S->barrier_line, v->name);
+}
+
 /* The locals of a split nest that live in more than one region get one
  * slot per thread: their declaration moves to the front, the uses index
  * it. Returns the declarations. */
@@ -219,12 +297,8 @@ static const char *promote(Cpu *C, Split *S)
                            S->barrier_line, v->name);
             continue;
         }
-        const Loop *by_axis[3];
-        oklc_cpu_threads_at(C, S->b, v->name_off, by_axis);
-        const char *s = oklc_cpu_slot(C, S->b, by_axis);
-        /* slots declared at the front must not hide what the nest names alike */
-        bool rename = named_alike(C, S, v);
-        const char *name = rename ? oklc_arena_printf(C->a, "_occa_%s", v->name) : v->name;
+        const char *s = slot_at(C, S, v), *name = slot_name(C, S, v);
+        bool rename = name != v->name;
         oklc_buf_printf(&decls, "%s%s;", decls.len ? " " : "",
                         oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s[%s]", name,
                                                            oklc_cpu_slot_count(C, S->b))));
@@ -235,19 +309,8 @@ static const char *promote(Cpu *C, Split *S)
             else
                 oklc_edit_after(&C->E->ed, v->refs[r].end, use);
         }
-        /* the declaration becomes an assignment (or nothing) */
-        const Stmt *ds = v->decl_stmt;
-        if (ds && ds->ndecls == 1) {
-            oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
-                              v->init_form ? oklc_cpu_init_slot(C, v, name, s) : "");
-        } else if (ds) {
-            oklc_cpu_error(
-                C, v->name_off,
-                "on CPUs the @barrier at line %u splits this @inner loop, "
-                "and '%s' is used on both sides of it: declare it in a declaration of its "
-                "own",
-                S->barrier_line, v->name);
-        }
+        if (v->decl_stmt)
+            declaration_to_slot(C, S, v);
     }
     return decls.data ? decls.data : "";
 }
@@ -469,21 +532,32 @@ static const char *exclusives(Cpu *C, const Split *S, Out *o)
         if (!crosses(S, v))
             continue;
         const Stmt *ds = v->decl_stmt;
-        if (!ds || ds->ndecls != 1 || v->type.reference || v->static_ ||
-            strpbrk(v->type.spelling, "()") || (v->init_form && v->init_form != '=') ||
-            (v->init_form && v->type.array))
+        if (!ds || v->type.reference || v->static_ || strpbrk(v->type.spelling, "()") ||
+            (v->init_form && v->init_form != '=') || (v->init_form && v->type.array))
             return NULL;
         if (named_alike(C, S, v))
             return NULL;
-        if (again(C, S, o, v)) {
+        if (ds->ndecls == 1 && again(C, S, o, v)) {
             o->again[o->nagain++] = v;
             continue;
         }
         oklc_buf_printf(&decls, "%s[[okl::exclusive]] %s;", decls.len ? " " : "",
                         oklc_cpu_declaration(C, v, v->name));
-        const char *init = oklc_edits_text(ed, v->init.begin, v->init.end);
-        oklc_edit_replace(ed, ds->range.begin, ds->range.end,
-                          v->init_form ? oklc_arena_printf(C->a, "%s = %s;", v->name, init) : "");
+        if (ds->ndecls > 1 && !first_crossing(S, v))
+            continue;
+        const char **as = oklc_arena_alloc(C->a, ds->ndecls * sizeof *as);
+        for (size_t j = 0; j < ds->ndecls; j++) {
+            const Var *d = ds->decls[j];
+            if (crosses(S, d))
+                as[j] = d->init_form ? oklc_arena_printf(C->a, "%s = %s;", d->name,
+                                                         oklc_edits_text(ed, d->init.begin,
+                                                                         d->init.end))
+                                     : "";
+        }
+        const char *text = one_by_one(C, ed, ds, as);
+        if (!text)
+            return NULL;
+        oklc_edit_replace(ed, ds->range.begin, ds->range.end, text);
     }
     return decls.data;
 }

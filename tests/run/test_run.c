@@ -518,7 +518,7 @@ static void test_matmul_tiled(void **state)
 }
 
 /* Split @inner loops: dotBarrier (a CUDA-style dot, exact on integers),
- * sameName, listKept, haloStencil */
+ * sameName, severalNames, listKept, haloStencil */
 static void test_split_parts(void **state)
 {
     (void)state;
@@ -539,6 +539,13 @@ static void test_split_parts(void **state)
         for (int t = 0; t < 32; t++)
             wout[b * 32 + t] = (in[b * 32 + 31 - t] + M) * (2 * t + 1);
     run_in_out("blocks.okl", "sameName", M, in, sizeof in, out, sizeof out);
+    same_ints(wout, out, M * 32);
+    for (int b = 0; b < M; b++)
+        for (int t = 0; t < 32; t++) {
+            const int a = in[b * 32 + t], k = t + 1;
+            wout[b * 32 + t] = 2 * in[b * 32 + 31 - t] + 3 * a + (a - k) * k - a;
+        }
+    run_in_out("blocks.okl", "severalNames", M, in, sizeof in, out, sizeof out);
     same_ints(wout, out, M * 32);
     float fin[M * 16], fout[M * 16], fwant[M * 16];
     for (int i = 0; i < M * 16; i++)

@@ -1,0 +1,609 @@
+/*
+ * diff_kernels.c - differential test of the CPU backends' rewrites: random
+ * GPU-style kernels (threads summing strided slices, @shared arrays written
+ * by their own thread and read by others after a barrier, tree reductions,
+ * guards, data-dependent trip counts, break, sequential loops around
+ * barriers), each written twice (OKL style: one @inner loop per region;
+ * CUDA style: one @inner loop with @barrier between the regions), run on
+ * every CPU device and on OpenCL, whose work-groups run with real barriers.
+ * Every run of every kernel must leave the same output, bit for bit: the
+ * values are small integers (unsigned, or floats far from 2^24), exact in any
+ * order of additions; the generator keeps every kernel free of races and of
+ * reads of unwritten memory, so a difference is a wrong result.
+ *
+ * Usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-v]
+ *   SEED: the first file's seed (default 1); FILES: how many files (default
+ *   3), KERNELS: descriptions per file (default 12, two kernels each);
+ *   DIR: where the files are written and, on a difference, kept (default a
+ *   temporary folder, removed when all agree). Devices: serial, OpenMP with
+ *   3 threads, OpenCL (left out where no platform exists).
+ * Exit status: 0 all agree, 1 a difference or a kernel that did not build.
+ */
+#define _XOPEN_SOURCE 700
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oklc/runtime.h"
+
+/* out: NSLOTS values per thread, then one per block (after a tree) */
+enum { MAX_REGIONS = 8, MAX_STMTS = 5, NVARS = 3, NSHARED = 2, NSLOTS = 3, MAX_N = 1500 };
+
+/* ---- a small deterministic generator (xorshift64*) ------------------------------------- */
+
+static uint64_t rng;
+
+static unsigned pick(unsigned n)
+{
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return (unsigned)((rng * 2685821657736338717ull) >> 33) % n;
+}
+
+static bool chance(unsigned percent)
+{
+    return pick(100) < percent;
+}
+
+/* ---- growing text ------------------------------------------------------------------------ */
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+} Text;
+
+static void put(Text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
+        va_end(ap);
+        if (t->s && (size_t)k < t->cap - t->n) {
+            t->n += (size_t)k;
+            return;
+        }
+        t->cap = (t->cap + (size_t)k + 1) * 2;
+        t->s = realloc(t->s, t->cap);
+        if (!t->s)
+            abort();
+    }
+}
+
+/* ---- a kernel's description ---------------------------------------------------------------
+ * A block of TS threads runs regions one after the other with a barrier
+ * between them; each region is a list of statements, written the same way
+ * in both styles. Thread values v0..v2 live across regions (@exclusive in
+ * the OKL style, locals of the @inner loop in the CUDA style). */
+
+typedef struct {
+    Text text;         /* the statements; b, t, gi, N, nblocks defined */
+} Region;
+
+typedef struct {
+    bool floats;       /* float values, else unsigned */
+    int ts;            /* threads per block */
+    int tx;            /* > 0: a 2D block, tx threads along x, ts / tx along y */
+    int chunk;         /* elements of x per block */
+    int repeat;        /* > 0: regions [rep_from, nregions) run this often in a loop */
+    int rep_from;
+    int nregions;
+    Region r[MAX_REGIONS];
+    int tree[MAX_REGIONS];    /* > 0: region i is a tree reduction of s<tree-1> */
+} Desc;
+
+/* What the generator knows while it writes a region: which shared arrays
+ * hold a value in every slot, which the region writes (own slot only) and
+ * which it reads at other slots; bounds of the magnitudes, so that floats
+ * stay exact. */
+typedef struct {
+    Desc *d;
+    bool filled[NSHARED];
+    bool writes[NSHARED], reads[NSHARED];
+    double vbound[NVARS], sbound[NSHARED];
+    int summed;        /* > 0: s<summed-1> was just summed by a tree */
+} Gen;
+
+static const char *ty(const Desc *d)
+{
+    return d->floats ? "float" : "unsigned";
+}
+
+static bool fits(const Gen *g, double bound)
+{
+    return !g->d->floats || bound < (double)(1 << 22);
+}
+
+/* One statement into region text `r`; false when the choice is not legal
+ * here (the caller picks again). */
+static bool statement(Gen *g, Text *r)
+{
+    Desc *d = g->d;
+    const int v = (int)pick(NVARS), w = (int)pick(NVARS), s = (int)pick(NSHARED);
+    const int c = 1 + (int)pick(3);
+    switch (pick(12)) {
+    case 0: {    /* a strided slice of the block's chunk */
+        static const char *ends[] = {"min(N, b * %d + %d)", "(b * %d + %d < N ? b * %d + %d : N)"};
+        const int step = d->ts * (int[]){1, 2, 1}[pick(3)] / (int[]){1, 1, 2}[pick(3)];
+        double nb = g->vbound[v] + 9.0 * c * ((double)d->chunk / (step ? step : 1) + 1);
+        if (!fits(g, nb) || step <= 0)
+            return false;
+        char end[96];
+        if (chance(50))
+            snprintf(end, sizeof end, ends[0], d->chunk, d->chunk);
+        else
+            snprintf(end, sizeof end, ends[1], d->chunk, d->chunk, d->chunk, d->chunk);
+        put(r, "for (int i = b * %d + t; i < %s; i += %d) v%d += %d * x[i];\n", d->chunk, end,
+            step, v, c);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 1: {    /* grid-stride over all of x */
+        double nb = g->vbound[v] + 9.0 * c * (MAX_N / d->ts + 1);
+        if (!fits(g, nb))
+            return false;
+        put(r, "for (int i = b * %d + t; i < N; i += nblocks * %d) v%d += x[i] * %d;\n", d->ts,
+            d->ts, v, c);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 2: {    /* a trip count read from memory */
+        double nb = g->vbound[v] + 4.0 * (d->ts + 4);
+        if (!fits(g, nb))
+            return false;
+        put(r, "for (int j = 0; j < (int)x[gi %% N] %% 5; ++j) v%d += j + t;\n", v);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 3: {    /* break out of a thread's loop */
+        double nb = g->vbound[v] + 9.0 * 4;
+        if (!fits(g, nb))
+            return false;
+        put(r, "for (int i = t; i < %d; i += %d) {\n  if (x[(b * %d + i) %% N] > 6) break;\n"
+               "  v%d += x[(b * %d + i) %% N];\n}\n", 4 * d->ts, d->ts, d->chunk, v, d->chunk);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 4:    /* own slot written */
+        if (g->reads[s] || !fits(g, g->vbound[v] + d->ts))
+            return false;
+        put(r, "s%d[t] = v%d + t;\n", s, v);
+        g->writes[s] = true;
+        g->sbound[s] = g->vbound[v] + d->ts;
+        return true;
+    case 5: {    /* another thread's slot read */
+        double nb = g->vbound[v] + c * g->sbound[s];
+        if (!g->filled[s] || g->writes[s] || !fits(g, nb))
+            return false;
+        put(r, "v%d += %d * s%d[(t + %d) %% %d];\n", v, c, s, 1 + (int)pick((unsigned)d->ts), d->ts);
+        g->reads[s] = true;
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 6: {    /* a thread's loop over the whole array */
+        double nb = g->vbound[v] + d->ts * g->sbound[s];
+        if (!g->filled[s] || g->writes[s] || !fits(g, nb))
+            return false;
+        put(r, "for (int k = 0; k < %d; ++k) v%d += s%d[k]%s;\n", d->ts, v, s,
+            chance(50) ? "" : " * (k & 1)");
+        g->reads[s] = true;
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 7: {    /* a guarded update */
+        double nb = g->vbound[v] + g->vbound[w] + 9;
+        if (!fits(g, nb) || v == w)
+            return false;
+        static const char *conds[] = {"t < %d", "t %% %d == 0", "gi < N - %d"};
+        char cond[64];
+        snprintf(cond, sizeof cond, conds[pick(3)], 1 + (int)pick((unsigned)d->ts));
+        put(r, "if (%s) v%d += v%d + x[gi %% N];\n", cond, v, w);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 8:    /* a value to the output: slot j of every thread */
+        put(r, "out[%d * nblocks * %d + gi] = v%d;\n", (int)pick(NSLOTS), d->ts, v);
+        return true;
+    case 9: {    /* other threads' slots read in a slice */
+        double nb = g->vbound[v] + 9.0 * g->sbound[s] * ((double)d->chunk / d->ts + 1);
+        if (!g->filled[s] || g->writes[s] || !fits(g, nb))
+            return false;
+        put(r, "for (int i = b * %d + t; i < min(N, b * %d + %d); i += %d) v%d += s%d[i %% %d] * x[i];\n",
+            d->chunk, d->chunk, d->chunk, d->ts, v, s, d->ts);
+        g->reads[s] = true;
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 10:    /* own slot updated in a loop */
+        if (!g->filled[s] || g->reads[s] || !fits(g, g->sbound[s] + 27))
+            return false;
+        put(r, "for (int j = 0; j < 3; ++j) s%d[t] += x[(gi + j) %% N];\n", s);
+        g->writes[s] = true;
+        g->sbound[s] += 27;
+        return true;
+    default: {    /* a thread-dependent but unconditional update */
+        double nb = g->vbound[v] * 2 + 9;
+        if (!fits(g, nb) || v == w)
+            return false;
+        put(r, "v%d = v%d + v%d * %d + (gi & 7);\n", v, v, w, c % 2);
+        g->vbound[v] = g->vbound[v] + g->vbound[w] + 9;
+        return true;
+    }
+    }
+}
+
+/* A region of 1..MAX_STMTS statements. */
+static void region(Gen *g, Region *reg)
+{
+    memset(g->writes, 0, sizeof g->writes);
+    memset(g->reads, 0, sizeof g->reads);
+    if (g->summed) {    /* after a tree: thread 0 writes the block's sum out */
+        const int s = g->summed - 1;
+        put(&reg->text, "if (t == 0) out[%d * nblocks * %d + b] = s%d[0];\n", NSLOTS, g->d->ts, s);
+        g->reads[s] = true;
+        g->summed = 0;
+    }
+    const int n = 1 + (int)pick(MAX_STMTS);
+    for (int k = 0, tries = 0; k < n && tries < 100; tries++)
+        k += statement(g, &reg->text);
+    for (int s = 0; s < NSHARED; s++)
+        g->filled[s] |= g->writes[s];
+}
+
+/* A tree over s<s> (TS a power of two): s[0] then holds the block's sum. */
+static bool tree(Gen *g, Desc *d, int i)
+{
+    const int s = (int)pick(NSHARED);
+    if ((d->ts & (d->ts - 1)) || !g->filled[s] || !fits(g, g->sbound[s] * d->ts))
+        return false;
+    d->tree[i] = s + 1;
+    g->sbound[s] *= d->ts;
+    g->summed = s + 1;
+    return true;
+}
+
+static void describe(Desc *d)
+{
+    static const int sizes[] = {16, 32, 64, 24, 8};
+    memset(d, 0, sizeof *d);
+    Gen g = {.d = d};
+    d->floats = chance(40);
+    d->ts = sizes[pick(5)];
+    if (chance(30)) {    /* a 2D block */
+        static const int shapes[][2] = {{8, 4}, {16, 2}, {4, 4}, {8, 8}, {2, 4}};
+        const int *sh = shapes[pick(5)];
+        d->tx = sh[0];
+        d->ts = sh[0] * sh[1];
+    }
+    d->chunk = d->ts * (1 + (int)pick(4)) + (chance(30) ? (int)pick(7) : 0);
+    d->nregions = 2 + (int)pick(MAX_REGIONS - 2);
+    if (!d->floats && chance(40)) {    /* a repeat makes bounds grow: unsigned only */
+        d->rep_from = 1 + (int)pick((unsigned)d->nregions - 1);
+        d->repeat = 2 + (int)pick(3);
+    }
+    for (int i = 0; i < d->nregions; i++) {
+        /* a tree needs a region after it for its sum, and stays out of the repeat */
+        if (!g.summed && i + 1 < d->nregions && (!d->repeat || i + 1 < d->rep_from) &&
+            chance(30) && tree(&g, d, i))
+            continue;
+        region(&g, &d->r[i]);
+    }
+    /* every thread value is seen at the end */
+    Text *last = &d->r[d->nregions - 1].text;
+    for (int v = 0; v < NVARS; v++)
+        put(last, "out[%d * nblocks * %d + gi] = v%d;\n", v, d->ts, v);
+}
+
+/* ---- the two spellings -------------------------------------------------------------------- */
+
+static void indented(Text *out, const Text *body, int depth)
+{
+    for (const char *p = body->s; p && *p;) {
+        const char *e = strchr(p, '\n');
+        put(out, "%*s%.*s\n", depth * 2, "", (int)(e - p), p);
+        p = e + 1;
+    }
+}
+
+static void header(Text *o, const Desc *d, const char *name)
+{
+    put(o, "@kernel void %s(const int N, const int nblocks, @restrict const %s *x,\n"
+           "    @restrict %s *out)\n{\n"
+           "  for (int b = 0; b < nblocks; ++b; @outer) {\n", name, ty(d), ty(d));
+    for (int s = 0; s < NSHARED; s++)
+        put(o, "    @shared %s s%d[%d];\n", ty(d), s, d->ts);
+}
+
+/* The @inner loop (or the 2D nest) over the block's threads, t the thread's
+ * number, with `body` inside (NULL: left open; close_threads ends it). */
+static void open_threads(Text *o, const Desc *d, int depth)
+{
+    if (!d->tx) {
+        put(o, "%*sfor (int t = 0; t < %d; ++t; @inner) {\n", 2 * depth, "", d->ts);
+        return;
+    }
+    put(o, "%*sfor (int ty = 0; ty < %d; ++ty; @inner(1)) {\n", 2 * depth, "", d->ts / d->tx);
+    put(o, "%*sfor (int tx = 0; tx < %d; ++tx; @inner(0)) {\n", 2 * depth + 2, "", d->tx);
+    put(o, "%*sconst int t = ty * %d + tx;\n", 2 * depth + 4, "", d->tx);
+}
+
+static void close_threads(Text *o, const Desc *d, int depth)
+{
+    if (d->tx)
+        put(o, "%*s}\n", 2 * depth + 2, "");
+    put(o, "%*s}\n", 2 * depth, "");
+}
+
+static int inside(const Desc *d, int depth)
+{
+    return d->tx ? depth + 2 : depth + 1;
+}
+
+/* One @inner loop per region; a regular loop around the repeated ones; a
+ * tree as a loop of @inner loops (or its levels one by one). */
+static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
+{
+    header(o, d, name);
+    put(o, "    @exclusive %s v0, v1, v2;\n", ty(d));
+    int depth = 2;
+    for (int i = 0; i < d->nregions; i++) {
+        if (d->repeat && i == d->rep_from)
+            put(o, "%*sfor (int r = 0; r < %d; ++r) {\n", 2 * depth++, "", d->repeat);
+        const int s = d->tree[i] - 1;
+        if (s >= 0) {
+            const int in = inside(d, depth + !levels);
+            for (int k = d->ts / 2; k > 0; k /= 2) {
+                if (!levels && k == d->ts / 2)
+                    put(o, "%*sfor (int k = %d; k > 0; k /= 2) {\n", 2 * depth, "", k);
+                open_threads(o, d, depth + !levels);
+                if (levels)
+                    put(o, "%*sif (t < %d) s%d[t] += s%d[t + %d];\n", 2 * in, "", k, s, s, k);
+                else
+                    put(o, "%*sif (t < k) s%d[t] += s%d[t + k];\n", 2 * in, "", s, s);
+                close_threads(o, d, depth + !levels);
+                if (!levels) {
+                    put(o, "%*s}\n", 2 * depth, "");
+                    break;
+                }
+            }
+            continue;
+        }
+        open_threads(o, d, depth);
+        put(o, "%*sconst int gi = b * %d + t;\n", 2 * inside(d, depth), "", d->ts);
+        if (i == 0)
+            put(o, "%*sv0 = 0; v1 = 0; v2 = 0;\n", 2 * inside(d, depth), "");
+        indented(o, &d->r[i].text, inside(d, depth));
+        close_threads(o, d, depth);
+    }
+    if (d->repeat)
+        put(o, "    }\n");
+    put(o, "  }\n}\n\n");
+}
+
+/* One @inner loop, the regions separated by @barrier, thread values its
+ * locals; a tree as a loop with a barrier in each level. */
+static void cuda_style(Text *o, const Desc *d, const char *name)
+{
+    header(o, d, name);
+    open_threads(o, d, 2);
+    int depth = inside(d, 2);
+    put(o, "%*sconst int gi = b * %d + t;\n%*s%s v0 = 0, v1 = 0, v2 = 0;\n", 2 * depth, "",
+        d->ts, 2 * depth, "", ty(d));
+    const int top = depth;
+    for (int i = 0; i < d->nregions; i++) {
+        if (d->repeat && i == d->rep_from)
+            put(o, "%*sfor (int r = 0; r < %d; ++r) {\n", 2 * depth++, "", d->repeat);
+        const int s = d->tree[i] - 1;
+        if (s >= 0)
+            put(o, "%*sfor (int k = %d; k > 0; k /= 2) {\n%*sif (t < k) s%d[t] += s%d[t + k];\n"
+                   "%*s@barrier;\n%*s}\n", 2 * depth, "", d->ts / 2, 2 * depth + 2, "", s, s,
+                2 * depth + 2, "", 2 * depth, "");
+        else
+            indented(o, &d->r[i].text, depth);
+        if (i + 1 < d->nregions || d->repeat)
+            put(o, "%*s@barrier;\n", 2 * depth, "");
+    }
+    if (d->repeat)
+        put(o, "%*s}\n", 2 * top, "");
+    close_threads(o, d, 2);
+    put(o, "  }\n}\n\n");
+}
+
+/* ---- running -------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *spec;
+    oklc_device *dev;
+} Device;
+
+static bool verbose;
+
+/* Runs kernel `name` of `path` on `dev` with N elements of x; the output
+ * into `res` (count elements of 4 bytes). False with a message when it did
+ * not build or run. */
+static bool run_one(Device *dv, const char *path, const char *name, const Desc *d, int n,
+                    uint32_t *res, size_t count)
+{
+    oklc_kernel *k = NULL;
+    oklc_memory *mx = NULL, *mo = NULL;
+    bool ok = false;
+    uint32_t *x = malloc((size_t)n * 4);
+    for (int i = 0; i < n; i++) {
+        const unsigned v = (unsigned)(i * 7 + i / 13) % 10;
+        if (d->floats) {
+            const float f = (float)v;
+            memcpy(&x[i], &f, 4);
+        } else {
+            x[i] = v;
+        }
+    }
+    for (size_t i = 0; i < count; i++)
+        res[i] = 0x7fbadbadu;    /* a NaN for floats: must stay as it is */
+    const int nblocks = (n + d->chunk - 1) / d->chunk;
+    if (oklc_kernel_build(dv->dev, path, name, NULL, &k) != OKLC_OK ||
+        oklc_memory_alloc(dv->dev, (size_t)n * 4, &mx) != OKLC_OK ||
+        oklc_memory_alloc(dv->dev, count * 4, &mo) != OKLC_OK ||
+        oklc_memory_copy_from_host(mx, x, (size_t)n * 4, 0) != OKLC_OK ||
+        oklc_memory_copy_from_host(mo, res, count * 4, 0) != OKLC_OK) {
+        fprintf(stderr, "%s: %s on %s: %s\n", path, name, dv->spec, oklc_last_error());
+        goto done;
+    }
+    oklc_arg args[] = {oklc_arg_int(n), oklc_arg_int(nblocks), oklc_arg_mem(mx),
+                       oklc_arg_mem(mo)};
+    if (oklc_kernel_run(k, 4, args) != OKLC_OK || oklc_device_finish(dv->dev) != OKLC_OK ||
+        oklc_memory_copy_to_host(mo, res, count * 4, 0) != OKLC_OK) {
+        fprintf(stderr, "%s: running %s on %s: %s\n", path, name, dv->spec, oklc_last_error());
+        goto done;
+    }
+    ok = true;
+done:
+    oklc_memory_free(mx);
+    oklc_memory_free(mo);
+    oklc_kernel_free(k);
+    free(x);
+    return ok;
+}
+
+/* The first element where `a` and `b` differ, or -1. */
+static long differs(const uint32_t *a, const uint32_t *b, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (a[i] != b[i])
+            return (long)i;
+    return -1;
+}
+
+/* Writes file `seed` of `per` descriptions into `path`, runs each kernel on
+ * every device and compares; the number of differences and failures. */
+static int one_file(uint64_t seed, int per, const char *path, Device *devs, int ndevs)
+{
+    Desc *descs = calloc((size_t)per, sizeof *descs);
+    int *sizes = calloc((size_t)per, sizeof *sizes);
+    Text file = {0};
+    put(&file, "// diff_kernels seed %llu\n\n", (unsigned long long)seed);
+    rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int i = 0; i < per; i++) {
+        char name[32];
+        describe(&descs[i]);
+        sizes[i] = 1 + (int)pick(MAX_N);
+        snprintf(name, sizeof name, "d%d_okl", i);
+        okl_style(&file, &descs[i], name, chance(50));
+        snprintf(name, sizeof name, "d%d_cuda", i);
+        cuda_style(&file, &descs[i], name);
+    }
+    FILE *f = fopen(path, "w");
+    if (!f || fwrite(file.s, 1, file.n, f) != file.n || fclose(f)) {
+        perror(path);
+        exit(1);
+    }
+    int bad = 0;
+    for (int i = 0; i < per; i++) {
+        const Desc *d = &descs[i];
+        const int nblocks = (sizes[i] + d->chunk - 1) / d->chunk;
+        const size_t count = (size_t)(NSLOTS * nblocks * d->ts + nblocks);
+        uint32_t *ref = malloc(count * 4), *res = malloc(count * 4);
+        const char *ref_at = NULL;
+        for (int style = 0; style < 2; style++) {
+            char name[32];
+            snprintf(name, sizeof name, "d%d_%s", i, style ? "cuda" : "okl");
+            for (int v = 0; v < ndevs; v++) {
+                if (!run_one(&devs[v], path, name, d, sizes[i], ref_at ? res : ref, count)) {
+                    bad++;
+                    continue;
+                }
+                if (!ref_at) {
+                    ref_at = devs[v].spec;
+                    continue;
+                }
+                long at = differs(ref, res, count);
+                if (at >= 0) {
+                    fprintf(stderr, "%s: %s on %s differs from d%d_okl on %s (N = %d): out[%ld] "
+                            "= 0x%08x, not 0x%08x\n", path, name, devs[v].spec, i, ref_at,
+                            sizes[i], at, res[at], ref[at]);
+                    bad++;
+                } else if (verbose) {
+                    printf("%s: %s on %s agrees (N = %d)\n", path, name, devs[v].spec, sizes[i]);
+                }
+            }
+        }
+        free(ref);
+        free(res);
+    }
+    for (int i = 0; i < per; i++)
+        for (int r = 0; r < MAX_REGIONS; r++)
+            free(descs[i].r[r].text.s);
+    free(descs);
+    free(sizes);
+    free(file.s);
+    return bad;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-v]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long seed = 1;
+    int files = 3, per = 12, c;
+    const char *dir = NULL;
+    while ((c = getopt(argc, argv, "s:n:k:d:vh")) != -1) {
+        switch (c) {
+        case 's': seed = strtoull(optarg, NULL, 10); break;
+        case 'n': files = atoi(optarg); break;
+        case 'k': per = atoi(optarg); break;
+        case 'd': dir = optarg; break;
+        case 'v': verbose = true; break;
+        default: return usage();
+        }
+    }
+    if (optind != argc || files < 1 || per < 1)
+        return usage();
+    char tmp[4096];
+    if (!dir) {
+        snprintf(tmp, sizeof tmp, "%s/oklc-diff-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!mkdtemp(tmp)) {
+            perror("mkdtemp");
+            return 1;
+        }
+        dir = tmp;
+    }
+    /* OpenCL first: the reference, its work-groups run with real barriers */
+    Device devs[] = {{"opencl", NULL}, {"serial", NULL}, {"mode=openmp threads=3", NULL}};
+    int ndevs = 0;
+    for (size_t i = 0; i < sizeof devs / sizeof *devs; i++) {
+        if (oklc_device_open(devs[i].spec, &devs[i].dev) != OKLC_OK) {
+            fprintf(stderr, "diff_kernels: no %s device (%s): left out\n", devs[i].spec,
+                    oklc_last_error());
+            continue;
+        }
+        devs[ndevs++] = devs[i];
+    }
+    if (ndevs < 2) {
+        fprintf(stderr, "diff_kernels: fewer than two devices\n");
+        return 1;
+    }
+    int bad = 0;
+    for (int f = 0; f < files; f++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/diff%llu.okl", dir, seed + (unsigned long long)f);
+        int b = one_file(seed + (unsigned long long)f, per, path, devs, ndevs);
+        if (!b && dir == tmp)
+            remove(path);
+        bad += b;
+    }
+    for (int i = 0; i < ndevs; i++)
+        oklc_device_close(devs[i].dev);
+    if (!bad && dir == tmp)
+        rmdir(tmp);
+    printf("diff_kernels: %d file(s) of %d descriptions, %d device(s): %s\n", files, per, ndevs,
+           bad ? "DIFFERENCES (files kept)" : "all agree");
+    if (bad)
+        printf("kept in %s\n", dir);
+    return bad ? 1 : 0;
+}
