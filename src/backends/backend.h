@@ -94,6 +94,10 @@ OKLC_INTERNAL const char *oklc_emit_operand(Emit *E, const char *s);
 OKLC_INTERNAL const char *oklc_emit_unroll_count(const char *args);
 /* A line (a #pragma) before a statement, and before the [[...]] that
  * hold its attributes. */
+/* Where the statement at `begin` starts with the [[...]] in front of it
+ * (Clang's range of an attributed statement starts after them): what is
+ * put before its attributes (a pragma) is rendered with it. */
+OKLC_INTERNAL uint32_t oklc_emit_stmt_start(const Emit *E, uint32_t begin);
 OKLC_INTERNAL void oklc_emit_pragma_before(Emit *E, Attr *const *attrs, size_t nattrs,
                                            uint32_t stmt, const char *pragma);
 /* A @tile's element level l: the end of the current tile (a declaration of
@@ -153,6 +157,8 @@ static inline const char *oklc_cpu_op(Cpu *C, const char *s)
 OKLC_INTERNAL bool oklc_cpu_translate(Emit *E);
 OKLC_INTERNAL void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
 OKLC_INTERNAL const char *oklc_cpu_render(Cpu *C, Range r);
+/* A statement with the edits in it, its attributes' pragmas included. */
+OKLC_INTERNAL const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st);
 /* A @tile: the loop over tiles. */
 OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);
 OKLC_INTERNAL void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b);

@@ -129,6 +129,27 @@ void oklc_emit_delete_stmt(Emit *E, uint32_t begin, uint32_t end)
     oklc_edit_delete(&E->ed, begin, end);
 }
 
+uint32_t oklc_emit_stmt_start(const Emit *E, uint32_t begin)
+{
+    const char *t = E->nz->text;
+    for (;;) {
+        uint32_t p = begin;
+        while (p > 0 && isspace((unsigned char)t[p - 1]))
+            p--;
+        size_t lo = 0, hi = E->nz->nspecs;    /* the last spec ending at or before p */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (E->nz->specs[mid].end <= p)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!lo || E->nz->specs[lo - 1].end != p)
+            return begin;
+        begin = E->nz->specs[lo - 1].off;
+    }
+}
+
 /* A pragma line before a statement (before its attributes, if it
  * starts its line). */
 void oklc_emit_pragma_before(Emit *E, Attr *const *attrs, size_t nattrs, uint32_t stmt,

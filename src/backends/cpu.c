@@ -53,6 +53,11 @@ const char *oklc_cpu_render(Cpu *C, Range r)
     return oklc_edits_text(&C->E->ed, r.begin, r.end);
 }
 
+const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st)
+{
+    return oklc_cpu_render(C, (Range){oklc_emit_stmt_start(C->E, st->range.begin), st->range.end});
+}
+
 /* ---- loops as CPU loops ---------------------------------------------------------- */
 
 static const char *tiled(Cpu *C, const Loop *l)

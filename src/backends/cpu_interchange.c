@@ -443,8 +443,15 @@ static const char *kids(Cpu *C, const Interchange *x, size_t from, size_t to)
 {
     if (from >= to)
         return "";
-    return oklc_cpu_render(C, (Range){x->body->kids[from]->range.begin,
+    return oklc_cpu_render(C, (Range){oklc_emit_stmt_start(C->E, x->body->kids[from]->range.begin),
                                       x->body->kids[to - 1]->range.end});
+}
+
+/* The body of the thread's loop (a pragma before it now starts it). */
+static const char *body_of(Cpu *C, const Stmt *f)
+{
+    const char *b = oklc_cpu_render_stmt(C, f->kids[f->nkids - 1]);
+    return b + strspn(b, " \t\n");
 }
 
 /* The strided loop: the rounds, the threads inside (element r + t while
@@ -465,7 +472,7 @@ static void rounds(Cpu *C, const Interchange *x, Buf *o, const char *ind)
                     oklc_emit_iter_type(C->E, l), it, it, it);
     oklc_buf_printf(o, "%s      %s = _occa_round + %s;\n", ind, x->s.decl, it);
     oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind,
-                    oklc_cpu_render(C, x->f->kids[x->f->nkids - 1]->range), ind, ind);
+                    body_of(C, x->f), ind, ind);
 }
 
 bool oklc_cpu_interchange(Cpu *C, const Loop *l)
@@ -490,7 +497,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
             if (slotted(&x, v))
                 oklc_buf_printf(&o, "%s  %s;\n", ind, oklc_cpu_declaration(C, v, slots));
             else
-                oklc_buf_printf(&o, "%s  %s\n", ind, oklc_cpu_render(C, d->range));
+                oklc_buf_printf(&o, "%s  %s\n", ind, oklc_cpu_render_stmt(C, d));
         }
     }
     /* "j][i": init_slot writes v[at] */
@@ -500,7 +507,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
     for (size_t i = 0; i < x.at; i++) {
         const Stmt *d = x.body->kids[i];
         if (d->kind != ST_DECL)
-            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_render(C, d->range));
+            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_render_stmt(C, d));
         else if (slotted(&x, d->decls[0]) && d->decls[0]->init_form)
             oklc_buf_printf(&inits, "%s    %s\n", ind,
                             oklc_cpu_init_slot(C, d->decls[0], d->decls[0]->name, at));
@@ -520,7 +527,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l)
     else
         oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s\n%s      %s\n%s  }\n", ind,
                         oklc_cpu_render(C, x.f->head), ind, each, ind,
-                        oklc_cpu_render(C, x.f->kids[x.f->nkids - 1]->range), ind);
+                        body_of(C, x.f), ind);
     /* the rest of each thread's statements */
     if (x.at + 1 < x.body->nkids)
         oklc_buf_printf(&o, "%s  %s {\n%s    %s\n%s  }\n", ind, each, ind,

@@ -1038,7 +1038,7 @@ size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
                         i ? "" : "", head, i + 1 < shown ? " {" : " ");
     }
     const Stmt *body = chain[n - 1]->node->kids[chain[n - 1]->node->nkids - 1];
-    oklc_buf_puts(&b, oklc_cpu_render(C, body->range));
+    oklc_buf_puts(&b, oklc_cpu_render_stmt(C, body));
     for (size_t i = shown - 1; i-- > 0;)
         oklc_buf_printf(&b, "\n%s%*s}", ind, (int)(2 * i), "");
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, b.data);
