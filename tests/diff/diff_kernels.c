@@ -30,8 +30,11 @@
 
 #include "oklc/runtime.h"
 
-/* out: NSLOTS values per thread, then one per block (after a tree) */
-enum { MAX_REGIONS = 8, MAX_STMTS = 5, NVARS = 3, NSHARED = 2, NSLOTS = 3, MAX_N = 1500 };
+/* out: NSLOTS values per thread (v0, v1, v2, the sum of w), then one per
+ * block (after a tree), then NBINS bins of a histogram (@atomic) */
+enum { MAX_REGIONS = 8, MAX_STMTS = 5, NVARS = 3, NSHARED = 2, NSLOTS = 4, NBINS = 8 };
+enum { MAX_N = 1500, NW = 4 };    /* NW: elements of the thread array w */
+_Static_assert(NW == 4, "the kernels spell w's four elements out");
 
 /* ---- a small deterministic generator (xorshift64*) ------------------------------------- */
 
@@ -93,6 +96,7 @@ typedef struct {
     int nregions;
     Region r[MAX_REGIONS];
     int tree[MAX_REGIONS];    /* > 0: region i is a tree reduction of s<tree-1> */
+    int cond[MAX_REGIONS];    /* > 0: region i runs if N > cond (the same for all threads) */
 } Desc;
 
 /* What the generator knows while it writes a region: which shared arrays
@@ -103,7 +107,7 @@ typedef struct {
     Desc *d;
     bool filled[NSHARED];
     bool writes[NSHARED], reads[NSHARED];
-    double vbound[NVARS], sbound[NSHARED];
+    double vbound[NVARS], sbound[NSHARED], wbound;
     int summed;        /* > 0: s<summed-1> was just summed by a tree */
 } Gen;
 
@@ -124,7 +128,7 @@ static bool statement(Gen *g, Text *r)
     Desc *d = g->d;
     const int v = (int)pick(NVARS), w = (int)pick(NVARS), s = (int)pick(NSHARED);
     const int c = 1 + (int)pick(3);
-    switch (pick(12)) {
+    switch (pick(19)) {
     case 0: {    /* a strided slice of the block's chunk */
         static const char *ends[] = {"min(N, b * %d + %d)", "(b * %d + %d < N ? b * %d + %d : N)"};
         const int step = d->ts * (int[]){1, 2, 1}[pick(3)] / (int[]){1, 1, 2}[pick(3)];
@@ -224,6 +228,61 @@ static bool statement(Gen *g, Text *r)
         g->writes[s] = true;
         g->sbound[s] += 27;
         return true;
+    case 11:    /* the thread's array, element by element */
+        if (!fits(g, NW * (g->wbound + 9)))
+            return false;
+        put(r, "for (int j = 0; j < %d; ++j) w[j] += x[(gi * %d + j) %% N];\n", NW, NW);
+        g->wbound += 9;
+        return true;
+    case 12:    /* the thread's array, at an index of its own */
+        if (!fits(g, NW * (g->wbound + g->vbound[v])))
+            return false;
+        put(r, "w[gi & %d] += v%d;\n", NW - 1, v);
+        g->wbound += g->vbound[v];
+        return true;
+    case 13: {    /* read from the thread's array */
+        double nb = g->vbound[v] + g->wbound;
+        if (!fits(g, nb))
+            return false;
+        put(r, "v%d += w[%d];\n", v, (int)pick(NW));
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 14: {    /* while and do-while loops */
+        double nb = g->vbound[v] + 27 + 6;
+        if (!fits(g, nb))
+            return false;
+        if (chance(50))
+            put(r, "{\n  int j = t %% 3;\n  while (j < 5) {\n    v%d += x[(gi + j) %% N];\n"
+                   "    j += 2;\n  }\n}\n", v);
+        else
+            put(r, "{\n  int j = 0;\n  do {\n    v%d += j;\n    ++j;\n  } while (j < (int)x[gi %% N] %% 4);\n}\n", v);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 15: {    /* continue */
+        double nb = g->vbound[v] + 9.0 * 4;
+        if (!fits(g, nb))
+            return false;
+        put(r, "for (int i = t; i < %d; i += %d) {\n  if (x[(b * %d + i) %% N] < 3) continue;\n"
+               "  v%d += x[(b * %d + i) %% N];\n}\n", 4 * d->ts, d->ts, d->chunk, v, d->chunk);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 16: {    /* a function of the file */
+        double nb = g->vbound[v] + 19;
+        if (!fits(g, nb))
+            return false;
+        put(r, "v%d += twice_plus_%c(x[gi %% N]);\n", v, d->floats ? 'f' : 'u');
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 17:    /* a histogram with @atomic (unsigned: exact in any order) */
+        if (d->floats)
+            return false;
+        put(r, "@atomic out[%d * nblocks * %d + nblocks + (int)x[gi %% N] %% %d] += 1;\n", NSLOTS,
+            d->ts, NBINS);
+        return true;
     default: {    /* a thread-dependent but unconditional update */
         double nb = g->vbound[v] * 2 + 9;
         if (!fits(g, nb) || v == w)
@@ -236,7 +295,7 @@ static bool statement(Gen *g, Text *r)
 }
 
 /* A region of 1..MAX_STMTS statements. */
-static void region(Gen *g, Region *reg)
+static void region(Gen *g, Region *reg, bool cond)
 {
     memset(g->writes, 0, sizeof g->writes);
     memset(g->reads, 0, sizeof g->reads);
@@ -249,8 +308,8 @@ static void region(Gen *g, Region *reg)
     const int n = 1 + (int)pick(MAX_STMTS);
     for (int k = 0, tries = 0; k < n && tries < 100; tries++)
         k += statement(g, &reg->text);
-    for (int s = 0; s < NSHARED; s++)
-        g->filled[s] |= g->writes[s];
+    for (int s = 0; s < NSHARED; s++)    /* a region that may not run fills nothing */
+        g->filled[s] |= g->writes[s] && !cond;
 }
 
 /* A tree over s<s> (TS a power of two): s[0] then holds the block's sum. */
@@ -289,12 +348,15 @@ static void describe(Desc *d)
         if (!g.summed && i + 1 < d->nregions && (!d->repeat || i + 1 < d->rep_from) &&
             chance(30) && tree(&g, d, i))
             continue;
-        region(&g, &d->r[i]);
+        if (i > 0 && i + 1 < d->nregions && chance(15))
+            d->cond[i] = (int)pick(MAX_N);
+        region(&g, &d->r[i], d->cond[i] > 0);
     }
     /* every thread value is seen at the end */
     Text *last = &d->r[d->nregions - 1].text;
     for (int v = 0; v < NVARS; v++)
         put(last, "out[%d * nblocks * %d + gi] = v%d;\n", v, d->ts, v);
+    put(last, "out[%d * nblocks * %d + gi] = w[0] + w[1] + w[2] + w[3];\n", NVARS, d->ts);
 }
 
 /* ---- the two spellings -------------------------------------------------------------------- */
@@ -347,7 +409,7 @@ static int inside(const Desc *d, int depth)
 static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
 {
     header(o, d, name);
-    put(o, "    @exclusive %s v0, v1, v2;\n", ty(d));
+    put(o, "    @exclusive %s v0, v1, v2;\n    @exclusive %s w[%d];\n", ty(d), ty(d), NW);
     int depth = 2;
     for (int i = 0; i < d->nregions; i++) {
         if (d->repeat && i == d->rep_from)
@@ -371,12 +433,17 @@ static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
             }
             continue;
         }
+        if (d->cond[i])
+            put(o, "%*sif (N > %d) {\n", 2 * depth++, "", d->cond[i]);
         open_threads(o, d, depth);
         put(o, "%*sconst int gi = b * %d + t;\n", 2 * inside(d, depth), "", d->ts);
         if (i == 0)
-            put(o, "%*sv0 = 0; v1 = 0; v2 = 0;\n", 2 * inside(d, depth), "");
+            put(o, "%*sv0 = 0; v1 = 0; v2 = 0;\n%*sfor (int j = 0; j < %d; ++j) w[j] = 0;\n",
+                2 * inside(d, depth), "", 2 * inside(d, depth), "", NW);
         indented(o, &d->r[i].text, inside(d, depth));
         close_threads(o, d, depth);
+        if (d->cond[i])
+            put(o, "%*s}\n", 2 * --depth, "");
     }
     if (d->repeat)
         put(o, "    }\n");
@@ -392,6 +459,7 @@ static void cuda_style(Text *o, const Desc *d, const char *name)
     int depth = inside(d, 2);
     put(o, "%*sconst int gi = b * %d + t;\n%*s%s v0 = 0, v1 = 0, v2 = 0;\n", 2 * depth, "",
         d->ts, 2 * depth, "", ty(d));
+    put(o, "%*s%s w[%d] = {0, 0, 0, 0};\n", 2 * depth, "", ty(d), NW);
     const int top = depth;
     for (int i = 0; i < d->nregions; i++) {
         if (d->repeat && i == d->rep_from)
@@ -401,10 +469,14 @@ static void cuda_style(Text *o, const Desc *d, const char *name)
             put(o, "%*sfor (int k = %d; k > 0; k /= 2) {\n%*sif (t < k) s%d[t] += s%d[t + k];\n"
                    "%*s@barrier;\n%*s}\n", 2 * depth, "", d->ts / 2, 2 * depth + 2, "", s, s,
                 2 * depth + 2, "", 2 * depth, "");
-        else
-            indented(o, &d->r[i].text, depth);
+        else if (d->cond[i])    /* the barrier inside the condition */
+            put(o, "%*sif (N > %d) {\n", 2 * depth, "", d->cond[i]);
+        if (s < 0)
+            indented(o, &d->r[i].text, depth + (d->cond[i] > 0));
         if (i + 1 < d->nregions || d->repeat)
-            put(o, "%*s@barrier;\n", 2 * depth, "");
+            put(o, "%*s@barrier;\n", 2 * (depth + (d->cond[i] > 0)), "");
+        if (d->cond[i])
+            put(o, "%*s}\n", 2 * depth, "");
     }
     if (d->repeat)
         put(o, "%*s}\n", 2 * top, "");
@@ -483,7 +555,10 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
     Desc *descs = calloc((size_t)per, sizeof *descs);
     int *sizes = calloc((size_t)per, sizeof *sizes);
     Text file = {0};
-    put(&file, "// diff_kernels seed %llu\n\n", (unsigned long long)seed);
+    put(&file, "// diff_kernels seed %llu\n\n"
+               "static inline float twice_plus_f(float a) { return a * 2 + 1; }\n"
+               "static inline unsigned twice_plus_u(unsigned a) { return a * 2 + 1; }\n\n",
+        (unsigned long long)seed);
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
     for (int i = 0; i < per; i++) {
         char name[32];
@@ -503,7 +578,7 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
     for (int i = 0; i < per; i++) {
         const Desc *d = &descs[i];
         const int nblocks = (sizes[i] + d->chunk - 1) / d->chunk;
-        const size_t count = (size_t)(NSLOTS * nblocks * d->ts + nblocks);
+        const size_t count = (size_t)(NSLOTS * nblocks * d->ts + nblocks + NBINS);
         uint32_t *ref = malloc(count * 4), *res = malloc(count * 4);
         const char *ref_at = NULL;
         for (int style = 0; style < 2; style++) {
