@@ -92,12 +92,12 @@ OKLC_INTERNAL const char *oklc_emit_operand(Emit *E, const char *s);
 /* The count of a `#pragma unroll [n]` line from its arguments ("" for a
  * bare unroll), or NULL when the pragma is another one. */
 OKLC_INTERNAL const char *oklc_emit_unroll_count(const char *args);
-/* A line (a #pragma) before a statement, and before the [[...]] that
- * hold its attributes. */
 /* Where the statement at `begin` starts with the [[...]] in front of it
  * (Clang's range of an attributed statement starts after them): what is
  * put before its attributes (a pragma) is rendered with it. */
 OKLC_INTERNAL uint32_t oklc_emit_stmt_start(const Emit *E, uint32_t begin);
+/* A line (a #pragma) before a statement, and before the [[...]] that
+ * hold its attributes. */
 OKLC_INTERNAL void oklc_emit_pragma_before(Emit *E, Attr *const *attrs, size_t nattrs,
                                            uint32_t stmt, const char *pragma);
 /* A @tile's element level l: the end of the current tile (a declaration of

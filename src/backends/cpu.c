@@ -55,7 +55,8 @@ const char *oklc_cpu_render(Cpu *C, Range r)
 
 const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st)
 {
-    return oklc_cpu_render(C, (Range){oklc_emit_stmt_start(C->E, st->range.begin), st->range.end});
+    return oklc_cpu_render(C, (Range){oklc_emit_stmt_start(C->E, st->range.begin),
+                                      st->range.end});
 }
 
 /* ---- loops as CPU loops ---------------------------------------------------------- */

@@ -443,8 +443,8 @@ static const char *kids(Cpu *C, const Interchange *x, size_t from, size_t to)
 {
     if (from >= to)
         return "";
-    return oklc_cpu_render(C, (Range){oklc_emit_stmt_start(C->E, x->body->kids[from]->range.begin),
-                                      x->body->kids[to - 1]->range.end});
+    uint32_t begin = oklc_emit_stmt_start(C->E, x->body->kids[from]->range.begin);
+    return oklc_cpu_render(C, (Range){begin, x->body->kids[to - 1]->range.end});
 }
 
 /* The body of the thread's loop (a pragma before it now starts it). */
@@ -471,8 +471,7 @@ static void rounds(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     oklc_buf_printf(o, "%s    for (%s %s = 0; %s < _occa_threads; ++%s) {\n", ind,
                     oklc_emit_iter_type(C->E, l), it, it, it);
     oklc_buf_printf(o, "%s      %s = _occa_round + %s;\n", ind, x->s.decl, it);
-    oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind,
-                    body_of(C, x->f), ind, ind);
+    oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind, body_of(C, x->f), ind, ind);
 }
 
 bool oklc_cpu_interchange(Cpu *C, const Loop *l)
