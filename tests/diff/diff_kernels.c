@@ -99,6 +99,8 @@ typedef struct {
     Region r[MAX_REGIONS];
     int tree[MAX_REGIONS];    /* > 0: region i is a tree reduction of s<tree-1> */
     int cond[MAX_REGIONS];    /* > 0: region i runs if N > cond (the same for all threads) */
+    bool half[MAX_REGIONS];   /* region i runs on the first half of the threads: a
+                                 smaller @inner loop (OKL style), an if (CUDA style) */
 } Desc;
 
 /* What the generator knows while it writes a region: which shared arrays
@@ -356,7 +358,10 @@ static void describe(Desc *d)
             continue;
         if (i > 0 && i + 1 < d->nregions && chance(15))
             d->cond[i] = (int)pick(MAX_N);
-        region(&g, &d->r[i], d->cond[i] > 0);
+        /* not counting down: a smaller loop from n / 2 - 1 down would give
+         * iteration t to another thread (an @exclusive is the thread's) */
+        d->half[i] = i > 0 && i + 1 < d->nregions && !d->tx && !d->down && chance(15);
+        region(&g, &d->r[i], d->cond[i] > 0 || d->half[i]);
     }
     /* every thread value is seen at the end */
     Text *last = &d->r[d->nregions - 1].text;
@@ -406,14 +411,15 @@ static void footer(Text *o, const Desc *d)
 
 /* The @inner loop (or the 2D nest) over the block's threads, t the thread's
  * number, with `body` inside (NULL: left open; close_threads ends it). */
-static void open_threads(Text *o, const Desc *d, int depth)
+static void open_threads(Text *o, const Desc *d, int depth, bool half)
 {
+    const int n = half ? d->ts / 2 : d->ts;
     if (!d->tx && d->down) {
-        put(o, "%*sfor (int t = %d; t >= 0; --t; @inner) {\n", 2 * depth, "", d->ts - 1);
+        put(o, "%*sfor (int t = %d; t >= 0; --t; @inner) {\n", 2 * depth, "", n - 1);
         return;
     }
     if (!d->tx) {
-        put(o, "%*sfor (int t = 0; t < %d; ++t; @inner) {\n", 2 * depth, "", d->ts);
+        put(o, "%*sfor (int t = 0; t < %d; ++t; @inner) {\n", 2 * depth, "", n);
         return;
     }
     put(o, "%*sfor (int ty = 0; ty < %d; ++ty; @inner(1)) {\n", 2 * depth, "", d->ts / d->tx);
@@ -454,7 +460,7 @@ static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
             for (int k = d->ts / 2; k > 0; k /= 2) {
                 if (!levels && k == d->ts / 2)
                     put(o, "%*sfor (int k = %d; k > 0; k /= 2) {\n", 2 * depth, "", k);
-                open_threads(o, d, depth + !levels);
+                open_threads(o, d, depth + !levels, false);
                 if (levels)
                     put(o, "%*sif (t < %d) s%d[t] += s%d[t + %d];\n", 2 * in, "", k, s, s, k);
                 else
@@ -469,7 +475,7 @@ static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
         }
         if (d->cond[i])
             put(o, "%*sif (N > %d) {\n", 2 * depth++, "", d->cond[i]);
-        open_threads(o, d, depth);
+        open_threads(o, d, depth, d->half[i]);
         put(o, "%*sconst int gi = b * %d + t;\n", 2 * inside(d, depth), "", d->ts);
         if (i == 0)
             put(o, "%*sv0 = 0; v1 = 0; v2 = 0;\n%*sfor (int j = 0; j < %d; ++j) w[j] = 0;\n",
@@ -490,7 +496,7 @@ static void cuda_style(Text *o, const Desc *d, const char *name)
 {
     header(o, d, name);
     guard(o, d);
-    open_threads(o, d, 2);
+    open_threads(o, d, 2, false);
     int depth = inside(d, 2);
     put(o, "%*sconst int gi = b * %d + t;\n%*s%s v0 = 0, v1 = 0, v2 = 0;\n", 2 * depth, "",
         d->ts, 2 * depth, "", ty(d));
@@ -506,8 +512,13 @@ static void cuda_style(Text *o, const Desc *d, const char *name)
                 2 * depth + 2, "", 2 * depth, "");
         else if (d->cond[i])    /* the barrier inside the condition */
             put(o, "%*sif (N > %d) {\n", 2 * depth, "", d->cond[i]);
+        const int in = depth + (d->cond[i] > 0);
+        if (d->half[i])
+            put(o, "%*sif (t < %d) {\n", 2 * in, "", d->ts / 2);
         if (s < 0)
-            indented(o, &d->r[i].text, depth + (d->cond[i] > 0));
+            indented(o, &d->r[i].text, in + d->half[i]);
+        if (d->half[i])
+            put(o, "%*s}\n", 2 * in, "");
         if (i + 1 < d->nregions || d->repeat)
             put(o, "%*s@barrier;\n", 2 * (depth + (d->cond[i] > 0)), "");
         if (d->cond[i])
