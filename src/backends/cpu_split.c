@@ -246,17 +246,11 @@ static const char *slot_at(Cpu *C, const Split *S, const Var *v)
 }
 
 /* A crossing local's declaration as an assignment to its slot (or
- * nothing); of a declaration of several names, the whole statement. */
+ * nothing), the other names of its declaration declared alone; done once
+ * per declaration, for its first crossing name. */
 static void declaration_to_slot(Cpu *C, const Split *S, const Var *v)
 {
     const Stmt *ds = v->decl_stmt;
-    if (ds->ndecls == 1) {
-        oklc_edit_replace(&C->E->ed, ds->range.begin, ds->range.end,
-                          v->init_form ? oklc_cpu_init_slot(C, v, slot_name(C, S, v),
-                                                            slot_at(C, S, v))
-                                       : "");
-        return;
-    }
     if (!first_crossing(S, v))
         return;
     const char **as = oklc_arena_alloc(C->a, ds->ndecls * sizeof *as);

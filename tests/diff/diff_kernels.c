@@ -409,8 +409,8 @@ static void footer(Text *o, const Desc *d)
     put(o, "  }\n}\n\n");
 }
 
-/* The @inner loop (or the 2D nest) over the block's threads, t the thread's
- * number, with `body` inside (NULL: left open; close_threads ends it). */
+/* The @inner loop (or the 2D nest) over the block's threads (the first
+ * half of them if `half`), t the thread's number; close_threads ends it. */
 static void open_threads(Text *o, const Desc *d, int depth, bool half)
 {
     const int n = half ? d->ts / 2 : d->ts;
