@@ -743,14 +743,14 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     if (k->root)
         unroll_levels(&C, k->root, false);
     for (size_t i = 0; i < k->nloops; i++) {
-        if (oklc_cpu_merge_tiles(&C, k->loops[i]))
+        if (oklc_cpu_interchange(&C, k->loops[i], true) || oklc_cpu_merge_tiles(&C, k->loops[i]))
             continue;
         const Loop *l = k->loops[i];
         bool shaped = oklc_cpu_guard_bounds(&C, l);
         shaped |= oklc_cpu_guarded_select(&C, l);
         shaped |= oklc_cpu_grid_stride(&C, l);
         if (!shaped)
-            oklc_cpu_interchange(&C, l);
+            oklc_cpu_interchange(&C, l, false);
     }
     /* the nest of each top-level @outer loop: reordered, then parallel */
     for (size_t i = 0; i < k->nouters; i++) {

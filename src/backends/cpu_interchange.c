@@ -84,6 +84,9 @@ typedef struct Interchange {
     const char  *op, *end;        /* the condition: i op end */
     const Var  **slots;           /* declarations that get a slot per thread */
     size_t       nslots;
+    const Var  **again;           /* per-thread values declared again in each loop */
+    size_t       nagain;
+    int64_t      rows;            /* threads of the next-to-innermost level per tile (0: none) */
 } Interchange;
 
 static bool is_shared(const Var *v)
@@ -171,11 +174,18 @@ static bool bound_changes(Cpu *C, const Interchange *x)
     return false;
 }
 
-/* Sorts the declarations before the strided loop: computed once, or a slot
- * per thread. False when one cannot be either. */
+static bool uses_slots(const Interchange *x, Range r);
+static bool uses_locals(const Interchange *x, Range r);
+
+/* Sorts the declarations before the loop: computed once, declared again
+ * in each loop over the threads (a per-thread value nothing writes, from
+ * an initializer without memory reads: `const int col = bx * 16 + tx`,
+ * which the compiler then sees as the thread's neighbouring column), or a
+ * slot per thread. False when one cannot be any. */
 static bool declarations(Cpu *C, Interchange *x)
 {
     x->slots = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *x->slots);
+    x->again = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *x->again);
     bool statements = false;    /* a statement before: memory may change */
     for (size_t i = 0; i < x->at; i++) {
         const Stmt *d = x->body->kids[i];
@@ -183,23 +193,26 @@ static bool declarations(Cpu *C, Interchange *x)
             statements = true;
             continue;
         }
-        if (d->ndecls != 1)
-            return false;
         for (size_t k = 0; k < d->ndecls; k++) {
             const Var *v = d->decls[k];
             const char *init = v->init_form ? oklc_cpu_render(C, v->init) : "";
             if ((v->init_form && v->init_form != '=') || v->type.array || v->static_ ||
-                is_shared(v) || oklc_cpu_exclusive(v) || !oklc_cpu_pure(C, init, true))
+                v->thread_local_ || strpbrk(v->type.spelling, "()") || is_shared(v) ||
+                oklc_cpu_exclusive(v) || !oklc_cpu_pure(C, init, true))
                 return false;
             Range after = {v->declarator_end, x->body->range.end};
-            bool once = !oklc_cpu_written_in(C, v, after) &&
-                        (!statements || oklc_cpu_pure(C, init, false));
+            bool written = oklc_cpu_written_in(C, v, after);
+            bool once = !written && (!statements || oklc_cpu_pure(C, init, false));
             for (size_t j = 0; once && j < x->nlevels; j++)
                 once = !oklc_cpu_per_thread(C, v->init, x->levels[j]);
-            for (size_t j = 0; once && j < x->nslots; j++)
-                once = !oklc_refers_in(x->slots[j], v->init);
+            once = once && !uses_locals(x, v->init);
             if (once)
                 continue;
+            if (!written && v->init_form == '=' && oklc_cpu_pure(C, init, false) &&
+                !uses_slots(x, v->init)) {
+                x->again[x->nagain++] = v;
+                continue;
+            }
             if (v->size <= 0 || v->size * x->threads > 64 * 1024)
                 return false;                   /* the slots must fit in a stack frame */
             x->slots[x->nslots++] = v;
@@ -208,13 +221,21 @@ static bool declarations(Cpu *C, Interchange *x)
     return true;
 }
 
-/* Does r use a declaration that gets a slot per thread? */
 static bool uses_slots(const Interchange *x, Range r)
 {
     for (size_t i = 0; i < x->nslots; i++)
         if (oklc_refers_in(x->slots[i], r))
             return true;
     return false;
+}
+
+/* Does r use a per-thread declaration (a slot, or declared again)? */
+static bool uses_locals(const Interchange *x, Range r)
+{
+    for (size_t i = 0; i < x->nagain; i++)
+        if (oklc_refers_in(x->again[i], r))
+            return true;
+    return uses_slots(x, r);
 }
 
 static uint32_t blanks_before(const char *s, uint32_t from, uint32_t p)
@@ -243,7 +264,7 @@ static bool added(const char *s, uint32_t from, uint32_t b, uint32_t e, uint32_t
 {
     for (;;) {
         uint32_t p = blanks_before(s, from, b), q = oklc_cpu_skip_blanks(s, e, to);
-        char before = p > from ? s[p - 1] : ';', after = q < to ? s[q] : ';';
+        char before = p > from ? s[p - 1] : '(', after = q < to ? s[q] : ';';
         bool add_before = (before == '+' && !(p - 1 > from && s[p - 2] == '+')) ||
                           (before && strchr("([,", before)) ||
                           (before == '=' && !(p - 1 > from && strchr("=!<>", s[p - 2])));
@@ -274,21 +295,47 @@ static bool added(const char *s, uint32_t from, uint32_t b, uint32_t e, uint32_t
     }
 }
 
-/* Does the loop f's body reach the threads' neighbouring elements: t used
- * only as an added term, at least once? */
-static bool neighbours(Cpu *C, const Interchange *x)
+/* Is each use of v in r an added term? Counts them. */
+static bool only_added(Cpu *C, const Var *v, Range r, size_t *uses)
 {
     const char *t = C->E->nz->text;
+    for (size_t i = 0; v && i < v->nrefs; i++) {
+        Range u = v->refs[i];
+        if (!oklc_in_range(r, u.begin) || u.begin == v->name_off)
+            continue;
+        if (!added(t, r.begin, u.begin, u.end, r.end))
+            return false;
+        ++*uses;
+    }
+    return true;
+}
+
+/* Does the loop f's body reach the threads' neighbouring elements: the
+ * innermost thread t used only as an added term, at least once? A value
+ * declared again from t as an added term (col = bx * 16 + t) counts as t;
+ * one computed from t otherwise (t * 2) may not appear in the body. */
+static bool neighbours(Cpu *C, const Interchange *x)
+{
     const Var *it = oklc_cpu_iter_var(C, x->l);
     Range body = x->f->kids[x->f->nkids - 1]->range;
     size_t uses = 0;
-    for (size_t i = 0; it && i < it->nrefs; i++) {
-        Range r = it->refs[i];
-        if (!oklc_in_range(body, r.begin))
-            continue;
-        if (!added(t, body.begin, r.begin, r.end, body.end))
+    if (!it || !only_added(C, it, body, &uses))
+        return false;
+    enum { FREE, LIKE, OTHER } *kind = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *kind);
+    for (size_t i = 0; i < x->nagain; i++) {
+        const Var *v = x->again[i];
+        size_t from = 0;
+        bool added_only = only_added(C, it, v->init, &from), other = false;
+        for (size_t j = 0; j < i; j++) {
+            if (kind[j] == LIKE)
+                added_only &= only_added(C, x->again[j], v->init, &from);
+            other |= kind[j] == OTHER && oklc_refers_in(x->again[j], v->init);
+        }
+        kind[i] = other || !added_only ? OTHER : from ? LIKE : FREE;
+        if (kind[i] == OTHER && oklc_refers_in(v, body))
             return false;
-        uses++;
+        if (kind[i] == LIKE && !only_added(C, v, body, &uses))
+            return false;
     }
     return uses > 0;
 }
@@ -298,7 +345,7 @@ static bool neighbours(Cpu *C, const Interchange *x)
 static bool counted(Cpu *C, const Interchange *x)
 {
     const Stmt *f = x->f;
-    if (f->kind != ST_FOR || f->loop || !f->nkids || uses_slots(x, f->head) || !neighbours(C, x))
+    if (f->kind != ST_FOR || f->loop || !f->nkids || !neighbours(C, x))
         return false;
     for (size_t i = 0; i < x->nlevels; i++)
         if (oklc_cpu_per_thread(C, f->head, x->levels[i]))
@@ -369,6 +416,29 @@ static bool is_for(Cpu *C, const Stmt *st, bool *hinted)
     return st->kind == ST_FOR && (!st->loop || st->loop->kind == LOOP_REGULAR);
 }
 
+/* Rows of threads of the next-to-innermost level that run together in a
+ * tile (0: none): where the threads keep values across the loop, the
+ * tile's values (rows x the innermost count) can stay in registers while
+ * the loop runs; 8, 4 or 2 rows that divide the level's count, within
+ * 1 KiB of values (16 of AVX-512's vector registers). Not where the loop
+ * does not use the values, or the body writes a thread's iterator (the
+ * tile declares them). */
+static int64_t tile_rows(Cpu *C, const Interchange *x)
+{
+    if (x->nlevels < 2 || !uses_slots(x, x->f->kids[x->f->nkids - 1]->range))
+        return 0;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < x->nslots; i++)
+        bytes += x->slots[i]->size * x->l->ntrips;
+    for (size_t i = 0; i < x->nlevels; i++)
+        if (oklc_cpu_written_in(C, oklc_cpu_iter_var(C, x->levels[i]), x->body->range))
+            return 0;
+    for (int64_t rows = 8; rows >= 2; rows /= 2)
+        if (x->levels[x->nlevels - 2]->ntrips % rows == 0 && rows * bytes <= 1024)
+            return rows;
+    return 0;
+}
+
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
 {
@@ -386,13 +456,18 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
     if (x->at == x->body->nkids || hinted || !declarations(C, x))
         return false;                   /* an unrolled loop keeps its values in registers */
     x->f = x->body->kids[x->at];
+    if (uses_locals(x, x->f->head))
+        return false;                   /* a trip count of each thread's own */
     x->strided = x->nlevels == 1 && oklc_cpu_strided(C, l, x->f, &x->s);
-    if (!x->strided)
-        return counted(C, x);
+    if (!x->strided) {
+        if (!counted(C, x))
+            return false;
+        x->rows = tile_rows(C, x);
+        return true;
+    }
     Range step = x->s.step;
     return upper_bound(C, x) && !bound_changes(C, x) && !oklc_cpu_per_thread(C, x->s.cond, l) &&
-           !uses_slots(x, x->s.cond) && !oklc_cpu_per_thread(C, step, l) &&
-           !uses_slots(x, step) && oklc_cpu_pure(C, oklc_cpu_render(C, step), false);
+           !oklc_cpu_per_thread(C, step, l) && oklc_cpu_pure(C, oklc_cpu_render(C, step), false);
 }
 
 /* "[j][i]" (or "[8][8]": the counts), over the nest's levels. */
@@ -417,8 +492,9 @@ static const char *each_thread(Cpu *C, const Interchange *x)
     return s;
 }
 
-/* Every use of a slotted declaration in the body becomes its thread's slot. */
-static void use_slots(Cpu *C, const Interchange *x)
+/* Every use of a slotted declaration in the body becomes its thread's
+ * slot, v followed by `at` ("[j][i]"). */
+static void use_slots(Cpu *C, const Interchange *x, const char *at)
 {
     for (size_t i = 0; i < x->nslots; i++) {
         const Var *v = x->slots[i];
@@ -426,7 +502,7 @@ static void use_slots(Cpu *C, const Interchange *x)
             if (oklc_in_range(x->body->range, v->refs[j].begin) &&
                 v->refs[j].begin != v->name_off)
                 oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
-                                  oklc_arena_printf(C->a, "%s%s", v->name, subscripts(C, x, true)));
+                                  oklc_arena_printf(C->a, "%s%s", v->name, at));
     }
 }
 
@@ -456,7 +532,7 @@ static const char *body_of(Cpu *C, const Stmt *f)
 
 /* The strided loop: the rounds, the threads inside (element r + t while
  * it passes the bound). */
-static void rounds(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+static void rounds(Cpu *C, const Interchange *x, const char *again, Buf *o, const char *ind)
 {
     const Loop *l = x->l;
     const char *it = l->iter, *T = l->trips;
@@ -470,67 +546,190 @@ static void rounds(Cpu *C, const Interchange *x, Buf *o, const char *ind)
                     left, T);
     oklc_buf_printf(o, "%s    for (%s %s = 0; %s < _occa_threads; ++%s) {\n", ind,
                     oklc_emit_iter_type(C->E, l), it, it, it);
-    oklc_buf_printf(o, "%s      %s = _occa_round + %s;\n", ind, x->s.decl, it);
+    oklc_buf_printf(o, "%s      %s = _occa_round + %s;\n%s", ind, x->s.decl, it, again);
     oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind, body_of(C, x->f), ind, ind);
 }
 
-bool oklc_cpu_interchange(Cpu *C, const Loop *l)
+/* The values declared again, each on a line of its own (unused in some
+ * loops: the compiler is told). */
+static const char *again_decls(Cpu *C, const Interchange *x, const char *ind)
+{
+    const char *s = "";
+    for (size_t i = 0; i < x->nagain; i++)
+        s = oklc_arena_printf(C->a, "%s%s[[maybe_unused]] %s\n", s, ind,
+                              oklc_cpu_declare_alone(C, &C->E->ed, x->again[i]));
+    return s;
+}
+
+/* Each thread's statements before the loop, as statements (the
+ * declarations computed once or declared again are not among them); a
+ * slotted declaration's initializer stores into slot `at` ("j][i"). */
+static const char *inits(Cpu *C, const Interchange *x, const char *at, const char *ind)
+{
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    oklc_buf_puts(&b, "");
+    for (size_t i = 0; i < x->at; i++) {
+        const Stmt *d = x->body->kids[i];
+        if (d->kind != ST_DECL)
+            oklc_buf_printf(&b, "%s%s\n", ind, oklc_cpu_render_stmt(C, d));
+        for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++)
+            if (slotted(x, d->decls[k]) && d->decls[k]->init_form)
+                oklc_buf_printf(&b, "%s%s\n", ind,
+                                oklc_cpu_init_slot(C, d->decls[k], d->decls[k]->name, at));
+    }
+    return b.data;
+}
+
+/* The declarations computed once, before every loop, and those with a
+ * slot per thread, `slots` after the name ("[8][8]"; NULL: declared
+ * elsewhere); a declaration of one name stays as written. */
+static void once_decls(Cpu *C, const Interchange *x, const char *slots, Buf *o, const char *ind)
+{
+    for (size_t i = 0; i < x->at; i++) {
+        const Stmt *d = x->body->kids[i];
+        for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++) {
+            const Var *v = d->decls[k];
+            bool again = false;
+            for (size_t j = 0; j < x->nagain; j++)
+                again |= x->again[j] == v;
+            if (slotted(x, v) && slots)
+                oklc_buf_printf(o, "%s  %s;\n", ind,
+                                oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s%s", v->name, slots)));
+            else if (slotted(x, v) || again)
+                continue;
+            else if (d->ndecls == 1)
+                oklc_buf_printf(o, "%s  %s\n", ind, oklc_cpu_render_stmt(C, d));
+            else
+                oklc_buf_printf(o, "%s  %s\n", ind, oklc_cpu_declare_alone(C, &C->E->ed, v));
+        }
+    }
+}
+
+/* What stands before the loop (an unroll pragma), which stays before it. */
+static void before_loop(Cpu *C, const Interchange *x, Buf *o)
+{
+    uint32_t gap = x->at ? x->body->kids[x->at - 1]->range.end : x->body->range.begin + 1;
+    const char *before = oklc_cpu_render(C, (Range){gap, x->f->range.begin});
+    size_t from = strspn(before, "\n"), to = strlen(before);
+    while (to > from && strchr(" \t\n", before[to - 1]))
+        to--;
+    if (to > from)
+        oklc_buf_printf(o, "%.*s\n", (int)(to - from), before + from);
+}
+
+/* Is there an @atomic in r (threads may update the same element)? */
+static bool has_atomic(Cpu *C, Range r)
+{
+    for (size_t i = 0; i < C->k->natomics; i++)
+        if (oklc_in_range(r, C->k->atomics[i]->stmt.begin))
+            return true;
+    return false;
+}
+
+/* The threads of one tile running `text`: the rows of the tile, each
+ * with the innermost level's threads inside (simd: independent, which
+ * the compiler is told), the threads' iterators and the values declared
+ * again first. */
+static void tile_threads(Cpu *C, const Interchange *x, const char *text, bool simd, Buf *o,
+                         const char *ind)
+{
+    const Loop *row = x->levels[x->nlevels - 2], *l = x->l;
+    const char *in = oklc_arena_printf(C->a, "%s      ", ind);
+    oklc_buf_printf(o, "%s    for (int _occa_row = 0; _occa_row < %lld; ++_occa_row) {\n", ind,
+                    (long long)x->rows);
+    oklc_buf_printf(o, "%s      [[maybe_unused]] const %s %s = _occa_rows + _occa_row;\n", ind,
+                    oklc_emit_iter_type(C->E, row), row->iter);
+    if (simd)
+        oklc_buf_printf(o, "%s      _occa_simd\n", ind);
+    size_t from = strspn(text, " \t\n"), to = strlen(text);
+    while (to > from && strchr(" \t\n", text[to - 1]))
+        to--;
+    oklc_buf_printf(o, "%s      for (%s %s = 0; %s < %s; ++%s) {\n%s%s  %.*s\n%s      }\n%s    }\n",
+                    ind, oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter,
+                    again_decls(C, x, oklc_arena_printf(C->a, "%s  ", in)), in, (int)(to - from),
+                    text + from, ind, ind);
+}
+
+/* Threads in tiles of `rows` rows of the next-to-innermost level by the
+ * innermost level: each tile runs its threads' statements before the
+ * loop, the loop (the tile's threads inside each iteration), then the rest;
+ * what the threads keep across the loop is a local array of the tile,
+ * which the compiler keeps in registers (an unroll and jam of the rows). */
+static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+{
+    const Loop *row = x->levels[x->nlevels - 2];
+    size_t outer = x->nlevels - 2;
+    for (size_t i = 0; i < outer; i++) {
+        const Loop *l = x->levels[i];
+        oklc_buf_printf(o, "%s  for (%s %s = 0; %s < %s; ++%s) {\n", ind,
+                        oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter);
+    }
+    oklc_buf_printf(o, "%s  for (int _occa_rows = 0; _occa_rows < %s; _occa_rows += %lld) {\n", ind,
+                    row->trips, (long long)x->rows);
+    const char *tile = oklc_arena_printf(C->a, "[%lld][%s]", (long long)x->rows, x->l->trips);
+    for (size_t i = 0; i < x->nslots; i++)
+        oklc_buf_printf(o, "%s    %s;\n", ind,
+                        oklc_cpu_declaration(C, x->slots[i],
+                                             oklc_arena_printf(C->a, "%s%s", x->slots[i]->name, tile)));
+    const char *in = oklc_arena_printf(C->a, "%s        ", ind);
+    const char *first = inits(C, x, oklc_arena_printf(C->a, "_occa_row][%s", x->l->iter), in);
+    if (*first)
+        tile_threads(C, x, first, false, o, ind);
+    before_loop(C, x, o);
+    const Stmt *body = x->f->kids[x->f->nkids - 1];
+    oklc_buf_printf(o, "%s    for (%s) {\n", ind, oklc_cpu_render(C, x->f->head));
+    tile_threads(C, x, body_of(C, x->f), !has_atomic(C, body->range),  o,
+                 oklc_arena_printf(C->a, "%s  ", ind));
+    oklc_buf_printf(o, "%s    }\n", ind);
+    if (x->at + 1 < x->body->nkids)
+        tile_threads(C, x, kids(C, x, x->at + 1, x->body->nkids), false, o, ind);
+    for (size_t i = 0; i <= outer; i++)
+        oklc_buf_printf(o, "%s  }\n", ind);
+}
+
+bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool tiled)
 {
     Interchange x;
-    if (!qualifies(C, l, &x))
+    if (!qualifies(C, l, &x) || (tiled && !x.rows))
         return false;
-    use_slots(C, &x);
+    use_slots(C, &x, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
+                            : subscripts(C, &x, true));
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
     const char *each = each_thread(C, &x), *slot = subscripts(C, &x, true);
     Buf o;
     oklc_buf_init(&o, C->a);
-    oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
-                    "threads' neighbouring elements in the inner loop */\n");
-    /* what every thread computes alike, once; a slot per thread for the rest */
-    for (size_t i = 0; i < x.at; i++) {
-        const Stmt *d = x.body->kids[i];
-        for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++) {    /* one */
-            const Var *v = d->decls[k];
-            const char *slots = oklc_arena_printf(C->a, "%s%s", v->name, subscripts(C, &x, false));
-            if (slotted(&x, v))
-                oklc_buf_printf(&o, "%s  %s;\n", ind, oklc_cpu_declaration(C, v, slots));
-            else
-                oklc_buf_printf(&o, "%s  %s\n", ind, oklc_cpu_render_stmt(C, d));
-        }
+    if (x.rows) {
+        oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads, in tiles "
+                        "of %lld rows whose values stay in registers */\n", (long long)x.rows);
+        once_decls(C, &x, NULL, &o, ind);
+        tiles(C, &x, &o, ind);
+    } else {
+        oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
+                        "threads' neighbouring elements in the inner loop */\n");
+        once_decls(C, &x, subscripts(C, &x, false), &o, ind);
+        const char *again = again_decls(C, &x, oklc_arena_printf(C->a, "%s    ", ind));
+        const char *in = oklc_arena_printf(C->a, "%s    ", ind);
+        /* "j][i": init_slot writes v[at] */
+        const char *first = inits(C, &x, oklc_arena_strndup(C->a, slot + 1, strlen(slot) - 2), in);
+        if (*first)
+            oklc_buf_printf(&o, "%s  %s {\n%s%s%s  }\n", ind, each, again, first, ind);
+        before_loop(C, &x, &o);
+        if (x.strided)
+            rounds(C, &x, again, &o, ind);
+        else if (!x.nagain)
+            oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s\n%s      %s\n%s  }\n", ind,
+                            oklc_cpu_render(C, x.f->head), ind, each, ind, body_of(C, x.f), ind);
+        else
+            oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s {\n%s%s      %s\n%s    }\n%s  }\n",
+                            ind, oklc_cpu_render(C, x.f->head), ind, each, again, ind,
+                            body_of(C, x.f), ind, ind);
+        /* the rest of each thread's statements */
+        if (x.at + 1 < x.body->nkids)
+            oklc_buf_printf(&o, "%s  %s {\n%s%s    %s\n%s  }\n", ind, each, again, ind,
+                            kids(C, &x, x.at + 1, x.body->nkids), ind);
     }
-    /* "j][i": init_slot writes v[at] */
-    const char *at = oklc_arena_strndup(C->a, slot + 1, strlen(slot) - 2);
-    Buf inits;
-    oklc_buf_init(&inits, C->a);
-    for (size_t i = 0; i < x.at; i++) {
-        const Stmt *d = x.body->kids[i];
-        if (d->kind != ST_DECL)
-            oklc_buf_printf(&inits, "%s    %s\n", ind, oklc_cpu_render_stmt(C, d));
-        else if (slotted(&x, d->decls[0]) && d->decls[0]->init_form)
-            oklc_buf_printf(&inits, "%s    %s\n", ind,
-                            oklc_cpu_init_slot(C, d->decls[0], d->decls[0]->name, at));
-    }
-    if (inits.data && inits.data[0])
-        oklc_buf_printf(&o, "%s  %s {\n%s%s  }\n", ind, each, inits.data, ind);
-    /* what stands before the loop (an unroll pragma) stays before it */
-    uint32_t gap = x.at ? x.body->kids[x.at - 1]->range.end : x.body->range.begin + 1;
-    const char *before = oklc_cpu_render(C, (Range){gap, x.f->range.begin});
-    size_t from = strspn(before, "\n"), to = strlen(before);
-    while (to > from && strchr(" \t\n", before[to - 1]))
-        to--;
-    if (to > from)
-        oklc_buf_printf(&o, "%.*s\n", (int)(to - from), before + from);
-    if (x.strided)
-        rounds(C, &x, &o, ind);
-    else
-        oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s\n%s      %s\n%s  }\n", ind,
-                        oklc_cpu_render(C, x.f->head), ind, each, ind,
-                        body_of(C, x.f), ind);
-    /* the rest of each thread's statements */
-    if (x.at + 1 < x.body->nkids)
-        oklc_buf_printf(&o, "%s  %s {\n%s    %s\n%s  }\n", ind, each, ind,
-                        kids(C, &x, x.at + 1, x.body->nkids), ind);
     oklc_buf_printf(&o, "%s}", ind);
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, o.data);
     vec_push(C->a, &C->interchanged, l);

@@ -432,6 +432,16 @@ template <class... _occa_P> inline void _occa_call(void (*f)(_occa_P...), void *
 
 #pragma GCC visibility pop
 
+/* Before a loop over threads whose iterations are independent (a tile of
+ * threads, cpu_interchange.c): OpenMP's simd, with -fopenmp or with
+ * -fopenmp-simd -D_OCCA_SIMD (what the runtime passes for serial builds);
+ * nothing otherwise, where the compiler would warn of an unknown pragma. */
+#if defined(_OPENMP) || defined(_OCCA_SIMD)
+#define _occa_simd _Pragma("omp simd")
+#else
+#define _occa_simd
+#endif
+
 #undef _occa_STRUCTS
 #undef _occa_FN1
 #undef _occa_FN2

@@ -202,6 +202,10 @@ static oklc_status command(const oklc_device *d, Build *b)
         st = oklc_rt_cmd_add(b, fixed[i]);
     if (!st && d->ops == &oklc_openmp_ops)
         st = oklc_rt_cmd_add(b, "-fopenmp");
+    else if (!st)                           /* _occa_simd in the prelude */
+        st = oklc_rt_cmd_add(b, "-fopenmp-simd");
+    if (!st && d->ops != &oklc_openmp_ops)
+        st = oklc_rt_cmd_add(b, "-D_OCCA_SIMD");
     if (!st)
         st = oklc_rt_compiler_flags(b);    /* after ours, so that they can override */
     if (!st)

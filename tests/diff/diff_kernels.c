@@ -114,6 +114,7 @@ typedef struct {
     double vbound[NVARS], sbound[NSHARED], wbound;
     double abound;     /* of what the @atomic adds put in one element of out */
     int summed;        /* > 0: s<summed-1> was just summed by a tree */
+    int locals;        /* sums declared in regions so far (a<n>: each name once) */
 } Gen;
 
 static const char *ty(const Desc *d)
@@ -263,6 +264,17 @@ static bool statement(Gen *g, Text *r)
                    "    j += 2;\n  }\n}\n", v);
         else
             put(r, "{\n  int j = 0;\n  do {\n    v%d += j;\n    ++j;\n  } while (j < (int)x[gi %% N] %% 4);\n}\n", v);
+        g->vbound[v] = nb;
+        return true;
+    }
+    case 15: {    /* a sum of its own before a loop over the block's neighbouring elements */
+        const int trips = 1 + (int)pick(4), a = g->locals++;
+        double nb = g->vbound[v] + g->vbound[w] + 9.0 * c * trips;
+        if (!fits(g, nb))
+            return false;
+        put(r, "%s a%d = v%d;\nfor (int k = 0; k < %d; ++k) {\n  const int i = b * %d + k * %d + t;\n"
+               "  if (i < N) a%d += x[i] * %d;\n}\nv%d += a%d;\n", ty(d), a, w, trips, d->chunk,
+            d->ts, a, c, v, a);
         g->vbound[v] = nb;
         return true;
     }

@@ -55,11 +55,28 @@ for cxx in "$clangxx" "$gxx"; do
     run "$cxx: $prelude alone [$omp]" "$cxx" "${warn[@]}" $omp -fsyntax-only -x c++ "$prelude"
   done
 
-  # Its macros: those of the headers it includes, its guard, nothing else.
+  # _occa_simd, before the loops of a tile of threads (cpu_interchange.c):
+  # OpenMP's simd with -fopenmp, or -fopenmp-simd -D_OCCA_SIMD (the runtime's
+  # serial builds); nothing otherwise, and no warning in any of the three.
+  printf 'void f(float *a) {\n  _occa_simd\n  for (int i = 0; i < 16; ++i) a[i] += 1;\n}\n' \
+    >"$tmp/simd.cpp"
+  for simd in "" -fopenmp "-fopenmp-simd -D_OCCA_SIMD"; do
+    # shellcheck disable=SC2086
+    run "$cxx: _occa_simd [$simd]" "$cxx" "${warn[@]}" $simd -fsyntax-only -include "$prelude" \
+      "$tmp/simd.cpp"
+    # shellcheck disable=SC2086
+    pragmas=$("$cxx" -std=c++17 -E $simd -include "$prelude" "$tmp/simd.cpp" | grep -c 'pragma omp simd')
+    checked=$((checked + 1))
+    [ "$pragmas" = "$([ -n "$simd" ] && echo 1 || echo 0)" ] ||
+      fail "$cxx: _occa_simd [$simd] gives $pragmas '#pragma omp simd'"
+  done
+
+  # Its macros: those of the headers it includes, its guard, _occa_simd
+  # (which the generated code uses), nothing else.
   "$cxx" -std=c++17 -E -dM -x c++ "$tmp/includes.hpp" 2>&1 | sort >"$tmp/before"
   "$cxx" -std=c++17 -E -dM -x c++ "$prelude" 2>&1 | sort >"$tmp/after"
   comm -13 "$tmp/before" "$tmp/after" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
-    grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' >"$tmp/left"
+    grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' -e _occa_simd >"$tmp/left"
   checked=$((checked + 1))
   if [ -s "$tmp/left" ]; then
     fail "$cxx: macros left defined by $prelude: $(tr '\n' ' ' <"$tmp/left")"

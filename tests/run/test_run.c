@@ -745,6 +745,113 @@ static void test_interchange_refused(void **state)
     oklc_memory_free(ma);
 }
 
+/* Per-thread loops of 2D and 3D blocks that the CPU backends interchange
+ * in tiles of rows of threads, and those they leave as written or
+ * interchange without tiles: against plain C, integers in floats and
+ * doubles (exact whatever the order). */
+static void test_interchange_tiles(void **state)
+{
+    (void)state;
+    enum { N = 64, E = 3 };    /* A: also 4 x 6 x 128 values for tileAtomic */
+    static float A[N * N], B[N * N], C[N * N], want[N * N];
+    for (int i = 0; i < N * N; i++)
+        A[i] = small_int(i, 7, 3), B[i] = small_int(i, 5, 1), C[i] = -1;
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < N; c++) {
+            float sum = 0.f;
+            for (int k = 0; k < N; k++)
+                sum += A[r * N + k] * B[k * N + c];
+            want[r * N + c] = sum;
+        }
+    oklc_memory *ma = to_device(A, sizeof A), *mb = to_device(B, sizeof B);
+    RUN_ON(INTERCHANGE, "naiveProduct", C, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb));
+    same_floats(want, C, N * N);
+
+    /* columnSums: per element 192 threads, 10 values each along k */
+    static double q[E * 10 * 192], sum[E * 192], sq[E * 192], wsum[E * 192], wsq[E * 192];
+    int seen[E * 192], wseen[E * 192];
+    for (int i = 0; i < E * 10 * 192; i++)
+        q[i] = (double)(i % 23) - 11;
+    for (int n = 0; n < E * 192; n++) {
+        const int e = n / 192, t = n % 192;
+        wsum[n] = wsq[n] = 0;
+        for (int k = 0; k < 10; k++) {
+            const double v = q[(e * 10 + k) * 192 + t];
+            wsum[n] += v, wsq[n] += v * v;
+        }
+        seen[n] = 2, wseen[n] = 3, sum[n] = sq[n] = -1;
+    }
+    oklc_kernel *k = build(INTERCHANGE, "columnSums");
+    oklc_memory *mq = to_device(q, sizeof q), *ms = to_device(sum, sizeof sum);
+    oklc_memory *m2 = to_device(sq, sizeof sq), *mn = to_device(seen, sizeof seen);
+    RUN(k, oklc_arg_int(E), oklc_arg_mem(mq), oklc_arg_mem(ms), oklc_arg_mem(m2), oklc_arg_mem(mn));
+    to_host(ms, sum, sizeof sum);
+    to_host(m2, sq, sizeof sq);
+    to_host(mn, seen, sizeof seen);
+    same_doubles(wsum, sum, E * 192);
+    same_doubles(wsq, sq, E * 192);
+    same_ints(wseen, seen, E * 192);
+    oklc_memory_free(mq), oklc_memory_free(ms), oklc_memory_free(m2), oklc_memory_free(mn);
+    oklc_kernel_free(k);
+
+    /* tileAtomic: 4 blocks of 8 x 16 threads, 6 values each, every thread
+     * counts each k once */
+    float out[4 * 128], wout[4 * 128];
+    int hits[6] = {0}, whits[6];
+    for (int t = 0; t < 4 * 128; t++) {
+        const int b = t / 128, n = t % 128;
+        wout[t] = 0, out[t] = -1;
+        for (int kk = 0; kk < 6; kk++)
+            wout[t] += A[(b * 6 + kk) * 128 + n];
+    }
+    for (int kk = 0; kk < 6; kk++)
+        whits[kk] = 4 * 128;
+    k = build(INTERCHANGE, "tileAtomic");
+    oklc_memory *mo = to_device(out, sizeof out), *mh = to_device(hits, sizeof hits);
+    RUN(k, oklc_arg_mem(ma), oklc_arg_mem(mo), oklc_arg_mem(mh));
+    to_host(mo, out, sizeof out);
+    to_host(mh, hits, sizeof hits);
+    same_floats(wout, out, 4 * 128);
+    same_ints(whits, hits, 6);
+    oklc_memory_free(mo), oklc_memory_free(mh);
+    oklc_kernel_free(k);
+
+    /* oddRows, evenColumns, triangle, tileData, tileBreak: 3 blocks of
+     * J x 16 threads; A has negatives (the break) */
+    int len[3] = {7, 0, 4};
+    oklc_memory *ml = to_device(len, sizeof len);
+    static const char *const names[] = {"oddRows", "evenColumns", "triangle", "tileData",
+                                        "tileBreak"};
+    for (int kernel = 0; kernel < 5; kernel++) {
+        const int J = kernel ? 4 : 5;
+        float o[3 * 5 * 16], wo[3 * 5 * 16];
+        for (int t = 0; t < 3 * J * 16; t++) {
+            const int b = t / (J * 16), j = t % (J * 16) / 16, i = t % 16;
+            float c = kernel >= 3 ? (float)j : 0;
+            const int trips = kernel == 2 ? j + 1 : kernel == 3 ? len[b] : 7;
+            for (int kk = 0; kk < trips; kk++) {
+                if (kernel == 0)
+                    c += A[kk * 48 + b * 16 + i] * (float)j;
+                else if (kernel == 1)
+                    c += A[(b * 7 + kk) * 32 + 2 * i] + (float)j;
+                else if (kernel == 4 && A[(b * 7 + kk) * 16 + i] < 0)
+                    break;
+                else
+                    c += A[(b * 7 + kk) * 16 + i];
+            }
+            wo[t] = c, o[t] = -1;
+        }
+        if (kernel == 3)
+            RUN_ON(INTERCHANGE, names[kernel], o, oklc_arg_mem(ml), oklc_arg_mem(ma));
+        else
+            RUN_ON(INTERCHANGE, names[kernel], o, oklc_arg_mem(ma));
+        same_floats(wo, o, (size_t)(3 * J * 16));
+    }
+    oklc_memory_free(ml);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+}
+
 /* ---- data.okl ------------------------------------------------------------------------ */
 
 static void test_histogram(void **state)
@@ -1404,6 +1511,7 @@ int main(void)
         cmocka_unit_test(test_grid_stride),
         cmocka_unit_test(test_split_parts),
         cmocka_unit_test(test_interchange_applied), cmocka_unit_test(test_interchange_refused),
+        cmocka_unit_test(test_interchange_tiles),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_histogram_slices),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),

@@ -562,7 +562,7 @@ static void compile_error(void **state)
     assert_non_null(strstr(msg, "the compiler exited with status 1"));
     assert_non_null(strstr(msg, "undeclared_thing"));    /* quotes depend on the locale */
     assert_non_null(strstr(msg, "source.cpp:3:11: error:"));
-    assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC " DEFAULT_FLAGS));
+    assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC -fopenmp-simd -D_OCCA_SIMD " DEFAULT_FLAGS));
 }
 
 static void verbose(void **state)
