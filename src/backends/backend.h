@@ -206,10 +206,10 @@ OKLC_INTERNAL bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Stride
 OKLC_INTERNAL bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l);
 
 /* cpu_interchange.c: a per-thread loop interchanged with the @inner loops
- * around it (true when done; tiled: only where rows of threads run
- * together in tiles, which comes before merging an @inner loop with its
- * @outer loop) */
-OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool tiled);
+ * around it (true when done; early: only where rows of threads run in
+ * tiles or the loop is under a guard of the threads, which comes before
+ * merging an @inner loop with its @outer loop and guards as bounds) */
+OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early);
 /* The innermost loop of a tiled nest run as one loop with the @outer
  * loop of its axis (done when true; the nest's reordering drops that
  * @outer loop). */

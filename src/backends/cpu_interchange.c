@@ -1,6 +1,7 @@
 /*
- * cpu_interchange.c - a per-thread loop over a strided slice, interchanged
- * with the @inner loop around it.
+ * cpu_interchange.c - a per-thread loop (a strided slice, or a loop over
+ * the threads' neighbouring elements) interchanged with the @inner loops
+ * around it, the threads in tiles of rows where they keep values across it.
  *
  * GPU code gives each thread every T-th element and keeps what it
  * accumulates in a register:
@@ -33,6 +34,21 @@
  * and the loop stays as written: interchanged it would walk them with a
  * stride.)
  *
+ * In a nest of two or three levels whose threads keep values across the
+ * loop (one thread per element of C, `c += A[row * N + k] * B[k * N +
+ * col]`), the threads run in tiles of 8, 4 or 2 rows instead: the tile's
+ * values are a local array, `float c[8][16]`, which the compiler keeps in
+ * registers while the loop runs, the tile's rows inside each iteration
+ * and the innermost threads innermost, under _occa_simd (the prelude's
+ * `#pragma omp simd`: the iterations are independent threads). A
+ * per-thread value nothing writes, from an initializer without memory
+ * reads (`const int col = bx * 16 + tx`), is declared again in each loop
+ * over the threads rather than kept in a slot, so that the compiler sees
+ * the neighbouring elements. The loop may sit under a guard of the
+ * threads, `if (row < N && col < N) { ... }` ending the body: evaluated
+ * again around each thread's statements, and a block whose threads all
+ * pass it runs a copy without it.
+ *
  * Every thread still runs its own statements in their order (its elements
  * in order: the same sums, bit for bit); only the threads' statements
  * interleave otherwise, which the @inner loop's threads allow (they run at
@@ -54,9 +70,14 @@
  *  - the declarations before it are scalars with a plain initializer (=)
  *    without calls or side effects; those that do not depend on the
  *    thread and that nothing writes are computed once (unless they read
- *    memory after a statement), the others get a slot per thread (their
- *    address may not be taken); statements before it run for every thread
- *    first, in order;
+ *    memory after a statement or under the guard), those that nothing
+ *    writes and that read no memory are declared again, the others get a
+ *    slot per thread (their address may not be taken); statements before
+ *    it run for every thread first, in order;
+ *  - a guard: `if (cond) { ... }` without else, after declarations only,
+ *    cond without memory reads, calls (but of pure functions) or side
+ *    effects, nothing in the body writing what it reads; not around a
+ *    strided loop;
  *  - no @shared variable is both written and read in the nest: threads
  *    that trade values through it (a warp's lanes reading each other)
  *    would see them in another order;
@@ -77,7 +98,10 @@ typedef struct Interchange {
     const Loop  *levels[3];       /* the @inner nest, outermost first */
     size_t       nlevels;
     int64_t      threads;         /* their product */
-    const Stmt  *body, *f;        /* the innermost loop's { }, the per-thread loop */
+    const Stmt  *all;             /* the innermost loop's { } */
+    const Stmt  *guard;           /* `if (cond) { ... }` ending it, with f inside, or NULL */
+    size_t       npre;            /* with a guard: the declarations before it */
+    const Stmt  *body, *f;        /* the { } with f in it (all, or the guard's), the loop */
     size_t       at;              /* f's index in body */
     bool         strided;         /* f is `for (i = base + t; ...; i += T)`, in s */
     Strided      s;
@@ -177,6 +201,13 @@ static bool bound_changes(Cpu *C, const Interchange *x)
 static bool uses_slots(const Interchange *x, Range r);
 static bool uses_locals(const Interchange *x, Range r);
 
+/* Statement i of those before the loop: the declarations before the
+ * guard, then the statements before the loop in its { }. */
+static const Stmt *before(const Interchange *x, size_t i)
+{
+    return i < x->npre ? x->all->kids[i] : x->body->kids[i - x->npre];
+}
+
 /* Sorts the declarations before the loop: computed once, declared again
  * in each loop over the threads (a per-thread value nothing writes, from
  * an initializer without memory reads: `const int col = bx * 16 + tx`,
@@ -187,8 +218,8 @@ static bool declarations(Cpu *C, Interchange *x)
     x->slots = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *x->slots);
     x->again = oklc_arena_alloc(C->a, (C->k->nlocals + 1) * sizeof *x->again);
     bool statements = false;    /* a statement before: memory may change */
-    for (size_t i = 0; i < x->at; i++) {
-        const Stmt *d = x->body->kids[i];
+    for (size_t i = 0; i < x->npre + x->at; i++) {
+        const Stmt *d = before(x, i);
         if (d->kind != ST_DECL) {
             statements = true;
             continue;
@@ -200,9 +231,12 @@ static bool declarations(Cpu *C, Interchange *x)
                 v->thread_local_ || strpbrk(v->type.spelling, "()") || is_shared(v) ||
                 oklc_cpu_exclusive(v) || !oklc_cpu_pure(C, init, true))
                 return false;
-            Range after = {v->declarator_end, x->body->range.end};
+            Range after = {v->declarator_end, x->all->range.end};
             bool written = oklc_cpu_written_in(C, v, after);
-            bool once = !written && (!statements || oklc_cpu_pure(C, init, false));
+            /* memory read once, before everything: not after a statement,
+             * nor under the guard (which may protect the read) */
+            bool guarded = x->guard && i >= x->npre;
+            bool once = !written && ((!statements && !guarded) || oklc_cpu_pure(C, init, false));
             for (size_t j = 0; once && j < x->nlevels; j++)
                 once = !oklc_cpu_per_thread(C, v->init, x->levels[j]);
             once = once && !uses_locals(x, v->init);
@@ -431,12 +465,49 @@ static int64_t tile_rows(Cpu *C, const Interchange *x)
     for (size_t i = 0; i < x->nslots; i++)
         bytes += x->slots[i]->size * x->l->ntrips;
     for (size_t i = 0; i < x->nlevels; i++)
-        if (oklc_cpu_written_in(C, oklc_cpu_iter_var(C, x->levels[i]), x->body->range))
+        if (oklc_cpu_written_in(C, oklc_cpu_iter_var(C, x->levels[i]), x->all->range))
             return 0;
     for (int64_t rows = 8; rows >= 2; rows /= 2)
         if (x->levels[x->nlevels - 2]->ntrips % rows == 0 && rows * bytes <= 1024)
             return rows;
     return 0;
+}
+
+/* The body ends with `if (cond) { ... }` (no else) after declarations
+ * only, the loop inside: the threads for which cond is false do nothing
+ * else (a guard of the threads past the data's end: `if (row < N && col
+ * < N)`). cond is evaluated in each loop over the threads: no memory
+ * read, side effect or call (but of a pure function), nothing it reads
+ * written in the body. */
+static bool guarded(Interchange *x)
+{
+    const Stmt *all = x->all, *g = all->nkids ? all->kids[all->nkids - 1] : NULL;
+    if (!g || g->kind != ST_IF || g->nkids != 1 || g->kids[0]->kind != ST_COMPOUND)
+        return false;
+    for (size_t i = 0; i + 1 < all->nkids; i++)
+        if (all->kids[i]->kind != ST_DECL)
+            return false;
+    x->guard = g;
+    x->npre = all->nkids - 1;
+    x->body = g->kids[0];
+    return true;
+}
+
+static bool guard_holds(Cpu *C, const Interchange *x)
+{
+    Range cond = x->guard->head;
+    if (!oklc_cpu_pure(C, oklc_cpu_render(C, cond), false) || uses_slots(x, cond))
+        return false;
+    const Kernel *k = C->k;
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        Range after = {v->declarator_end > x->all->range.begin ? v->declarator_end
+                                                               : x->all->range.begin,
+                       x->all->range.end};
+        if (oklc_refers_in(v, cond) && oklc_cpu_written_in(C, v, after))
+            return false;
+    }
+    return true;
 }
 
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
@@ -446,19 +517,24 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
     if (l->kind != LOOP_INNER || l->nkids || !nest(l, x) ||
         oklc_cpu_in_split(C, x->levels[0]->stmt.begin))
         return false;
-    x->body = l->node->kids[l->node->nkids - 1];
-    if (x->body->kind != ST_COMPOUND || oklc_cpu_has_jump(x->body, true) ||
-        trades_shared(C, x->body->range))
+    x->all = x->body = l->node->kids[l->node->nkids - 1];
+    if (x->all->kind != ST_COMPOUND || oklc_cpu_has_jump(x->all, true) ||
+        trades_shared(C, x->all->range))
         return false;
     bool hinted = false;
-    while (x->at < x->body->nkids && !is_for(C, x->body->kids[x->at], &hinted))
-        x->at++;
+    for (int pass = 0; pass < 2; pass++) {
+        x->at = 0;
+        while (x->at < x->body->nkids && !is_for(C, x->body->kids[x->at], &hinted))
+            x->at++;
+        if (x->at < x->body->nkids || pass || !guarded(x))
+            break;
+    }
     if (x->at == x->body->nkids || hinted || !declarations(C, x))
         return false;                   /* an unrolled loop keeps its values in registers */
     x->f = x->body->kids[x->at];
-    if (uses_locals(x, x->f->head))
+    if (uses_locals(x, x->f->head) || (x->guard && !guard_holds(C, x)))
         return false;                   /* a trip count of each thread's own */
-    x->strided = x->nlevels == 1 && oklc_cpu_strided(C, l, x->f, &x->s);
+    x->strided = x->nlevels == 1 && !x->guard && oklc_cpu_strided(C, l, x->f, &x->s);
     if (!x->strided) {
         if (!counted(C, x))
             return false;
@@ -499,7 +575,7 @@ static void use_slots(Cpu *C, const Interchange *x, const char *at)
     for (size_t i = 0; i < x->nslots; i++) {
         const Var *v = x->slots[i];
         for (size_t j = 0; j < v->nrefs; j++)
-            if (oklc_in_range(x->body->range, v->refs[j].begin) &&
+            if (oklc_in_range(x->all->range, v->refs[j].begin) &&
                 v->refs[j].begin != v->name_off)
                 oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
                                   oklc_arena_printf(C->a, "%s%s", v->name, at));
@@ -550,27 +626,33 @@ static void rounds(Cpu *C, const Interchange *x, const char *again, Buf *o, cons
     oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind, body_of(C, x->f), ind, ind);
 }
 
-/* The values declared again, each on a line of its own (unused in some
- * loops: the compiler is told). */
-static const char *again_decls(Cpu *C, const Interchange *x, const char *ind)
+/* The values declared again (inside: those declared in the guard's { },
+ * else those before it), each on a line of its own (unused in some loops:
+ * the compiler is told). */
+static const char *again_decls(Cpu *C, const Interchange *x, bool inside, const char *ind)
 {
     const char *s = "";
-    for (size_t i = 0; i < x->nagain; i++)
-        s = oklc_arena_printf(C->a, "%s%s[[maybe_unused]] %s\n", s, ind,
-                              oklc_cpu_declare_alone(C, &C->E->ed, x->again[i]));
+    for (size_t i = 0; i < x->nagain; i++) {
+        const Var *v = x->again[i];
+        if ((x->guard && v->name_off > x->guard->range.begin) == inside)
+            s = oklc_arena_printf(C->a, "%s%s[[maybe_unused]] %s\n", s, ind,
+                                  oklc_cpu_declare_alone(C, &C->E->ed, v));
+    }
     return s;
 }
 
-/* Each thread's statements before the loop, as statements (the
- * declarations computed once or declared again are not among them); a
- * slotted declaration's initializer stores into slot `at` ("j][i"). */
-static const char *inits(Cpu *C, const Interchange *x, const char *at, const char *ind)
+/* Statements [from, to) of those before the loop, as lines indented by
+ * `ind` (the declarations computed once or declared again are not among
+ * them); a slotted declaration's initializer stores into slot `at`
+ * ("j][i"). */
+static const char *inits(Cpu *C, const Interchange *x, const char *at, size_t from, size_t to,
+                         const char *ind)
 {
     Buf b;
     oklc_buf_init(&b, C->a);
     oklc_buf_puts(&b, "");
-    for (size_t i = 0; i < x->at; i++) {
-        const Stmt *d = x->body->kids[i];
+    for (size_t i = from; i < to; i++) {
+        const Stmt *d = before(x, i);
         if (d->kind != ST_DECL)
             oklc_buf_printf(&b, "%s%s\n", ind, oklc_cpu_render_stmt(C, d));
         for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++)
@@ -586,8 +668,8 @@ static const char *inits(Cpu *C, const Interchange *x, const char *at, const cha
  * elsewhere); a declaration of one name stays as written. */
 static void once_decls(Cpu *C, const Interchange *x, const char *slots, Buf *o, const char *ind)
 {
-    for (size_t i = 0; i < x->at; i++) {
-        const Stmt *d = x->body->kids[i];
+    for (size_t i = 0; i < x->npre + x->at; i++) {
+        const Stmt *d = before(x, i);
         for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++) {
             const Var *v = d->decls[k];
             bool again = false;
@@ -627,28 +709,57 @@ static bool has_atomic(Cpu *C, Range r)
     return false;
 }
 
-/* The threads of one tile running `text`: the rows of the tile, each
- * with the innermost level's threads inside (simd: independent, which
- * the compiler is told), the threads' iterators and the values declared
- * again first. */
-static void tile_threads(Cpu *C, const Interchange *x, const char *text, bool simd, Buf *o,
-                         const char *ind)
+/* Statement text as a line indented by `ind` (or nothing). */
+static const char *line(Cpu *C, const char *ind, const char *text)
 {
-    const Loop *row = x->levels[x->nlevels - 2], *l = x->l;
-    const char *in = oklc_arena_printf(C->a, "%s      ", ind);
-    oklc_buf_printf(o, "%s    for (int _occa_row = 0; _occa_row < %lld; ++_occa_row) {\n", ind,
-                    (long long)x->rows);
-    oklc_buf_printf(o, "%s      [[maybe_unused]] const %s %s = _occa_rows + _occa_row;\n", ind,
-                    oklc_emit_iter_type(C->E, row), row->iter);
-    if (simd)
-        oklc_buf_printf(o, "%s      _occa_simd\n", ind);
     size_t from = strspn(text, " \t\n"), to = strlen(text);
     while (to > from && strchr(" \t\n", text[to - 1]))
         to--;
-    oklc_buf_printf(o, "%s      for (%s %s = 0; %s < %s; ++%s) {\n%s%s  %.*s\n%s      }\n%s    }\n",
-                    ind, oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter,
-                    again_decls(C, x, oklc_arena_printf(C->a, "%s  ", in)), in, (int)(to - from),
-                    text + from, ind, ind);
+    return to > from ? oklc_arena_printf(C->a, "%s%.*s\n", ind, (int)(to - from), text + from) : "";
+}
+
+/* The indentation of a thread's statements in a loop indented by `ind`
+ * (inside the guard, if there is one). */
+static const char *guarded_ind(Cpu *C, const Interchange *x, const char *ind)
+{
+    return x->guard ? oklc_arena_printf(C->a, "%s  ", ind) : ind;
+}
+
+/* What a thread runs in one loop over the threads (lines indented by
+ * `ind`): its values declared again, `pre` (the statements before the
+ * guard), then `text`, under the guard if there is one (and the values
+ * declared in it first). */
+static const char *thread_text(Cpu *C, const Interchange *x, const char *pre, const char *text,
+                               const char *ind)
+{
+    const char *s = oklc_arena_printf(C->a, "%s%s", again_decls(C, x, false, ind), pre);
+    if (!*text)
+        return s;
+    if (!x->guard)
+        return oklc_arena_printf(C->a, "%s%s", s, text);
+    return oklc_arena_printf(C->a, "%s%sif (%s) {\n%s%s%s}\n", s, ind,
+                             oklc_cpu_render(C, x->guard->head),
+                             again_decls(C, x, true, guarded_ind(C, x, ind)), text, ind);
+}
+
+/* The threads of one tile (the loops indented by `ind`) running `pre`
+ * and `text` (thread_text, lines indented by ind + 4): the rows of the
+ * tile, each with the innermost level's threads inside (simd: independent,
+ * which the compiler is told), the row's iterator first. */
+static void tile_threads(Cpu *C, const Interchange *x, const char *pre, const char *text,
+                         bool simd, Buf *o, const char *ind)
+{
+    const Loop *row = x->levels[x->nlevels - 2], *l = x->l;
+    oklc_buf_printf(o, "%sfor (int _occa_row = 0; _occa_row < %lld; ++_occa_row) {\n", ind,
+                    (long long)x->rows);
+    oklc_buf_printf(o, "%s  [[maybe_unused]] const %s %s = _occa_rows + _occa_row;\n", ind,
+                    oklc_emit_iter_type(C->E, row), row->iter);
+    if (simd)
+        oklc_buf_printf(o, "%s  _occa_simd\n", ind);
+    oklc_buf_printf(o, "%s  for (%s %s = 0; %s < %s; ++%s) {\n%s%s  }\n%s}\n", ind,
+                    oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter,
+                    thread_text(C, x, pre, text, oklc_arena_printf(C->a, "%s    ", ind)), ind,
+                    ind);
 }
 
 /* Threads in tiles of `rows` rows of the next-to-innermost level by the
@@ -667,68 +778,102 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     }
     oklc_buf_printf(o, "%s  for (int _occa_rows = 0; _occa_rows < %s; _occa_rows += %lld) {\n", ind,
                     row->trips, (long long)x->rows);
-    const char *tile = oklc_arena_printf(C->a, "[%lld][%s]", (long long)x->rows, x->l->trips);
+    const char *tile = oklc_arena_printf(C->a, "[%lld][%lld]", (long long)x->rows,
+                                         (long long)x->l->ntrips);
     for (size_t i = 0; i < x->nslots; i++)
         oklc_buf_printf(o, "%s    %s;\n", ind,
                         oklc_cpu_declaration(C, x->slots[i],
                                              oklc_arena_printf(C->a, "%s%s", x->slots[i]->name, tile)));
-    const char *in = oklc_arena_printf(C->a, "%s        ", ind);
-    const char *first = inits(C, x, oklc_arena_printf(C->a, "_occa_row][%s", x->l->iter), in);
-    if (*first)
-        tile_threads(C, x, first, false, o, ind);
+    const char *in = oklc_arena_printf(C->a, "%s    ", ind);
+    const char *at = oklc_arena_printf(C->a, "_occa_row][%s", x->l->iter);
+    const char *t = oklc_arena_printf(C->a, "%s    ", in), *gt = guarded_ind(C, x, t);
+    const char *pre = inits(C, x, at, 0, x->npre, t);
+    const char *first = inits(C, x, at, x->npre, x->npre + x->at, gt);
+    if (*pre || *first)
+        tile_threads(C, x, pre, first, false, o, in);
     before_loop(C, x, o);
     const Stmt *body = x->f->kids[x->f->nkids - 1];
+    const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
     oklc_buf_printf(o, "%s    for (%s) {\n", ind, oklc_cpu_render(C, x->f->head));
-    tile_threads(C, x, body_of(C, x->f), !has_atomic(C, body->range),  o,
-                 oklc_arena_printf(C->a, "%s  ", ind));
+    tile_threads(C, x, "", line(C, guarded_ind(C, x, oklc_arena_printf(C->a, "%s    ", in2)),
+                                body_of(C, x->f)),
+                 !has_atomic(C, body->range), o, in2);
     oklc_buf_printf(o, "%s    }\n", ind);
     if (x->at + 1 < x->body->nkids)
-        tile_threads(C, x, kids(C, x, x->at + 1, x->body->nkids), false, o, ind);
+        tile_threads(C, x, "", line(C, gt, kids(C, x, x->at + 1, x->body->nkids)), false, o, in);
     for (size_t i = 0; i <= outer; i++)
         oklc_buf_printf(o, "%s  }\n", ind);
 }
 
-bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool tiled)
+/* The threads one after the other (the loops `each`), in each iteration of
+ * the loop: what each thread keeps across it has a slot per thread. */
+static void in_order(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+{
+    const char *each = each_thread(C, x), *slot = subscripts(C, x, true);
+    const char *in = oklc_arena_printf(C->a, "%s    ", ind), *gin = guarded_ind(C, x, in);
+    /* "j][i": init_slot writes v[at] */
+    const char *at = oklc_arena_strndup(C->a, slot + 1, strlen(slot) - 2);
+    const char *pre = inits(C, x, at, 0, x->npre, in);
+    const char *first = inits(C, x, at, x->npre, x->npre + x->at, gin);
+    if (*pre || *first)
+        oklc_buf_printf(o, "%s  %s {\n%s%s  }\n", ind, each, thread_text(C, x, pre, first, in), ind);
+    before_loop(C, x, o);
+    const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
+    if (x->strided)
+        rounds(C, x, again_decls(C, x, false, in2), o, ind);
+    else
+        oklc_buf_printf(o, "%s  for (%s) {\n%s    %s {\n%s%s    }\n%s  }\n", ind,
+                        oklc_cpu_render(C, x->f->head), ind, each,
+                        thread_text(C, x, "", line(C, guarded_ind(C, x, in2), body_of(C, x->f)),
+                                    in2),
+                        ind, ind);
+    if (x->at + 1 < x->body->nkids)    /* the rest of each thread's statements */
+        oklc_buf_printf(o, "%s  %s {\n%s%s  }\n", ind, each,
+                        thread_text(C, x, "", line(C, gin, kids(C, x, x->at + 1, x->body->nkids)),
+                                    in),
+                        ind);
+}
+
+/* The threads' statements: in tiles, or one thread after the other. */
+static void threads(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+{
+    if (x->rows)
+        tiles(C, x, o, ind);
+    else
+        in_order(C, x, o, ind);
+}
+
+bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
 {
     Interchange x;
-    if (!qualifies(C, l, &x) || (tiled && !x.rows))
+    if (!qualifies(C, l, &x) || (early && !x.rows && !x.guard))
         return false;
     use_slots(C, &x, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
                             : subscripts(C, &x, true));
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
-    const char *each = each_thread(C, &x), *slot = subscripts(C, &x, true);
     Buf o;
     oklc_buf_init(&o, C->a);
-    if (x.rows) {
+    if (x.rows)
         oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads, in tiles "
                         "of %lld rows whose values stay in registers */\n", (long long)x.rows);
-        once_decls(C, &x, NULL, &o, ind);
-        tiles(C, &x, &o, ind);
-    } else {
+    else
         oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
                         "threads' neighbouring elements in the inner loop */\n");
-        once_decls(C, &x, subscripts(C, &x, false), &o, ind);
-        const char *again = again_decls(C, &x, oklc_arena_printf(C->a, "%s    ", ind));
-        const char *in = oklc_arena_printf(C->a, "%s    ", ind);
-        /* "j][i": init_slot writes v[at] */
-        const char *first = inits(C, &x, oklc_arena_strndup(C->a, slot + 1, strlen(slot) - 2), in);
-        if (*first)
-            oklc_buf_printf(&o, "%s  %s {\n%s%s%s  }\n", ind, each, again, first, ind);
-        before_loop(C, &x, &o);
-        if (x.strided)
-            rounds(C, &x, again, &o, ind);
-        else if (!x.nagain)
-            oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s\n%s      %s\n%s  }\n", ind,
-                            oklc_cpu_render(C, x.f->head), ind, each, ind, body_of(C, x.f), ind);
-        else
-            oklc_buf_printf(&o, "%s  for (%s) {\n%s    %s {\n%s%s      %s\n%s    }\n%s  }\n",
-                            ind, oklc_cpu_render(C, x.f->head), ind, each, again, ind,
-                            body_of(C, x.f), ind, ind);
-        /* the rest of each thread's statements */
-        if (x.at + 1 < x.body->nkids)
-            oklc_buf_printf(&o, "%s  %s {\n%s%s    %s\n%s  }\n", ind, each, again, ind,
-                            kids(C, &x, x.at + 1, x.body->nkids), ind);
+    once_decls(C, &x, x.rows ? NULL : subscripts(C, &x, false), &o, ind);
+    if (!x.guard) {
+        threads(C, &x, &o, ind);
+    } else {    /* a block whose threads all pass the guard runs without it */
+        Interchange all = x;
+        all.guard = NULL;
+        oklc_buf_printf(&o, "%s  bool _occa_all = true;\n%s  %s {\n%s%s    if (!(%s)) _occa_all = false;\n"
+                        "%s  }\n%s  if (_occa_all) {\n", ind, ind, each_thread(C, &x),
+                        again_decls(C, &x, false, oklc_arena_printf(C->a, "%s    ", ind)), ind,
+                        oklc_cpu_render(C, x.guard->head), ind, ind);
+        threads(C, &all, &o, oklc_arena_printf(C->a, "%s  ", ind));
+        oklc_buf_printf(&o, "%s  } else {\n", ind);
+        threads(C, &x, &o, oklc_arena_printf(C->a, "%s  ", ind));
+        oklc_buf_printf(&o, "%s  }\n", ind);
     }
     oklc_buf_printf(&o, "%s}", ind);
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, o.data);

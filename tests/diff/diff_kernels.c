@@ -267,14 +267,19 @@ static bool statement(Gen *g, Text *r)
         g->vbound[v] = nb;
         return true;
     }
-    case 15: {    /* a sum of its own before a loop over the block's neighbouring elements */
+    case 15: {    /* a sum of its own over the block's neighbouring elements (maybe guarded) */
         const int trips = 1 + (int)pick(4), a = g->locals++;
         double nb = g->vbound[v] + g->vbound[w] + 9.0 * c * trips;
         if (!fits(g, nb))
             return false;
+        const bool guard = chance(50);    /* only some threads: a guard around it all */
+        if (guard)
+            put(r, "if (%s) {\n", chance(50) ? "gi < N - 5" : "t % 3 != 1");
         put(r, "%s a%d = v%d;\nfor (int k = 0; k < %d; ++k) {\n  const int i = b * %d + k * %d + t;\n"
                "  if (i < N) a%d += x[i] * %d;\n}\nv%d += a%d;\n", ty(d), a, w, trips, d->chunk,
             d->ts, a, c, v, a);
+        if (guard)
+            put(r, "}\n");
         g->vbound[v] = nb;
         return true;
     }

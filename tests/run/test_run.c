@@ -848,6 +848,51 @@ static void test_interchange_tiles(void **state)
         same_floats(wo, o, (size_t)(3 * J * 16));
     }
     oklc_memory_free(ml);
+
+    /* guardedProduct with N = 50 (the last blocks partly past N), in A and B */
+    enum { G = 50 };
+    static float gc[G * G], gwant[G * G];
+    for (int r = 0; r < G; r++)
+        for (int c = 0; c < G; c++) {
+            float dot = 0.f;
+            for (int kk = 0; kk < G; kk++)
+                dot += A[r * G + kk] * B[kk * G + c];
+            gwant[r * G + c] = dot, gc[r * G + c] = -1;
+        }
+    RUN_ON(INTERCHANGE, "guardedProduct", gc, oklc_arg_int(G), oklc_arg_mem(ma), oklc_arg_mem(mb));
+    same_floats(gwant, gc, G * G);
+
+    /* guardedColumns, maskedColumns: column sums of 8 rows of 150 (and
+     * the else of the last block's threads past them) */
+    enum { W = 150 };
+    float cols[2 * W + 64], wcols[2 * W + 64];
+    int mask[W];
+    for (int c = 0; c < W; c++) {
+        float s0 = 0, s1 = 1;
+        for (int kk = 0; kk < 8; kk++)
+            s0 += A[kk * W + c], s1 += A[kk * W + c];
+        mask[c] = c % 3 != 1;
+        wcols[c] = s0, wcols[W + c] = -1, cols[c] = cols[W + c] = -1;
+    }
+    for (int t = 0; t < 64; t++)
+        wcols[2 * W + t] = cols[2 * W + t] = -1;
+    RUN_ON(INTERCHANGE, "guardedColumns", cols, oklc_arg_int(W), oklc_arg_mem(ma));
+    same_floats(wcols, cols, 2 * W + 64);
+    for (int c = 0; c < W; c++) {
+        float s1 = 1;
+        for (int kk = 0; kk < 8; kk++)
+            s1 += A[kk * W + c];
+        wcols[W + c] = s1;
+        if (!mask[c])
+            wcols[c] = -1;
+        cols[c] = cols[W + c] = -1;
+    }
+    for (int t = 0; t < 64; t++)    /* block 2's threads 22..63 are past 150 */
+        wcols[2 * W + t] = t >= 22 ? (float)t : -1, cols[2 * W + t] = -1;
+    oklc_memory *mm = to_device(mask, sizeof mask);
+    RUN_ON(INTERCHANGE, "maskedColumns", cols, oklc_arg_int(W), oklc_arg_mem(mm), oklc_arg_mem(ma));
+    same_floats(wcols, cols, 2 * W + 64);
+    oklc_memory_free(mm);
     oklc_memory_free(ma);
     oklc_memory_free(mb);
 }
