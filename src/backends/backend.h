@@ -210,6 +210,12 @@ OKLC_INTERNAL bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l);
  * tiles or the loop is under a guard of the threads, which comes before
  * merging an @inner loop with its @outer loop and guards as bounds) */
 OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early);
+/* A flat @tile whose body has a loop of its own per iteration, written
+ * into the second translation as @outer and @inner loops under a guard,
+ * for the interchange (true when written). */
+OKLC_INTERNAL bool oklc_cpu_relay_tile(Cpu *C, const Loop *l);
+/* cpu.c: the input written again for a second translation (Emit.relaid) */
+OKLC_INTERNAL Edits *oklc_cpu_relaid(Cpu *C);
 /* The innermost loop of a tiled nest run as one loop with the @outer
  * loop of its axis (done when true; the nest's reordering drops that
  * @outer loop). */

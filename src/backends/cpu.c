@@ -48,6 +48,18 @@ void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...)
     C->ok = false;
 }
 
+/* The input written again for a second translation (E->relaid), made at
+ * the first use. */
+Edits *oklc_cpu_relaid(Cpu *C)
+{
+    Emit *E = C->E;
+    if (!E->relaid) {
+        E->relaid = oklc_arena_alloc(C->a, sizeof *E->relaid);
+        oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);
+    }
+    return E->relaid;
+}
+
 const char *oklc_cpu_render(Cpu *C, Range r)
 {
     return oklc_edits_text(&C->E->ed, r.begin, r.end);
@@ -743,6 +755,7 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     if (k->root)
         unroll_levels(&C, k->root, false);
     for (size_t i = 0; i < k->nloops; i++) {
+        oklc_cpu_relay_tile(&C, k->loops[i]);
         if (oklc_cpu_interchange(&C, k->loops[i], true) || oklc_cpu_merge_tiles(&C, k->loops[i]))
             continue;
         const Loop *l = k->loops[i];

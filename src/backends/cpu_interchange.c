@@ -880,3 +880,48 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     vec_push(C->a, &C->interchanged, l);
     return true;
 }
+
+/* `for (T i = start; i < end; ++i; @tile(S, @outer, @inner)) { ... }`
+ * without a barrier runs on a CPU as the plain loop over i (cpu.c): where
+ * its body has a loop of its own (a sum per i down a column), that walks
+ * each i's elements one after the other. Written again as the tiles it
+ * stands for, the iterations as threads under a guard,
+ *
+ *   @outer for (int _occa_tile_i = 0; _occa_tile_i < (end - (start) + S - 1) / S; ...)
+ *     @inner for (int _occa_i = 0; _occa_i < S; ++_occa_i) {
+ *       const T i = (start) + _occa_tile_i * S + _occa_i;
+ *       if (i < end) { ... }
+ *     }
+ *
+ * the second translation interchanges the loop with the threads (the
+ * guard as above). Only a @tile counting up by 1 with `<` and a number as
+ * its size; the second translation is used only when it translates. */
+bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
+{
+    const Loop *in = l->tile_other;
+    if (l->tile_part != 1 || !oklc_cpu_flat_tile(l) || l->down || l->cmp != CMP_LT ||
+        strcmp(in->stride, "1") || l->tile_value <= 0 || l->tile_value > MAX_THREADS ||
+        !l->node || !l->node->nkids)
+        return false;
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    bool hinted = false, loop = false;
+    for (size_t i = 0; body->kind == ST_COMPOUND && i < body->nkids; i++)
+        loop |= is_for(C, body->kids[i], &hinted);
+    const SpecRange *sp = oklc_emit_spec_of(C->E, l->attr);
+    if (!loop || !sp)
+        return false;
+    const char *it = l->iter, *type = oklc_emit_iter_type(C->E, l);
+    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
+    long long size = (long long)l->tile_value;
+    const char *head = oklc_arena_printf(
+        C->a,
+        "[[okl::outer(%d)]] for (int _occa_tile_%s = 0; _occa_tile_%s < ((%s) - (%s) + %lld - 1) / %lld; "
+        "++_occa_tile_%s) {\n%s  [[okl::inner(%d)]] for (int _occa_%s = 0; _occa_%s < %lld; ++_occa_%s) {\n"
+        "%s    const %s %s = (%s) + _occa_tile_%s * %lld + _occa_%s;\n%s    if (%s < (%s)) ",
+        l->axis, it, it, l->bound, l->start, size, size, it, ind, in->axis, it, it, size, it, ind,
+        type, it, l->start, it, size, it, ind, it, l->bound);
+    Edits *ed = oklc_cpu_relaid(C);
+    oklc_edit_replace(ed, sp->off, body->range.begin, head);
+    oklc_edit_after(ed, body->range.end, oklc_arena_printf(C->a, "\n%s  }\n%s}", ind, ind));
+    return true;
+}

@@ -563,11 +563,7 @@ static const char *exclusives(Cpu *C, const Split *S, Out *o)
 static void relay(Cpu *C, const Split *S, const PlanList *plan)
 {
     Emit *E = C->E;
-    if (!E->relaid) {
-        E->relaid = oklc_arena_alloc(C->a, sizeof *E->relaid);
-        oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);
-    }
-    uint32_t mark = oklc_edits_mark(E->relaid);
+    uint32_t mark = oklc_edits_mark(oklc_cpu_relaid(C));
     Out o = {C, E->relaid, true, NULL, 0};
     const char *decls = relayable(C, S, plan, E->relaid) ? exclusives(C, S, &o) : NULL;
     if (!decls) {

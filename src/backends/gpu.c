@@ -645,14 +645,38 @@ static bool decl_used(const Stmt *d, const Range *used, size_t nused)
     return false;
 }
 
-/* Which of the declarations decls[0..n) `used` reads, directly or through
- * a later one. */
+/* Does expression text `e` name `name` (as a whole identifier)? */
+static bool names(const char *e, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(e, name); p; p = strstr(p + 1, name))
+        if ((p == e || !oklc_ident_char(p[-1])) && !oklc_ident_char(p[n]))
+            return true;
+    return false;
+}
+
+/* Does the size of a @tile in r name v? Clang sees no names in an
+ * attribute's arguments: the size is matched as text. */
+static bool sizes_name(Gpu *G, Range r, const Var *v)
+{
+    for (size_t i = 0; i < G->k->nloops; i++) {
+        const Loop *l = G->k->loops[i];
+        if (l->tile_part == 1 && oklc_in_range(r, l->stmt.begin) && names(l->tile_size, v->name))
+            return true;
+    }
+    return false;
+}
+
+/* Which of the declarations decls[0..n) `used` reads (or the sizes of
+ * the @tile loops in `tiles`), directly or through a later one. */
 static bool *needed_decls(Gpu *G, const Stmt *const *decls, size_t n, const Range *used,
-                          size_t nused)
+                          size_t nused, Range tiles)
 {
     bool *need = oklc_arena_alloc(G->a, (n + 1) * sizeof *need);
     for (size_t i = n; i-- > 0;) {
         need[i] = decl_used(decls[i], used, nused);
+        for (size_t v = 0; v < decls[i]->ndecls && !need[i]; v++)
+            need[i] = sizes_name(G, tiles, decls[i]->decls[v]);
         for (size_t later = i + 1; later < n && !need[i]; later++)
             need[i] = need[later] && decl_used(decls[i], &decls[later]->range, 1);
     }
@@ -779,7 +803,7 @@ static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char
 {
     Scope sc = scope_of(G, n->top->node);
     Range body = n->top->stmt;
-    bool *need = needed_decls(G, sc.decls.data, sc.decls.len, &body, 1);
+    bool *need = needed_decls(G, sc.decls.data, sc.decls.len, &body, 1, body);
     Ranges reads = {0};
     vec_push(G->a, &reads, body);
     for (size_t i = 0; i < sc.decls.len; i++)
@@ -886,14 +910,14 @@ static void launcher_stmt(Gpu *G, const Stmt *s, Nest *nests, Buf *b)
     const Kernel *k = G->k;
     Host h = {0};
     host_parts(G, s, nests, &h);
-    bool *inner = needed_decls(G, h.decls.data, h.decls.len, h.used.data, h.used.len);
+    bool *inner = needed_decls(G, h.decls.data, h.decls.len, h.used.data, h.used.len, s->range);
     for (size_t i = 0; i < h.decls.len; i++)
         if (inner[i])
             vec_push(G->a, &h.used, h.decls.data[i]->range);
         else
             oklc_edit_delete(&host, h.decls.data[i]->range.begin, h.decls.data[i]->range.end);
     Scope sc = scope_of(G, s);
-    bool *top = needed_decls(G, sc.decls.data, sc.decls.len, h.used.data, h.used.len);
+    bool *top = needed_decls(G, sc.decls.data, sc.decls.len, h.used.data, h.used.len, s->range);
     for (size_t i = 0; i < sc.decls.len; i++)
         if (top[i])
             vec_push(G->a, &h.used, sc.decls.data[i]->range);
@@ -903,6 +927,7 @@ static void launcher_stmt(Gpu *G, const Stmt *s, Nest *nests, Buf *b)
         bool read = false;
         for (size_t u = 0; u < h.used.len && !read; u++)
             read = oklc_refers_in(p, h.used.data[u]);
+        read |= sizes_name(G, s->range, p);
         if (read && !host_can_read(G, p))
             return;
         if (read)

@@ -185,6 +185,17 @@ static void test_tile_strided(void **state)
     same_ints(want, x, N + 4);
 }
 
+static void test_tile_sizes(void **state)
+{
+    (void)state;
+    enum { N = 77 };
+    int x[2 * N], want[2 * N];
+    for (int i = 0; i < N; i++)
+        x[i] = x[N + i] = -1, want[i] = i, want[N + i] = 2 * i;
+    RUN_ON("loops.okl", "tileSizes", x, oklc_arg_int(N), oklc_arg_int(8));
+    same_ints(want, x, 2 * N);
+}
+
 static void test_tile_down(void **state)
 {
     (void)state;
@@ -893,6 +904,33 @@ static void test_interchange_tiles(void **state)
     RUN_ON(INTERCHANGE, "maskedColumns", cols, oklc_arg_int(W), oklc_arg_mem(mm), oklc_arg_mem(ma));
     same_floats(wcols, cols, 2 * W + 64);
     oklc_memory_free(mm);
+
+    /* columnTile: y = A^T x for 7 rows of 150 (tiles of 64, the last
+     * partly past 150); otherTiles: column sums of 4 rows, in three loops */
+    float xs[7], y[3 * W], wy[3 * W];
+    for (int kk = 0; kk < 7; kk++)
+        xs[kk] = (float)(kk % 3) - 1;
+    for (int c = 0; c < W; c++) {
+        float dot = 0;
+        for (int kk = 0; kk < 7; kk++)
+            dot += A[kk * W + c] * xs[kk];
+        wy[c] = dot, wy[W + c] = wy[2 * W + c] = -1;
+        y[c] = y[W + c] = y[2 * W + c] = -1;
+    }
+    oklc_memory *mxs = to_device(xs, sizeof xs);
+    RUN_ON(INTERCHANGE, "columnTile", y, oklc_arg_int(W), oklc_arg_int(7), oklc_arg_mem(ma),
+           oklc_arg_mem(mxs));
+    same_floats(wy, y, 3 * W);
+    oklc_memory_free(mxs);
+    for (int c = 0; c < W; c++) {
+        float s4 = 0;
+        for (int kk = 0; kk < 4; kk++)
+            s4 += A[kk * W + c];
+        wy[c] = c % 2 ? -1 : s4, wy[W + c] = 1 + s4, wy[2 * W + c] = 2 + s4;
+        y[c] = y[W + c] = y[2 * W + c] = -1;
+    }
+    RUN_ON(INTERCHANGE, "otherTiles", y, oklc_arg_int(W), oklc_arg_int(32), oklc_arg_mem(ma));
+    same_floats(wy, y, 3 * W);
     oklc_memory_free(ma);
     oklc_memory_free(mb);
 }
@@ -1542,6 +1580,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_check),       cmocka_unit_test(test_tile_no_check),
         cmocka_unit_test(test_tile_strided),     cmocka_unit_test(test_tile_down),
+        cmocka_unit_test(test_tile_sizes),
         cmocka_unit_test(test_down_strided),     cmocka_unit_test(test_several_outer),
         cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
