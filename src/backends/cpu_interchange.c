@@ -493,6 +493,7 @@ static bool guarded(Interchange *x)
     return true;
 }
 
+/* Is the guard's condition one `guarded` allows? */
 static bool guard_holds(Cpu *C, const Interchange *x)
 {
     Range cond = x->guard->head;
@@ -510,6 +511,16 @@ static bool guard_holds(Cpu *C, const Interchange *x)
     return true;
 }
 
+/* The index of the first plain for loop in `body`'s statements (their
+ * count if none); *hinted: it has an unroll hint. */
+static size_t first_for(Cpu *C, const Stmt *body, bool *hinted)
+{
+    size_t at = 0;
+    while (at < body->nkids && !is_for(C, body->kids[at], hinted))
+        at++;
+    return at;
+}
+
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
 {
@@ -522,18 +533,15 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
         trades_shared(C, x->all->range))
         return false;
     bool hinted = false;
-    for (int pass = 0; pass < 2; pass++) {
-        x->at = 0;
-        while (x->at < x->body->nkids && !is_for(C, x->body->kids[x->at], &hinted))
-            x->at++;
-        if (x->at < x->body->nkids || pass || !guarded(x))
-            break;
-    }
+    x->at = first_for(C, x->body, &hinted);
+    if (x->at == x->body->nkids && guarded(x))
+        x->at = first_for(C, x->body, &hinted);
     if (x->at == x->body->nkids || hinted || !declarations(C, x))
         return false;                   /* an unrolled loop keeps its values in registers */
     x->f = x->body->kids[x->at];
+    /* not a trip count of each thread's own, a guard that cannot be evaluated again */
     if (uses_locals(x, x->f->head) || (x->guard && !guard_holds(C, x)))
-        return false;                   /* a trip count of each thread's own */
+        return false;
     x->strided = x->nlevels == 1 && !x->guard && oklc_cpu_strided(C, l, x->f, &x->s);
     if (!x->strided) {
         if (!counted(C, x))
@@ -663,6 +671,12 @@ static const char *inits(Cpu *C, const Interchange *x, const char *at, size_t fr
     return b.data;
 }
 
+/* The declaration of v's slots: v, then `dims` ("[8][16]"). */
+static const char *slots_of(Cpu *C, const Var *v, const char *dims)
+{
+    return oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s%s", v->name, dims));
+}
+
 /* The declarations computed once, before every loop, and those with a
  * slot per thread, `slots` after the name ("[8][8]"; NULL: declared
  * elsewhere); a declaration of one name stays as written. */
@@ -676,8 +690,7 @@ static void once_decls(Cpu *C, const Interchange *x, const char *slots, Buf *o, 
             for (size_t j = 0; j < x->nagain; j++)
                 again |= x->again[j] == v;
             if (slotted(x, v) && slots)
-                oklc_buf_printf(o, "%s  %s;\n", ind,
-                                oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "%s%s", v->name, slots)));
+                oklc_buf_printf(o, "%s  %s;\n", ind, slots_of(C, v, slots));
             else if (slotted(x, v) || again)
                 continue;
             else if (d->ndecls == 1)
@@ -781,9 +794,7 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     const char *tile = oklc_arena_printf(C->a, "[%lld][%lld]", (long long)x->rows,
                                          (long long)x->l->ntrips);
     for (size_t i = 0; i < x->nslots; i++)
-        oklc_buf_printf(o, "%s    %s;\n", ind,
-                        oklc_cpu_declaration(C, x->slots[i],
-                                             oklc_arena_printf(C->a, "%s%s", x->slots[i]->name, tile)));
+        oklc_buf_printf(o, "%s    %s;\n", ind, slots_of(C, x->slots[i], tile));
     const char *in = oklc_arena_printf(C->a, "%s    ", ind);
     const char *at = oklc_arena_printf(C->a, "_occa_row][%s", x->l->iter);
     const char *t = oklc_arena_printf(C->a, "%s    ", in), *gt = guarded_ind(C, x, t);
@@ -816,7 +827,8 @@ static void in_order(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     const char *pre = inits(C, x, at, 0, x->npre, in);
     const char *first = inits(C, x, at, x->npre, x->npre + x->at, gin);
     if (*pre || *first)
-        oklc_buf_printf(o, "%s  %s {\n%s%s  }\n", ind, each, thread_text(C, x, pre, first, in), ind);
+        oklc_buf_printf(o, "%s  %s {\n%s%s  }\n", ind, each, thread_text(C, x, pre, first, in),
+                        ind);
     before_loop(C, x, o);
     const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
     if (x->strided)
@@ -866,14 +878,15 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     } else {    /* a block whose threads all pass the guard runs without it */
         Interchange all = x;
         all.guard = NULL;
-        oklc_buf_printf(&o, "%s  bool _occa_all = true;\n%s  %s {\n%s%s    if (!(%s)) _occa_all = false;\n"
-                        "%s  }\n%s  if (_occa_all) {\n", ind, ind, each_thread(C, &x),
-                        again_decls(C, &x, false, oklc_arena_printf(C->a, "%s    ", ind)), ind,
-                        oklc_cpu_render(C, x.guard->head), ind, ind);
-        threads(C, &all, &o, oklc_arena_printf(C->a, "%s  ", ind));
-        oklc_buf_printf(&o, "%s  } else {\n", ind);
-        threads(C, &x, &o, oklc_arena_printf(C->a, "%s  ", ind));
-        oklc_buf_printf(&o, "%s  }\n", ind);
+        const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+        oklc_buf_printf(&o, "%sbool _occa_all = true;\n%s%s {\n%s%s  if (!(%s)) "
+                        "_occa_all = false;\n%s}\n%sif (_occa_all) {\n", in, in, each_thread(C, &x),
+                        again_decls(C, &x, false, oklc_arena_printf(C->a, "%s  ", in)), in,
+                        oklc_cpu_render(C, x.guard->head), in, in);
+        threads(C, &all, &o, in);
+        oklc_buf_printf(&o, "%s} else {\n", in);
+        threads(C, &x, &o, in);
+        oklc_buf_printf(&o, "%s}\n", in);
     }
     oklc_buf_printf(&o, "%s}", ind);
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, o.data);
@@ -915,8 +928,9 @@ bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
     long long size = (long long)l->tile_value;
     const char *head = oklc_arena_printf(
         C->a,
-        "[[okl::outer(%d)]] for (int _occa_tile_%s = 0; _occa_tile_%s < ((%s) - (%s) + %lld - 1) / %lld; "
-        "++_occa_tile_%s) {\n%s  [[okl::inner(%d)]] for (int _occa_%s = 0; _occa_%s < %lld; ++_occa_%s) {\n"
+        "[[okl::outer(%d)]] for (int _occa_tile_%s = 0; "
+        "_occa_tile_%s < ((%s) - (%s) + %lld - 1) / %lld; ++_occa_tile_%s) {\n"
+        "%s  [[okl::inner(%d)]] for (int _occa_%s = 0; _occa_%s < %lld; ++_occa_%s) {\n"
         "%s    const %s %s = (%s) + _occa_tile_%s * %lld + _occa_%s;\n%s    if (%s < (%s)) ",
         l->axis, it, it, l->bound, l->start, size, size, it, ind, in->axis, it, it, size, it, ind,
         type, it, l->start, it, size, it, ind, it, l->bound);
