@@ -127,6 +127,28 @@ static bool fits(const Gen *g, double bound)
     return !g->d->floats || bound < (double)(1 << 22);
 }
 
+/* A sum of the thread's own, a<n>, over the block's neighbouring elements
+ * (a loop the CPU backends interchange with the threads, in tiles in a 2D
+ * block), added to v<v>; under a guard of some threads if `guard`. */
+static bool own_sum(Gen *g, Text *r, int v, int w, int c, bool guard)
+{
+    const Desc *d = g->d;
+    const int trips = 1 + (int)pick(4);
+    double nb = g->vbound[v] + g->vbound[w] + 9.0 * c * trips;
+    if (!fits(g, nb))
+        return false;
+    const int a = g->locals++;
+    if (guard)
+        put(r, "if (%s) {\n", chance(50) ? "gi < N - 5" : "t % 3 != 1");
+    put(r, "%s a%d = v%d;\nfor (int k = 0; k < %d; ++k) {\n  const int i = b * %d + k * %d + t;\n"
+           "  if (i < N) a%d += x[i] * %d;\n}\nv%d += a%d;\n", ty(d), a, w, trips, d->chunk,
+        d->ts, a, c, v, a);
+    if (guard)
+        put(r, "}\n");
+    g->vbound[v] = nb;
+    return true;
+}
+
 /* One statement into region text `r`; false when the choice is not legal
  * here (the caller picks again). */
 static bool statement(Gen *g, Text *r)
@@ -267,22 +289,8 @@ static bool statement(Gen *g, Text *r)
         g->vbound[v] = nb;
         return true;
     }
-    case 15: {    /* a sum of its own over the block's neighbouring elements (maybe guarded) */
-        const int trips = 1 + (int)pick(4), a = g->locals++;
-        double nb = g->vbound[v] + g->vbound[w] + 9.0 * c * trips;
-        if (!fits(g, nb))
-            return false;
-        const bool guard = chance(50);    /* only some threads: a guard around it all */
-        if (guard)
-            put(r, "if (%s) {\n", chance(50) ? "gi < N - 5" : "t % 3 != 1");
-        put(r, "%s a%d = v%d;\nfor (int k = 0; k < %d; ++k) {\n  const int i = b * %d + k * %d + t;\n"
-               "  if (i < N) a%d += x[i] * %d;\n}\nv%d += a%d;\n", ty(d), a, w, trips, d->chunk,
-            d->ts, a, c, v, a);
-        if (guard)
-            put(r, "}\n");
-        g->vbound[v] = nb;
-        return true;
-    }
+    case 15:    /* a sum of its own over the block's neighbouring elements (maybe guarded) */
+        return own_sum(g, r, v, w, c, chance(50));
     case 16: {    /* a function of the file */
         double nb = g->vbound[v] + 19;
         if (!fits(g, nb))
@@ -328,6 +336,11 @@ static void region(Gen *g, Region *reg, bool cond)
         g->reads[s] = true;
         g->summed = 0;
     }
+    /* now and then a region that is one guarded loop: all the @inner loop
+     * holds in the OKL style, the shape of a guard of the threads */
+    if (!reg->text.n && chance(10) &&
+        own_sum(g, &reg->text, (int)pick(NVARS), (int)pick(NVARS), 1 + (int)pick(3), true))
+        return;
     const int n = 1 + (int)pick(MAX_STMTS);
     for (int k = 0, tries = 0; k < n && tries < 100; tries++)
         k += statement(g, &reg->text);
