@@ -198,8 +198,23 @@ static bool bound_changes(Cpu *C, const Interchange *x)
     return false;
 }
 
-static bool uses_slots(const Interchange *x, Range r);
-static bool uses_locals(const Interchange *x, Range r);
+/* Does r use a declaration that gets a slot per thread? */
+static bool uses_slots(const Interchange *x, Range r)
+{
+    for (size_t i = 0; i < x->nslots; i++)
+        if (oklc_refers_in(x->slots[i], r))
+            return true;
+    return false;
+}
+
+/* Does r use a per-thread declaration (a slot, or declared again)? */
+static bool uses_locals(const Interchange *x, Range r)
+{
+    for (size_t i = 0; i < x->nagain; i++)
+        if (oklc_refers_in(x->again[i], r))
+            return true;
+    return uses_slots(x, r);
+}
 
 /* Statement i of those before the loop: the declarations before the
  * guard, then the statements before the loop in its { }. */
@@ -253,23 +268,6 @@ static bool declarations(Cpu *C, Interchange *x)
         }
     }
     return true;
-}
-
-static bool uses_slots(const Interchange *x, Range r)
-{
-    for (size_t i = 0; i < x->nslots; i++)
-        if (oklc_refers_in(x->slots[i], r))
-            return true;
-    return false;
-}
-
-/* Does r use a per-thread declaration (a slot, or declared again)? */
-static bool uses_locals(const Interchange *x, Range r)
-{
-    for (size_t i = 0; i < x->nagain; i++)
-        if (oklc_refers_in(x->again[i], r))
-            return true;
-    return uses_slots(x, r);
 }
 
 static uint32_t blanks_before(const char *s, uint32_t from, uint32_t p)
@@ -590,12 +588,17 @@ static void use_slots(Cpu *C, const Interchange *x, const char *at)
     }
 }
 
-static bool slotted(const Interchange *x, const Var *v)
+static bool listed(const Var *const *list, size_t n, const Var *v)
 {
-    for (size_t i = 0; i < x->nslots; i++)
-        if (x->slots[i] == v)
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == v)
             return true;
     return false;
+}
+
+static bool slotted(const Interchange *x, const Var *v)
+{
+    return listed(x->slots, x->nslots, v);
 }
 
 /* The statements of body kids [from, to), rendered. */
@@ -686,12 +689,9 @@ static void once_decls(Cpu *C, const Interchange *x, const char *slots, Buf *o, 
         const Stmt *d = before(x, i);
         for (size_t k = 0; d->kind == ST_DECL && k < d->ndecls; k++) {
             const Var *v = d->decls[k];
-            bool again = false;
-            for (size_t j = 0; j < x->nagain; j++)
-                again |= x->again[j] == v;
             if (slotted(x, v) && slots)
                 oklc_buf_printf(o, "%s  %s;\n", ind, slots_of(C, v, slots));
-            else if (slotted(x, v) || again)
+            else if (slotted(x, v) || listed(x->again, x->nagain, v))
                 continue;
             else if (d->ndecls == 1)
                 oklc_buf_printf(o, "%s  %s\n", ind, oklc_cpu_render_stmt(C, d));

@@ -645,23 +645,14 @@ static bool decl_used(const Stmt *d, const Range *used, size_t nused)
     return false;
 }
 
-/* Does expression text `e` name `name` (as a whole identifier)? */
-static bool names(const char *e, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(e, name); p; p = strstr(p + 1, name))
-        if ((p == e || !oklc_ident_char(p[-1])) && !oklc_ident_char(p[n]))
-            return true;
-    return false;
-}
-
 /* Does the size of a @tile in r name v? Clang sees no names in an
  * attribute's arguments: the size is matched as text. */
 static bool sizes_name(Gpu *G, Range r, const Var *v)
 {
     for (size_t i = 0; i < G->k->nloops; i++) {
         const Loop *l = G->k->loops[i];
-        if (l->tile_part == 1 && oklc_in_range(r, l->stmt.begin) && names(l->tile_size, v->name))
+        if (l->tile_part == 1 && oklc_in_range(r, l->stmt.begin) &&
+            oklc_names(l->tile_size, v->name))
             return true;
     }
     return false;

@@ -130,8 +130,7 @@ static bool limits(Emit *E)
     for (size_t i = 0; i < E->kernels.len; i++) {       /* an instance scale<double> */
         const KernelOut *ko = &E->kernels.data[i];
         for (size_t t = 0; t < ko->ntargs; t++) {
-            const char *d = strstr(ko->targs[t], "double");
-            if (d && (d == ko->targs[t] || !oklc_ident_char(d[-1])) && !oklc_ident_char(d[6])) {
+            if (oklc_names(ko->targs[t], "double")) {
                 oklc_model_error(E->c, ko->kernel->name_off, "Metal has no double (64-bit "
                                  "floating point): the instance with %s of '%s' uses it",
                                  ko->targs[t], ko->kernel->name);

@@ -456,11 +456,9 @@ void oklc_opencl_drop_includes(Emit *E)
 static bool instance_uses_double(const Emit *E)
 {
     for (size_t i = 0; i < E->kernels.len; i++)
-        for (size_t t = 0; t < E->kernels.data[i].ntargs; t++) {
-            const char *a = E->kernels.data[i].targs[t], *d = strstr(a, "double");
-            if (d && (d == a || !oklc_ident_char(d[-1])) && !oklc_ident_char(d[6]))
+        for (size_t t = 0; t < E->kernels.data[i].ntargs; t++)
+            if (oklc_names(E->kernels.data[i].targs[t], "double"))
                 return true;
-        }
     return false;
 }
 

@@ -321,6 +321,15 @@ bool oklc_ident_char(char ch)
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
+bool oklc_names(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); n && p; p = strstr(p + 1, name))
+        if ((p == text || !oklc_ident_char(p[-1])) && !oklc_ident_char(p[n]))
+            return true;
+    return false;
+}
+
 void oklc_edits_directives(Edits *ed, const char *name,
                            void (*fn)(Edits *ed, Range line, const char *args, void *data),
                            void *data)

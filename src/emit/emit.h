@@ -67,6 +67,8 @@ OKLC_INTERNAL void oklc_edits_directives(Edits *e, const char *name,
                                                     void *data),
                                          void *data);
 OKLC_INTERNAL bool oklc_ident_char(char ch);
+/* Does `text` hold `name` as a whole identifier? */
+OKLC_INTERNAL bool oklc_names(const char *text, const char *name);
 /* s (a file name, the user's text) made safe to write inside a generated
  * comment: it cannot end the comment or start a line of code. */
 OKLC_INTERNAL const char *oklc_comment_text(Arena *a, const char *s);
