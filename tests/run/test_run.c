@@ -502,6 +502,18 @@ static void test_block_sum_barrier(void **state)
     block_sums("blockSumBarrier");
 }
 
+/* c = a b, n x n row-major, the terms added in the order k = 0, 1, ... */
+static void product(int n, const float *a, const float *b, float *c)
+{
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++) {
+            float sum = 0.f;
+            for (int k = 0; k < n; k++)
+                sum += a[r * n + k] * b[k * n + col];
+            c[r * n + col] = sum;
+        }
+}
+
 static void test_matmul_tiled(void **state)
 {
     (void)state;
@@ -509,13 +521,7 @@ static void test_matmul_tiled(void **state)
     static float A[N * N], B[N * N], C[N * N], want[N * N];
     for (int i = 0; i < N * N; i++)
         A[i] = (float)(i % 5) - 2, B[i] = (float)(i % 3), C[i] = -1;
-    for (int r = 0; r < N; r++)
-        for (int c = 0; c < N; c++) {
-            float acc = 0;
-            for (int k = 0; k < N; k++)
-                acc += A[r * N + k] * B[k * N + c];
-            want[r * N + c] = acc;
-        }
+    product(N, A, B, want);
     oklc_kernel *k = build("blocks.okl", "matmulTiled");
     oklc_memory *ma = to_device(A, sizeof A), *mb = to_device(B, sizeof B);
     oklc_memory *mc = to_device(C, sizeof C);
@@ -767,13 +773,7 @@ static void test_interchange_tiles(void **state)
     static float A[N * N], B[N * N], C[N * N], want[N * N];
     for (int i = 0; i < N * N; i++)
         A[i] = small_int(i, 7, 3), B[i] = small_int(i, 5, 1), C[i] = -1;
-    for (int r = 0; r < N; r++)
-        for (int c = 0; c < N; c++) {
-            float sum = 0.f;
-            for (int k = 0; k < N; k++)
-                sum += A[r * N + k] * B[k * N + c];
-            want[r * N + c] = sum;
-        }
+    product(N, A, B, want);
     oklc_memory *ma = to_device(A, sizeof A), *mb = to_device(B, sizeof B);
     RUN_ON(INTERCHANGE, "naiveProduct", C, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb));
     same_floats(want, C, N * N);
@@ -863,13 +863,9 @@ static void test_interchange_tiles(void **state)
     /* guardedProduct with N = 50 (the last blocks partly past N), in A and B */
     enum { G = 50 };
     static float gc[G * G], gwant[G * G];
-    for (int r = 0; r < G; r++)
-        for (int c = 0; c < G; c++) {
-            float dot = 0.f;
-            for (int kk = 0; kk < G; kk++)
-                dot += A[r * G + kk] * B[kk * G + c];
-            gwant[r * G + c] = dot, gc[r * G + c] = -1;
-        }
+    product(G, A, B, gwant);
+    for (int i = 0; i < G * G; i++)
+        gc[i] = -1;
     RUN_ON(INTERCHANGE, "guardedProduct", gc, oklc_arg_int(G), oklc_arg_mem(ma), oklc_arg_mem(mb));
     same_floats(gwant, gc, G * G);
 
