@@ -439,8 +439,10 @@ static Emit *emit(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m
  * parts (cpu_split.c), and write the input again with each part an @inner
  * loop of its own (E->relaid). That text, translated once more, gets every
  * rule for @inner loops in each part (the interchange of a per-thread
- * loop, bounds from guards). Its output replaces the first only when it
- * parses and translates without an error; its diagnostics are dropped
+ * loop, bounds from guards); a block's nests fused (cpu_fuse.c) are
+ * written the same way, and a split's parts are fused in the translation
+ * after it (at most two more). Each output replaces the one before only
+ * when it parses and translates without an error; its diagnostics are dropped
  * either way (the user's text had its own). Not with plugins, which see
  * each translation. */
 static Emit *emit_relaid(oklc_ctx *c, Emit *first)
@@ -449,6 +451,8 @@ static Emit *emit_relaid(oklc_ctx *c, Emit *first)
         return first;
     const char *text = oklc_edits_text(first->relaid, 0, (uint32_t)first->nz->len);
     size_t len = strlen(text);
+    if (len == first->nz->len && !memcmp(text, first->nz->text, len))
+        return first;    /* a relay that wrote nothing in the end */
     Diag **tail = c->diags_tail;
     int errors = c->nerrors, warnings = c->nwarnings;
     ParseOptions o = {c->clang_args.data, c->clang_args.len, false};
@@ -477,7 +481,12 @@ static bool translate(oklc_ctx *c, const Model *m, const char *path)
     Emit *E = emit(c, be, c->norm, (Model *)m, path);
     if (!E)
         return false;
-    E = emit_relaid(c, E);
+    for (int round = 0; round < 2 && E->relaid; round++) {
+        Emit *next = emit_relaid(c, E);
+        if (next == E)
+            break;
+        E = next;
+    }
     c->input_hash = input_hash(c, c->norm, be->name);
     Buf out;
     oklc_buf_init(&out, &c->arena);

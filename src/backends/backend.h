@@ -6,6 +6,8 @@
  *   cpu.c       what serial and OpenMP share: OKL's loops as loops
  *   cpu_split.c @inner loops split at the barriers inside them
  *   cpu_shape.c loops shaped for a CPU: guards as bounds, memory order
+ *   cpu_interchange.c  per-thread loops interchanged with the threads
+ *   cpu_fuse.c  a block's nests fused, its @shared staging read in place
  *   serial.c    the serial table
  *   openmp.c    the OpenMP table
  *   gpu.c       what CUDA, HIP and OpenCL share: device kernels, launchers
@@ -214,6 +216,11 @@ OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early);
  * into the second translation as @outer and @inner loops under a guard,
  * for the interchange (true when written). */
 OKLC_INTERNAL bool oklc_cpu_relay_tile(Cpu *C, const Loop *l);
+/* cpu_fuse.c: the @inner nests of a block without barriers, whose
+ * @shared arrays only stage memory the kernel cannot write, written into
+ * the second translation as one nest reading that memory in place (true
+ * when written). */
+OKLC_INTERNAL bool oklc_cpu_fuse(Cpu *C, const Block *b);
 /* cpu.c: the input written again for a second translation (Emit.relaid) */
 OKLC_INTERNAL Edits *oklc_cpu_relaid(Cpu *C);
 /* The innermost loop of a tiled nest run as one loop with the @outer
@@ -230,6 +237,8 @@ OKLC_INTERNAL const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f);
 OKLC_INTERNAL uint32_t oklc_cpu_skip_blanks(const char *t, uint32_t p, uint32_t end);
 /* Is a use of v at offset off (v may be NULL)? */
 OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
+/* Is there an @atomic in r (threads may update the same element)? */
+OKLC_INTERNAL bool oklc_cpu_has_atomic(Cpu *C, Range r);
 /* A return, break, continue or goto in st (or a barrier, if `barriers`)? */
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
 /* Does the code in r write v (or take its address)? */

@@ -749,6 +749,8 @@ static void kernel(Emit *E, Kernel *k, bool omp)
                 oklc_cpu_split(&C, b, t);
         }
     }
+    for (size_t i = 0; i < C.blocks.len && C.ok; i++)
+        oklc_cpu_fuse(&C, C.blocks.data[i]);
     for (size_t i = 0; i < C.blocks.len; i++)
         declare_extents(&C, C.blocks.data[i]);
     unroll_attrs(&C);

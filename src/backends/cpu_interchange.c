@@ -40,7 +40,9 @@
  * values are a local array, `float c[8][16]`, which the compiler keeps in
  * registers while the loop runs, the tile's rows inside each iteration
  * and the innermost threads innermost, under _occa_simd (the prelude's
- * `#pragma omp simd`: the iterations are independent threads). A
+ * `#pragma omp simd`: the iterations are independent threads); loops
+ * that are the loop's whole body, one inside the other (a k-tile loop and
+ * the k loop in it), run outside the tile's threads as well. A
  * per-thread value nothing writes, from an initializer without memory
  * reads (`const int col = bx * 16 + tx`), is declared again in each loop
  * over the threads rather than kept in a slot, so that the compiler sees
@@ -91,7 +93,7 @@
 
 #include "backend.h"
 
-enum { MAX_THREADS = 4096 };
+enum { MAX_THREADS = 4096, MAX_DEPTH = 4 };
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */
@@ -111,6 +113,8 @@ typedef struct Interchange {
     const Var  **again;           /* per-thread values declared again in each loop */
     size_t       nagain;
     int64_t      rows;            /* threads of the next-to-innermost level per tile (0: none) */
+    const Stmt  *inner[MAX_DEPTH];/* tiles: loops that are f's whole body, nested (f's first) */
+    size_t       ninner;
 } Interchange;
 
 static bool is_shared(const Var *v)
@@ -372,19 +376,18 @@ static bool neighbours(Cpu *C, const Interchange *x)
     return uses > 0;
 }
 
-/* A per-thread loop of another form: its header the same for every thread
- * and unchanged by its body, which reaches neighbouring elements. */
-static bool counted(Cpu *C, const Interchange *x)
+/* Is the header of the plain for f the same for every thread and
+ * unchanged by the body of the thread's loop? */
+static bool same_header(Cpu *C, const Interchange *x, const Stmt *f)
 {
-    const Stmt *f = x->f;
-    if (f->kind != ST_FOR || f->loop || !f->nkids || !neighbours(C, x))
+    if (f->kind != ST_FOR || f->loop || !f->nkids)
         return false;
     for (size_t i = 0; i < x->nlevels; i++)
         if (oklc_cpu_per_thread(C, f->head, x->levels[i]))
             return false;
     const Var *k = oklc_cpu_for_var(C, f);
     Range body = f->kids[f->nkids - 1]->range;
-    if (!k || oklc_cpu_written_in(C, k, body))
+    if (!k || oklc_cpu_written_in(C, k, body) || uses_locals(x, f->head))
         return false;
     const Kernel *kn = C->k;
     for (size_t i = 0; i < kn->nlocals + kn->nparams; i++) {
@@ -396,6 +399,34 @@ static bool counted(Cpu *C, const Interchange *x)
     const char *cond = strchr(head, ';'), *step = cond ? strchr(cond + 1, ';') : NULL;
     return step &&
            oklc_cpu_pure(C, oklc_arena_strndup(C->a, cond + 1, (size_t)(step - cond - 1)), false);
+}
+
+/* A per-thread loop of another form: its header the same for every thread
+ * and unchanged by its body, which reaches neighbouring elements. */
+static bool counted(Cpu *C, const Interchange *x)
+{
+    return same_header(C, x, x->f) && neighbours(C, x);
+}
+
+/* Tiles: the loops that are the whole body of f, one inside the other
+ * (`for (kt...) { for (k = 0; k < 16; ++k) ... }`), each with a header of
+ * the same kind: they all run outside the tile's threads, which then
+ * reach neighbouring elements in the innermost. An unroll hint on one is
+ * dropped: written for a thread's body, it would unroll the tile's rows
+ * again (measured: 0.95 of the expert's product with it, 1.0 without). */
+static void inner_loops(Cpu *C, Interchange *x)
+{
+    x->inner[0] = x->f;
+    x->ninner = 1;
+    for (const Stmt *f = x->f; x->ninner < MAX_DEPTH;) {
+        const Stmt *b = f->kids[f->nkids - 1], *g;
+        while (b->kind == ST_COMPOUND && b->nkids == 1)
+            b = b->kids[0];
+        g = b->kind == ST_OTHER && b->nkids == 1 ? b->kids[0] : b;
+        if (!same_header(C, x, g))
+            return;
+        x->inner[x->ninner++] = f = g;
+    }
 }
 
 /* A level of the nest: counting up from 0 by 1 over a known count. */
@@ -545,6 +576,8 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
         if (!counted(C, x))
             return false;
         x->rows = tile_rows(C, x);
+        if (x->rows)
+            inner_loops(C, x);
         return true;
     }
     Range step = x->s.step;
@@ -713,15 +746,6 @@ static void before_loop(Cpu *C, const Interchange *x, Buf *o)
         oklc_buf_printf(o, "%.*s\n", (int)(to - from), before + from);
 }
 
-/* Is there an @atomic in r (threads may update the same element)? */
-static bool has_atomic(Cpu *C, Range r)
-{
-    for (size_t i = 0; i < C->k->natomics; i++)
-        if (oklc_in_range(r, C->k->atomics[i]->stmt.begin))
-            return true;
-    return false;
-}
-
 /* Statement text as a line indented by `ind` (or nothing). */
 static const char *line(Cpu *C, const char *ind, const char *text)
 {
@@ -803,13 +827,17 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     if (*pre || *first)
         tile_threads(C, x, pre, first, false, o, in);
     before_loop(C, x, o);
-    const Stmt *body = x->f->kids[x->f->nkids - 1];
-    const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
-    oklc_buf_printf(o, "%s    for (%s) {\n", ind, oklc_cpu_render(C, x->f->head));
+    const Stmt *body = x->f->kids[x->f->nkids - 1], *last = x->inner[x->ninner - 1];
+    const char *in2 = in;
+    for (size_t i = 0; i < x->ninner; i++) {
+        oklc_buf_printf(o, "%sfor (%s) {\n", in2, oklc_cpu_render(C, x->inner[i]->head));
+        in2 = oklc_arena_printf(C->a, "%s  ", in2);
+    }
     tile_threads(C, x, "", line(C, guarded_ind(C, x, oklc_arena_printf(C->a, "%s    ", in2)),
-                                body_of(C, x->f)),
-                 !has_atomic(C, body->range), o, in2);
-    oklc_buf_printf(o, "%s    }\n", ind);
+                                body_of(C, last)),
+                 !oklc_cpu_has_atomic(C, body->range), o, in2);
+    for (size_t i = x->ninner; i-- > 0;)
+        oklc_buf_printf(o, "%s%*s}\n", in, (int)(2 * i), "");
     if (x->at + 1 < x->body->nkids)
         tile_threads(C, x, "", line(C, gt, kids(C, x, x->at + 1, x->body->nkids)), false, o, in);
     for (size_t i = 0; i <= outer; i++)

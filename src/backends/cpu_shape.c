@@ -631,6 +631,14 @@ bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l)
     return false;
 }
 
+bool oklc_cpu_has_atomic(Cpu *C, Range r)
+{
+    for (size_t i = 0; i < C->k->natomics; i++)
+        if (oklc_in_range(r, C->k->atomics[i]->stmt.begin))
+            return true;
+    return false;
+}
+
 bool oklc_cpu_has_jump(const Stmt *st, bool barriers)
 {
     if (st->kind == ST_RETURN || st->kind == ST_GOTO || st->kind == ST_BREAK ||

@@ -11,7 +11,11 @@
  * order of additions; the generator keeps every kernel free of races and of
  * reads of unwritten memory, so a difference is a wrong result.
  *
- * Usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-v]
+ * With -S every kernel stages x in its @shared arrays instead: one
+ * region copies elements of x into them, the later ones only read them
+ * (the shape whose nests the CPU backends fuse, reading x in place).
+ *
+ * Usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-S] [-v]
  *   SEED: the first file's seed (default 1); FILES: how many files (default
  *   3), KERNELS: descriptions per file (default 12, two kernels each);
  *   DIR: where the files are written and, on a difference, kept (default a
@@ -101,7 +105,10 @@ typedef struct {
     int cond[MAX_REGIONS];    /* > 0: region i runs if N > cond (the same for all threads) */
     bool half[MAX_REGIONS];   /* region i runs on the first half of the threads: a
                                  smaller @inner loop (OKL style), an if (CUDA style) */
+    bool stage[MAX_REGIONS];  /* region i copies x into the @shared arrays (-S) */
 } Desc;
+
+static bool staged;    /* -S: every kernel stages x (region 1), and then only reads it */
 
 /* What the generator knows while it writes a region: which shared arrays
  * hold a value in every slot, which the region writes (own slot only) and
@@ -156,7 +163,12 @@ static bool statement(Gen *g, Text *r)
     Desc *d = g->d;
     const int v = (int)pick(NVARS), w = (int)pick(NVARS), s = (int)pick(NSHARED);
     const int c = 1 + (int)pick(3);
-    switch (pick(20)) {
+    unsigned kind = pick(20);
+    /* staged: the copy is all that writes the @shared arrays, the last
+     * region all that writes out */
+    if (staged && (kind == 4 || kind == 8 || kind == 10 || kind == 17 || kind == 18))
+        return false;
+    switch (kind) {
     case 0: {    /* a strided slice of the block's chunk */
         static const char *ends[] = {"min(N, b * %d + %d)", "(b * %d + %d < N ? b * %d + %d : N)"};
         const int step = d->ts * (int[]){1, 2, 1}[pick(3)] / (int[]){1, 1, 2}[pick(3)];
@@ -360,6 +372,22 @@ static bool tree(Gen *g, Desc *d, int i)
     return true;
 }
 
+/* -S: region `reg` copies elements of x into the @shared arrays (scaled
+ * or shifted), one statement each, nothing else: every slot filled. */
+static void stage(Gen *g, Region *reg)
+{
+    const Desc *d = g->d;
+    for (int s = 0; s < NSHARED; s++) {
+        if (s && chance(30))
+            continue;
+        const int c = 1 + (int)pick(3);
+        put(&reg->text, "s%d[t] = x[(b * %d + t + %d) %% N] %s %d;\n", s, d->chunk,
+            (int)pick(7), chance(50) ? "*" : "+", c);
+        g->filled[s] = true;
+        g->sbound[s] = 9.0 * c + c;
+    }
+}
+
 static void describe(Desc *d)
 {
     static const int sizes[] = {16, 32, 64, 24, 8};
@@ -377,11 +405,26 @@ static void describe(Desc *d)
     d->grid2 = chance(25);
     d->down = chance(20);
     d->nregions = 2 + (int)pick(MAX_REGIONS - 2);
+    if (staged) {    /* a 1D block counting up, one block per @outer iteration */
+        d->tx = 0;
+        d->chunk = d->ts * (1 + d->chunk / d->ts);
+        d->grid2 = d->down = false;
+        d->nregions += d->nregions < 3;
+    }
     if (!d->floats && chance(40)) {    /* a repeat makes bounds grow: unsigned only */
         d->rep_from = 1 + (int)pick((unsigned)d->nregions - 1);
         d->repeat = 2 + (int)pick(3);
     }
     for (int i = 0; i < d->nregions; i++) {
+        if (staged && i == 1) {
+            d->stage[i] = true;
+            stage(&g, &d->r[i]);
+            continue;
+        }
+        if (staged) {
+            region(&g, &d->r[i], false);
+            continue;
+        }
         /* a tree needs a region after it for its sum, and stays out of the repeat */
         if (!g.summed && i + 1 < d->nregions && (!d->repeat || i + 1 < d->rep_from) &&
             chance(30) && tree(&g, d, i))
@@ -506,7 +549,8 @@ static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
         if (d->cond[i])
             put(o, "%*sif (N > %d) {\n", 2 * depth++, "", d->cond[i]);
         open_threads(o, d, depth, d->half[i]);
-        put(o, "%*sconst int gi = b * %d + t;\n", 2 * inside(d, depth), "", d->ts);
+        if (!d->stage[i])    /* a copy does nothing else */
+            put(o, "%*sconst int gi = b * %d + t;\n", 2 * inside(d, depth), "", d->ts);
         if (i == 0)
             put(o, "%*sv0 = 0; v1 = 0; v2 = 0;\n%*sfor (int j = 0; j < %d; ++j) w[j] = 0;\n",
                 2 * inside(d, depth), "", 2 * inside(d, depth), "", NW);
@@ -697,7 +741,7 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-v]\n");
+    fprintf(stderr, "usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-S] [-v]\n");
     return 2;
 }
 
@@ -706,12 +750,13 @@ int main(int argc, char **argv)
     unsigned long long seed = 1;
     int files = 3, per = 12, c;
     const char *dir = NULL;
-    while ((c = getopt(argc, argv, "s:n:k:d:vh")) != -1) {
+    while ((c = getopt(argc, argv, "s:n:k:d:Svh")) != -1) {
         switch (c) {
         case 's': seed = strtoull(optarg, NULL, 10); break;
         case 'n': files = atoi(optarg); break;
         case 'k': per = atoi(optarg); break;
         case 'd': dir = optarg; break;
+        case 'S': staged = true; break;
         case 'v': verbose = true; break;
         default: return usage();
         }

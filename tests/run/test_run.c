@@ -931,6 +931,48 @@ static void test_interchange_tiles(void **state)
     oklc_memory_free(mb);
 }
 
+#define FUSE "../golden/serial/fuse.okl"
+
+/* A block's nests fused, its @shared staging read in place (cpu_fuse.c):
+ * the products in OKL and CUDA style and y = A x, applied; y = A x with a
+ * source the kernel could write and without @restrict, refused */
+static void test_fused(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    static float A[N * N], B[N * N], C[N * N], want[N * N];
+    for (int i = 0; i < N * N; i++)
+        A[i] = small_int(i, 7, 3), B[i] = small_int(i, 5, 1);
+    product(N, A, B, want);
+    oklc_memory *ma = to_device(A, sizeof A), *mb = to_device(B, sizeof B);
+    static const char *const products[] = {"stagedProduct", "barrierProduct"};
+    for (int p = 0; p < 2; p++) {
+        for (int i = 0; i < N * N; i++)
+            C[i] = -1;
+        RUN_ON(FUSE, products[p], C, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb));
+        same_floats(want, C, N * N);
+    }
+    double x[N];
+    float xf[N], y[N], wy[N];
+    for (int i = 0; i < N; i++)
+        x[i] = small_int(i, 9, 4), xf[i] = (float)x[i];
+    for (int r = 0; r < N; r++) {
+        float acc = 0;
+        for (int k = 0; k < N; k++)
+            acc += A[r * N + k] * xf[k];
+        wy[r] = acc;
+    }
+    oklc_memory *mx = to_device(x, sizeof x), *mxf = to_device(xf, sizeof xf);
+    static const char *const rows[] = {"stagedRows", "writableSource", "mayAlias"};
+    for (int p = 0; p < 3; p++) {
+        for (int i = 0; i < N; i++)
+            y[i] = -1;
+        RUN_ON(FUSE, rows[p], y, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(p ? mxf : mx));
+        same_floats(wy, y, N);
+    }
+    oklc_memory_free(ma), oklc_memory_free(mb), oklc_memory_free(mx), oklc_memory_free(mxf);
+}
+
 /* ---- data.okl ------------------------------------------------------------------------ */
 
 static void test_histogram(void **state)
@@ -1591,7 +1633,7 @@ int main(void)
         cmocka_unit_test(test_grid_stride),
         cmocka_unit_test(test_split_parts),
         cmocka_unit_test(test_interchange_applied), cmocka_unit_test(test_interchange_refused),
-        cmocka_unit_test(test_interchange_tiles),
+        cmocka_unit_test(test_interchange_tiles), cmocka_unit_test(test_fused),
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_histogram_slices),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
