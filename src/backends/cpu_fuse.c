@@ -393,12 +393,26 @@ static bool find_stages(Fuse *F, const Stmt *list, size_t from)
     return true;
 }
 
+/* Does an assignment or an increment follow the element ending at p? */
+static bool assigned(Cpu *C, uint32_t p)
+{
+    static const char *const ops[] = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                      "<<=", ">>=", "++", "--"};
+    const char *t = C->E->nz->text;
+    p = oklc_cpu_skip_blanks(t, p, (uint32_t)C->E->nz->len);
+    for (size_t i = 0; i < OKLC_COUNTOF(ops); i++)
+        if (!strncmp(t + p, ops[i], strlen(ops[i])))
+            return true;
+    return t[p] == '=' && t[p + 1] != '=';
+}
+
 /* Is every use of the stage's array after its copy a read of one element
  * in a later statement of the copy's list? */
 static bool reads_after(Fuse *F, const Stage *s)
 {
     Cpu *C = F->C;
-    Range later = {s->list->kids[s->at]->range.end, s->list->kids[s->list->nkids - 1]->range.end};
+    Range later = {s->list->kids[s->at]->range.end,
+                   s->list->kids[s->list->nkids - 1]->range.end};
     size_t copies = 0;
     for (size_t i = 0; i < s->v->nrefs; i++) {
         Range u = s->v->refs[i], sub[MAX_LEVELS];
@@ -413,9 +427,7 @@ static bool reads_after(Fuse *F, const Stage *s)
             subscripts(C, u.end, sub, MAX_LEVELS, &end) != s->ndims ||
             oklc_cpu_written_in(C, s->v, u))
             return false;
-        const char *t = C->E->nz->text;
-        uint32_t a = oklc_cpu_skip_blanks(t, end, (uint32_t)C->E->nz->len);
-        if ((t[a] == '=' && t[a + 1] != '=') || (strchr("+-*/%&|^<>", t[a]) && t[a + 1] == '='))
+        if (assigned(C, end))
             return false;
         for (size_t j = 0; j < F->nstages; j++)
             for (size_t d = 0; d < s->ndims; d++)
