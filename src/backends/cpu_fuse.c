@@ -42,11 +42,12 @@
  *  - every nest has the same levels (iterators, bounds, axes) and is
  *    perfect; a loop's header is the same for every thread and nothing in
  *    its body writes what it reads;
- *  - each @shared array is a constant array the block fills once, in a
- *    nest that does nothing else (`s[j][i] = value;` with the nest's
- *    iterators as its subscripts, over exactly its extents: every element
- *    written), and reads in nests after that one in the same statements
- *    only; the value reads only arguments the kernel cannot write (const
+ *  - each @shared array is a constant array the block fills once, by a
+ *    statement of a nest's body (`s[j][i] = value;`, not under a
+ *    condition, the nest's iterators as its subscripts, over exactly its
+ *    extents: every element written; the copy goes, the nest's other
+ *    statements stay), and reads in nests after that one in the same
+ *    statements only; the value reads only arguments the kernel cannot write (const
  *    elements, not aliasing a written argument: one of them @restrict),
  *    the outer loops' and enclosing loops' iterators, values nothing
  *    writes and the copy's threads;
@@ -364,33 +365,28 @@ static bool copy_of(Fuse *F, const Stmt *st, const Loop *const *lv, Stage *s)
     return false;
 }
 
-/* The nests of `list` (and of loops in it) that are copies only: their
- * stages. False when a copy is found that cannot be one. */
-static bool find_stages(Fuse *F, const Stmt *list, size_t from)
+/* The copies in the nests of `list` (and of loops in it): statements of
+ * a nest's body that fill a @shared array of the block. */
+static void find_stages(Fuse *F, const Stmt *list, size_t from)
 {
     for (size_t i = from; i < list->nkids; i++) {
         const Stmt *st = list->kids[i];
         if (!st->loop) {
-            if (!find_stages(F, st->kids[st->nkids - 1], 0))
-                return false;
+            find_stages(F, st->kids[st->nkids - 1], 0);
             continue;
         }
         const Loop *lv[MAX_LEVELS];
         size_t n;
         const Stmt *body = nest_body(st, lv, &n);
-        size_t copies = 0;
-        for (size_t j = 0; j < body->nkids && F->nstages + copies < MAX_STAGES; j++) {
-            Stage *s = &F->stages[F->nstages + copies];
-            if (!copy_of(F, body->kids[j], lv, s))
-                break;
-            s->list = list;
-            s->at = i;
-            copies++;
+        for (size_t j = 0; j < body->nkids && F->nstages < MAX_STAGES; j++) {
+            Stage *s = &F->stages[F->nstages];
+            if (copy_of(F, body->kids[j], lv, s)) {
+                s->list = list;
+                s->at = i;
+                F->nstages++;
+            }
         }
-        if (copies == body->nkids)
-            F->nstages += copies;
     }
-    return true;
 }
 
 /* Does an assignment or an increment follow the element ending at p? */
@@ -527,12 +523,13 @@ static bool independent(Fuse *F)
     return true;
 }
 
-static bool is_copy(const Fuse *F, const Stmt *list, size_t at)
+/* Is the body of nest `at` of `list` copies only (nothing left of it)? */
+static bool copies_only(const Fuse *F, const Stmt *list, size_t at, const Stmt *body)
 {
+    size_t n = 0;
     for (size_t i = 0; i < F->nstages; i++)
-        if (F->stages[i].list == list && F->stages[i].at == at)
-            return true;
-    return false;
+        n += F->stages[i].list == list && F->stages[i].at == at;
+    return n == body->nkids;
 }
 
 /* Statements [from, n) of `list` as the fused nest's body: each nest's
@@ -549,11 +546,11 @@ static void fused(Fuse *F, Edits *ed, const Stmt *list, size_t from, const char 
             oklc_buf_printf(b, "%s}\n", ind);
             continue;
         }
-        if (is_copy(F, list, i))
-            continue;
         const Loop *lv[MAX_LEVELS];
         size_t n;
         const Stmt *body = nest_body(st, lv, &n);
+        if (copies_only(F, list, i, body))
+            continue;
         oklc_buf_printf(b, "%s%s\n", ind, oklc_edits_text(ed, body->range.begin, body->range.end));
     }
 }
@@ -569,6 +566,9 @@ static void write_fused(Fuse *F)
             if (s->v->refs[r].begin != s->v->name_off &&
                 s->v->refs[r].begin != s->copy->range.begin)
                 forward(F, s, s->v->refs[r], ed);
+        const char *t = C->E->nz->text;    /* the copy goes (its ';' too) */
+        uint32_t end = oklc_cpu_skip_blanks(t, s->copy->range.end, (uint32_t)C->E->nz->len);
+        oklc_edit_delete(ed, s->copy->range.begin, t[end] == ';' ? end + 1 : s->copy->range.end);
     }
     const Stmt *first = F->list->kids[F->from];
     uint32_t begin = first->loop ? oklc_emit_spec_of(E, F->levels[0]->attr)->off
@@ -659,7 +659,10 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
     F->list = list;
     F->from = from;
     F->run = range_of(list, from);
-    if (!items(F, list, from) || F->nests < 2 || !find_stages(F, list, from) || !F->nstages)
+    if (!items(F, list, from) || F->nests < 2)
+        return false;
+    find_stages(F, list, from);
+    if (!F->nstages)
         return false;
     for (size_t d = 0; d < F->ndecls; d++)
         for (size_t j = 0; j < F->decls[d]->ndecls; j++) {

@@ -105,7 +105,8 @@ typedef struct {
     int cond[MAX_REGIONS];    /* > 0: region i runs if N > cond (the same for all threads) */
     bool half[MAX_REGIONS];   /* region i runs on the first half of the threads: a
                                  smaller @inner loop (OKL style), an if (CUDA style) */
-    bool stage[MAX_REGIONS];  /* region i copies x into the @shared arrays (-S) */
+    int stage[MAX_REGIONS];   /* -S: region i copies x into the @shared arrays (1), and
+                                 has other statements too (2) */
 } Desc;
 
 static bool staged;    /* -S: every kernel stages x (region 1), and then only reads it */
@@ -373,19 +374,29 @@ static bool tree(Gen *g, Desc *d, int i)
 }
 
 /* -S: region `reg` copies elements of x into the @shared arrays (scaled
- * or shifted), one statement each, nothing else: every slot filled. */
-static void stage(Gen *g, Region *reg)
+ * or shifted), one statement each, every slot filled; half the time a
+ * statement of another kind follows (not reading them: no barrier yet).
+ * Returns 2 when it did, else 1. */
+static int stage(Gen *g, Region *reg)
 {
     const Desc *d = g->d;
+    memset(g->writes, 0, sizeof g->writes);
+    memset(g->reads, 0, sizeof g->reads);
     for (int s = 0; s < NSHARED; s++) {
         if (s && chance(30))
             continue;
         const int c = 1 + (int)pick(3);
         put(&reg->text, "s%d[t] = x[(b * %d + t + %d) %% N] %s %d;\n", s, d->chunk,
             (int)pick(7), chance(50) ? "*" : "+", c);
-        g->filled[s] = true;
+        g->writes[s] = true;
         g->sbound[s] = 9.0 * c + c;
     }
+    bool more = chance(50);
+    for (int tries = 0; more && tries < 100 && !statement(g, &reg->text); tries++)
+        ;
+    for (int s = 0; s < NSHARED; s++)
+        g->filled[s] |= g->writes[s];
+    return more ? 2 : 1;
 }
 
 static void describe(Desc *d)
@@ -417,8 +428,7 @@ static void describe(Desc *d)
     }
     for (int i = 0; i < d->nregions; i++) {
         if (staged && i == 1) {
-            d->stage[i] = true;
-            stage(&g, &d->r[i]);
+            d->stage[i] = stage(&g, &d->r[i]);
             continue;
         }
         if (staged) {
@@ -549,7 +559,7 @@ static void okl_style(Text *o, const Desc *d, const char *name, bool levels)
         if (d->cond[i])
             put(o, "%*sif (N > %d) {\n", 2 * depth++, "", d->cond[i]);
         open_threads(o, d, depth, d->half[i]);
-        if (!d->stage[i])    /* a copy does nothing else */
+        if (d->stage[i] != 1)    /* copies only: nothing else in the loop */
             put(o, "%*sconst int gi = b * %d + t;\n", 2 * inside(d, depth), "", d->ts);
         if (i == 0)
             put(o, "%*sv0 = 0; v1 = 0; v2 = 0;\n%*sfor (int j = 0; j < %d; ++j) w[j] = 0;\n",

@@ -934,8 +934,9 @@ static void test_interchange_tiles(void **state)
 #define FUSE "../golden/serial/fuse.okl"
 
 /* A block's nests fused, its @shared staging read in place (cpu_fuse.c):
- * the products in OKL and CUDA style and y = A x, applied; y = A x with a
- * source the kernel could write and without @restrict, refused */
+ * the products in OKL and CUDA style and y = A x (also with the copy
+ * beside another statement), applied; y = A x with a source the kernel
+ * could write and without @restrict, refused */
 static void test_fused(void **state)
 {
     (void)state;
@@ -963,8 +964,9 @@ static void test_fused(void **state)
         wy[r] = acc;
     }
     oklc_memory *mx = to_device(x, sizeof x), *mxf = to_device(xf, sizeof xf);
-    static const char *const rows[] = {"stagedRows", "writableSource", "mayAlias"};
-    for (int p = 0; p < 3; p++) {
+    static const char *const rows[] = {"stagedRows", "writableSource", "mayAlias",
+                                       "stagedBeside"};
+    for (int p = 0; p < 4; p++) {
         for (int i = 0; i < N; i++)
             y[i] = -1;
         RUN_ON(FUSE, rows[p], y, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(p ? mxf : mx));
