@@ -469,19 +469,37 @@ static oklc_status check_entry(int dir, const char *entry, char *text)
     return st;
 }
 
+/* Does the name no longer hold the folder open as `dir` (another process
+ * swapped its build in, or moved the entry aside)? */
+static bool swapped(int dir, const char *entry)
+{
+    struct stat a, b;
+    return fstat(dir, &a) == 0 &&
+           (stat(entry, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev);
+}
+
+/* Damage counts only where the name still holds the folder that was read:
+ * a process that swaps a fresh build in (replace()) removes the old folder,
+ * possibly while this one reads it; then the entry is read again. */
 oklc_status oklc_rt_cache_verify(const char *entry, bool *found)
 {
-    int dir = open(entry, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    *found = dir >= 0 || errno != ENOENT;
-    if (dir < 0)
-        return oklc_rt_fail(OKLC_ERR_LOAD, "the cache entry '%s': %s", entry, strerror(errno));
-    char *text = oklc_malloc(MANIFEST_CAP + 1);
-    oklc_status st = text ? check_entry(dir, entry, text) : oklc_rt_oom();
-    if (st == OKLC_ERR_LOAD)
-        st = oklc_rt_fail(st, "the cache entry '%s' is damaged: %s", entry, oklc_last_error());
-    close(dir);
-    oklc_free(text);
-    return st;
+    for (int tries = 0;; tries++) {
+        int dir = open(entry, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        *found = dir >= 0 || errno != ENOENT;
+        if (dir < 0)
+            return oklc_rt_fail(OKLC_ERR_LOAD, "the cache entry '%s': %s", entry,
+                                strerror(errno));
+        char *text = oklc_malloc(MANIFEST_CAP + 1);
+        oklc_status st = text ? check_entry(dir, entry, text) : oklc_rt_oom();
+        bool again = st == OKLC_ERR_LOAD && tries < 8 && swapped(dir, entry);
+        if (st == OKLC_ERR_LOAD)
+            st = oklc_rt_fail(st, "the cache entry '%s' is damaged: %s", entry,
+                              oklc_last_error());
+        close(dir);
+        oklc_free(text);
+        if (!again)
+            return st;
+    }
 }
 
 bool oklc_rt_cache_sealed(const char *entry)
