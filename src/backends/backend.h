@@ -221,6 +221,8 @@ OKLC_INTERNAL bool oklc_cpu_relay_tile(Cpu *C, const Loop *l);
  * the second translation as one nest reading that memory in place (true
  * when written). */
 OKLC_INTERNAL bool oklc_cpu_fuse(Cpu *C, const Block *b);
+/* cpu.c: an @inner level opened as OKL again, its header from ed */
+OKLC_INTERNAL const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l);
 /* cpu.c: the input written again for a second translation (Emit.relaid) */
 OKLC_INTERNAL Edits *oklc_cpu_relaid(Cpu *C);
 /* The innermost loop of a tiled nest run as one loop with the @outer
@@ -241,6 +243,8 @@ OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
 OKLC_INTERNAL bool oklc_cpu_has_atomic(Cpu *C, Range r);
 /* A return, break, continue or goto in st (or a barrier, if `barriers`)? */
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
+/* Does an assignment or an increment (=, +=, ++, ...) follow at p? */
+OKLC_INTERNAL bool oklc_cpu_assigned_at(Cpu *C, uint32_t p);
 /* Does the code in r write v (or take its address)? */
 OKLC_INTERNAL bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r);
 /* Is the expression free of side effects and calls, but of pure library

@@ -48,6 +48,15 @@ void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...)
     C->ok = false;
 }
 
+/* An @inner level opened as OKL again (for the next translation): its
+ * attribute and header as written (from ed), "[[okl::inner(1)]] for (...) {". */
+const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l)
+{
+    const char *head = oklc_edits_text(ed, l->header.begin, l->header.end);
+    return l->axis_given ? oklc_arena_printf(C->a, "[[okl::inner(%d)]] for %s {", l->axis, head)
+                         : oklc_arena_printf(C->a, "[[okl::inner]] for %s {", head);
+}
+
 /* The input written again for a second translation (E->relaid), made at
  * the first use. */
 Edits *oklc_cpu_relaid(Cpu *C)

@@ -389,19 +389,6 @@ static void find_stages(Fuse *F, const Stmt *list, size_t from)
     }
 }
 
-/* Does an assignment or an increment follow the element ending at p? */
-static bool assigned(Cpu *C, uint32_t p)
-{
-    static const char *const ops[] = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                      "<<=", ">>=", "++", "--"};
-    const char *t = C->E->nz->text;
-    p = oklc_cpu_skip_blanks(t, p, (uint32_t)C->E->nz->len);
-    for (size_t i = 0; i < OKLC_COUNTOF(ops); i++)
-        if (!strncmp(t + p, ops[i], strlen(ops[i])))
-            return true;
-    return t[p] == '=' && t[p + 1] != '=';
-}
-
 /* Is every use of the stage's array after its copy a read of one element
  * in a later statement of the copy's list? */
 static bool reads_after(Fuse *F, const Stage *s)
@@ -423,7 +410,7 @@ static bool reads_after(Fuse *F, const Stage *s)
             subscripts(C, u.end, sub, MAX_LEVELS, &end) != s->ndims ||
             oklc_cpu_written_in(C, s->v, u))
             return false;
-        if (assigned(C, end))
+        if (oklc_cpu_assigned_at(C, end))
             return false;
         for (size_t j = 0; j < F->nstages; j++)
             for (size_t d = 0; d < s->ndims; d++)
@@ -578,12 +565,7 @@ static void write_fused(Fuse *F)
     oklc_buf_init(&b, C->a);
     oklc_buf_puts(&b, "/* the block's nests fused: its @shared copies read in place */\n");
     for (size_t i = 0; i < F->nlevels; i++) {
-        const Loop *l = F->levels[i];
-        const char *head = oklc_edits_text(ed, l->header.begin, l->header.end);
-        if (l->axis_given)
-            oklc_buf_printf(&b, "%s[[okl::inner(%d)]] for %s {\n", in, l->axis, head);
-        else
-            oklc_buf_printf(&b, "%s[[okl::inner]] for %s {\n", in, head);
+        oklc_buf_printf(&b, "%s%s\n", in, oklc_cpu_okl_level(C, ed, F->levels[i]));
         in = oklc_arena_printf(C->a, "%s  ", in);
     }
     for (size_t d = 0; d < F->ndecls; d++) {

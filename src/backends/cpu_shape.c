@@ -96,22 +96,28 @@ static bool unary(const char *t, uint32_t from, uint32_t p)
     return p == from || strchr("(+-*/%<>&|^!~,=?:[{;", t[p - 1]);
 }
 
+bool oklc_cpu_assigned_at(Cpu *C, uint32_t p)
+{
+    static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
+                                         "&=", "|=", "^=", "<<=", ">>="};
+    const char *t = C->E->nz->text;
+    p = oklc_cpu_skip_blanks(t, p, (uint32_t)C->E->nz->len);
+    for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
+        if (!strncmp(t + p, writes[w], strlen(writes[w])))
+            return true;
+    return t[p] == '=' && t[p + 1] != '=';
+}
+
 /* Does the loop write v (or take its address) anywhere in range r? */
 bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r)
 {
     const char *t = C->E->nz->text;
-    static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
-                                         "&=", "|=", "^=", "<<=", ">>="};
     for (size_t i = 0; i < v->nrefs; i++) {
         Range ref = v->refs[i];
         if (!oklc_in_range(r, ref.begin))
             continue;
-        uint32_t a = oklc_cpu_skip_blanks(t, ref.end, (uint32_t)C->E->nz->len);
-        if (t[a] == '=' && t[a + 1] != '=')
+        if (oklc_cpu_assigned_at(C, ref.end))
             return true;
-        for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
-            if (!strncmp(t + a, writes[w], strlen(writes[w])))
-                return true;
         uint32_t b = ref.begin;
         while (b > 0 && isspace((unsigned char)t[b - 1]))
             b--;

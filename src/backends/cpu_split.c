@@ -349,10 +349,7 @@ static void open_level(const Out *o, const Loop *l, Buf *b)
         oklc_cpu_open_level(o->C, l, b);
         return;
     }
-    if (l->axis_given)
-        oklc_buf_printf(b, "[[okl::inner(%d)]] for %s {", l->axis, text_of(o, l->header));
-    else
-        oklc_buf_printf(b, "[[okl::inner]] for %s {", text_of(o, l->header));
+    oklc_buf_puts(b, oklc_cpu_okl_level(o->C, o->ed, l));
 }
 
 static void emit_plan(const Out *o, const PlanList *list, const char *ind, Buf *b);
