@@ -12,6 +12,7 @@ packages=(
   libclang-dev      # Clang's C API: parses the normalized C++ of a kernel
   libcmocka-dev     # unit tests
   libxxhash-dev     # XXH3-128: the keys of the runtime's kernel cache
+  libexpected-dev   # tl::expected: the oklt interface OCCA calls (include/oklt/)
   clang             # tests: normalized kernels must pass clang++ -fsyntax-only
   clangd-14         # tests: compile-commands entries must give clangd no errors
   groff-base        # tests: the man page (docs/oklc.1) renders without warnings

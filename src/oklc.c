@@ -42,6 +42,7 @@ void oklc_ctx_free(oklc_ctx *c)
     if (!c)
         return;
     cJSON_free(c->metadata);
+    cJSON_free(c->launcher_metadata);
     oklc_plugins_unload(c);
     oklc_arena_free(&c->arena);
     oklc_free(c);
@@ -104,6 +105,23 @@ void oklc_set_backend(oklc_ctx *c, oklc_backend b)
 {
     c->backend = b;
     c->backend_name = NULL;
+}
+
+void oklc_set_convention(oklc_ctx *c, oklc_convention conv)
+{
+    c->convention = conv;
+}
+
+void oklc_add_header(oklc_ctx *c, const char *name, const char *text, size_t len)
+{
+    if (c->oom || !name)
+        return;
+    GUARDED(c, , {
+        MemFile f = {oklc_arena_strdup(&c->arena, name),
+                     oklc_arena_strndup(&c->arena, text ? text : "", text ? len : 0),
+                     text ? len : 0};
+        vec_push(&c->arena, &c->mem_files, f);
+    });
 }
 
 bool oklc_set_backend_name(oklc_ctx *c, const char *name)
@@ -501,7 +519,10 @@ static bool translate(oklc_ctx *c, const Model *m, const char *path)
     oklc_buf_puts(&out, "\n/* ---- the kernels ---- */\n");
     oklc_edits_render(&E->ed, 0, (uint32_t)E->nz->len, &out);
     oklc_buf_puts(&out, E->tail.data ? E->tail.data : "");
-    oklc_metadata_json(c, E->kernels.data, E->kernels.len, c->input_hash);
+    if (c->convention == OKLC_CONVENTION_OCCA)
+        oklc_occa_metadata(c, E->kernels.data, E->kernels.len, c->input_hash, E->launcher != NULL);
+    else
+        oklc_metadata_json(c, E->kernels.data, E->kernels.len, c->input_hash);
     c->launcher = (char *)E->launcher;
     const char *text = out.data;
     size_t len = out.len;
@@ -554,17 +575,26 @@ const char *oklc_launcher(oklc_ctx *c, size_t *len)
     return c->launcher;
 }
 
-/* Files with a name of their own on disk: not the built-in buffers, the
- * "<stdin>"-like names, nor the preludes Clang sees at /oklc-prelude/. */
-static bool read_from_disk(const SrcFile *f)
+const char *oklc_launcher_metadata(oklc_ctx *c, size_t *len)
 {
-    return !f->is_builtin && f->path[0] != '<' && strncmp(f->path, "/oklc-prelude/", 14);
+    if (len)
+        *len = c->launcher_metadata ? strlen(c->launcher_metadata) : 0;
+    return c->launcher_metadata;
+}
+
+/* Files with a name of their own on disk: not the built-in buffers, the
+ * "<stdin>"-like names, the preludes Clang sees at /oklc-prelude/, nor the
+ * files the host keeps in memory. */
+static bool read_from_disk(oklc_ctx *c, const SrcFile *f)
+{
+    return !f->is_builtin && f->path[0] != '<' && strncmp(f->path, "/oklc-prelude/", 14) &&
+           !oklc_mem_file(c, f->path);
 }
 
 const char *oklc_input_file(oklc_ctx *c, size_t i)
 {
     for (size_t k = 0; k < c->files.len; k++)
-        if (read_from_disk(c->files.data[k]) && i-- == 0)
+        if (read_from_disk(c, c->files.data[k]) && i-- == 0)
             return c->files.data[k]->path;
     return NULL;
 }

@@ -50,6 +50,12 @@ static const char usage_text[] =
     "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
     "  --launcher FILE      (transpile: cuda, hip, opencl, dpcpp, metal) write the host\n"
     "                       launcher to FILE\n"
+    "  --convention=WHOSE   (transpile) whose runtime calls the output: oklc (default) or\n"
+    "                       occa (OCCA's argument passing, launchers and metadata schema;\n"
+    "                       docs/occa.md)\n"
+    "  --launcher-metadata FILE\n"
+    "                       (transpile --convention=occa, GPU backends) write the\n"
+    "                       launcher's metadata (JSON) to FILE\n"
     "  --depfile FILE       write to FILE a Make rule: the output (-o, needed) depends on\n"
     "                       the kernel, every file it includes, and the --include,\n"
     "                       --intrinsics and --plugin files (for build systems)\n"
@@ -77,6 +83,8 @@ typedef struct Options {
     const char *output;
     const char *metadata;
     const char *launcher;
+    const char *launcher_metadata;
+    bool occa;                     /* --convention=occa */
     const char *depfile;
     bool backend_given;
     const char *backend;
@@ -177,6 +185,17 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             if (!(v = cli_option_value(argc, argv, &i, "--launcher")) || !*v)
                 return usage_error("option '%s' needs a file name", "--launcher");
             o->launcher = v;
+        } else if (cli_is_option(a, "--launcher-metadata")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--launcher-metadata")) || !*v)
+                return usage_error("option '%s' needs a file name", "--launcher-metadata");
+            o->launcher_metadata = v;
+        } else if (cli_is_option(a, "--convention")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--convention")))
+                return usage_error("option '%s' needs oklc or occa", "--convention");
+            if (strcmp(v, "oklc") && strcmp(v, "occa"))
+                return usage_error("unknown convention '%s' (oklc, occa)", v);
+            o->occa = !strcmp(v, "occa");
+            oklc_set_convention(c, o->occa ? OKLC_CONVENTION_OCCA : OKLC_CONVENTION_OKLC);
         } else if (cli_is_option(a, "--depfile")) {
             if (!(v = cli_option_value(argc, argv, &i, "--depfile")) || !*v)
                 return usage_error("option '%s' needs a file name", "--depfile");
@@ -232,12 +251,17 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         return usage_error("%s", "--metadata only applies to transpile");
     if (o->launcher && strcmp(o->command, "transpile"))
         return usage_error("%s", "--launcher only applies to transpile");
+    if (o->launcher_metadata && !o->occa)
+        return usage_error("%s", "--launcher-metadata needs --convention=occa: oklc's own "
+                                 "launchers have none");
+    if (o->occa && strcmp(o->command, "transpile"))
+        return usage_error("%s", "--convention only applies to transpile");
     if (o->depfile && !o->output)
         return usage_error("%s", "--depfile needs -o FILE: the rule it writes is for that file");
     if (!strcmp(o->command, "transpile") && !o->backend_given)
         return usage_error("%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
                                  "opencl");
-    if (o->launcher && o->backend_given &&
+    if ((o->launcher || o->launcher_metadata) && o->backend_given &&
         (o->backend_id == OKLC_BACKEND_SERIAL || o->backend_id == OKLC_BACKEND_OPENMP))
         return usage_error("--launcher applies to the GPU backends (cuda, hip, opencl): the %s "
                            "backend's kernels run on the host", o->backend);
@@ -484,6 +508,14 @@ int main(int argc, char **argv)
                                 "on the host\n", o.backend);
             ok = launcher && cli_write_output(o.launcher, launcher, llen);
         }
+        if (ok && o.launcher_metadata) {
+            size_t llen;
+            const char *meta = oklc_launcher_metadata(c, &llen);
+            if (!meta)
+                fprintf(stderr, "oklc: error: the %s backend has no launcher: its kernels run "
+                                "on the host\n", o.backend);
+            ok = meta && cli_write_output(o.launcher_metadata, meta, llen);
+        }
         if (ok && o.depfile)
             ok = write_depfile(c, &o);
         if (!ok && o.output)
@@ -492,6 +524,8 @@ int main(int argc, char **argv)
             unlink(o.metadata);
         if (!ok && o.launcher)
             unlink(o.launcher);
+        if (!ok && o.launcher_metadata)
+            unlink(o.launcher_metadata);
     }
     free(o.plugins);
     free(o.intrinsics);

@@ -103,6 +103,21 @@ void oklc_add_clang_arg(oklc_ctx *c, const char *arg);
  * Without one (the default), every parse reads the prelude. */
 void oklc_set_pch_dir(oklc_ctx *c, const char *dir);
 
+/* Whose runtime calls what oklc_transpile writes: oklc's (the default;
+ * docs/metadata.md, docs/launchers.md) or OCCA's (docs/occa.md): CPU
+ * kernels callable with OCCA's argument passing, launchers that OCCA calls
+ * with its device kernels, and metadata in OCCA's schema. */
+typedef enum oklc_convention {
+    OKLC_CONVENTION_OKLC,
+    OKLC_CONVENTION_OCCA
+} oklc_convention;
+void oklc_set_convention(oklc_ctx *c, oklc_convention conv);
+
+/* A file kept in memory (copied): #include "name" or <name>, of exactly
+ * this name, reads it instead of looking on disk. For hosts that hold
+ * their headers as strings. */
+void oklc_add_header(oklc_ctx *c, const char *name, const char *text, size_t len);
+
 /* Backend names are case-insensitive: "OpenMP" and "openmp" are the same. */
 bool oklc_backend_from_name(const char *name, oklc_backend *out);
 const char *oklc_backend_name(oklc_backend b);
@@ -165,6 +180,9 @@ bool oklc_load_intrinsics(oklc_ctx *c, const char *path);
 
 /* NULL for backends without a launcher (serial, OpenMP). */
 const char *oklc_launcher(oklc_ctx *c, size_t *len);
+/* The launcher's own metadata, in OCCA's convention only (NULL otherwise):
+ * the kernels as the launcher takes them, OCCA's device kernels first. */
+const char *oklc_launcher_metadata(oklc_ctx *c, size_t *len);
 /* A hash (hex) of everything the preprocessor produced: the source with its
  * "..." includes, after -D/-U/--include and the backend's macros. */
 const char *oklc_input_hash(oklc_ctx *c);
@@ -182,6 +200,10 @@ size_t oklc_diag_count(oklc_ctx *c);
 bool oklc_diag_get(oklc_ctx *c, size_t i, oklc_diag_info *out);
 int oklc_error_count(oklc_ctx *c);
 void oklc_diag_print(oklc_ctx *c, FILE *out, oklc_diag_format fmt);
+/* Diagnostic i, numbered as oklc_diag_get numbers them, as OKLC_DIAG_TEXT
+ * prints it: "file:line:col: level: message", the source line and a caret,
+ * each line ending in '\n'. The context owns the text; NULL past the last. */
+const char *oklc_diag_text(oklc_ctx *c, size_t i);
 
 /* Test hook: every allocation of the library calls `fn` instead of realloc
  * (fn(NULL, n) allocates, fn(p, 0) frees). NULL restores the default. */

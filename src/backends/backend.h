@@ -338,8 +338,10 @@ OKLC_INTERNAL void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...) OK
 /* "this @atomic is not one the <backend> backend can write: use ..." */
 OKLC_INTERNAL void oklc_gpu_atomic_form_error(Gpu *G, const Atomic *at);
 /* A kernel's parameters with their types (of instance ko, or as written
- * when ko is NULL), or their names only: "float *a, const int n", "a, n". */
-OKLC_INTERNAL const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, bool types);
+ * when ko is NULL), or their names only: "float *a, const int n", "a, n";
+ * GPU_PARAM_BY_REF takes every value by reference: "float *a, const int &n". */
+typedef enum GpuParams { GPU_PARAM_NAMES, GPU_PARAM_TYPED, GPU_PARAM_BY_REF } GpuParams;
+OKLC_INTERNAL const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, GpuParams form);
 /* An instance's template arguments: "<float, 8>". */
 OKLC_INTERNAL const char *oklc_gpu_targs(Gpu *G, const KernelOut *ko);
 OKLC_INTERNAL const char *oklc_cuda_atomic(Gpu *G, const Atomic *at);

@@ -822,5 +822,7 @@ bool oklc_cpu_translate(Emit *E)
         return false;
     oklc_buf_puts(&E->tail, "\n/* Entry points: args[i] points to argument i. */\n");
     entries(E);
+    if (E->c->convention == OKLC_CONVENTION_OCCA)
+        oklc_buf_puts(&E->tail, oklc_occa_cpu_entries(E->c, E->kernels.data, E->kernels.len));
     return true;
 }

@@ -1,9 +1,10 @@
 /*
  * cpu_prelude.hpp - what every file of the serial and OpenMP backends starts
- * with: oklc pastes this text at the top of the C++17 it generates, before
+ * with: oklc pastes this text at the top of the C++ it generates, before
  * the kernels, and the runtime compiles the result alone with g++ or clang++
  * (-std=c++17 -O3 -fPIC -shared, and -fopenmp for OpenMP); no OCCA or oklc
- * header is there to include. The DPC++ backend's output has it too, after
+ * header is there to include. It is C++11 itself: OCCA's serial and OpenMP
+ * modes compile with -std=c++11 (docs/occa.md). The DPC++ backend's output has it too, after
  * <sycl/sycl.hpp> (dpcpp_prelude.hpp follows): SYCL compiles what a kernel
  * calls for the device, so nothing here may need the host (no exceptions,
  * no writable statics, no variadic calls but printf's declaration).
@@ -417,17 +418,26 @@ _occa_SHFL(okl_shfl_down_sync, unsigned int) _occa_SHFL(okl_shfl_xor_sync, int)
  * a template argument, and then finds no K of that type). */
 namespace okl {
 namespace detail {
-template <class _occa_T> using arg = std::remove_cv_t<std::remove_reference_t<_occa_T>>;
+/* C++11 (OCCA compiles kernels with -std=c++11): index sequences of our own. */
+template <class _occa_T> struct arg {
+  typedef typename std::remove_cv<typename std::remove_reference<_occa_T>::type>::type type;
+};
+template <size_t... _occa_I> struct indices {};
+template <size_t _occa_N, size_t... _occa_I>
+struct make_indices : make_indices<_occa_N - 1, _occa_N - 1, _occa_I...> {};
+template <size_t... _occa_I> struct make_indices<0, _occa_I...> {
+  typedef indices<_occa_I...> type;
+};
 template <class... _occa_P, size_t... _occa_I>
-inline void call(void (*f)(_occa_P...), void *const *args, std::index_sequence<_occa_I...>) {
+inline void call(void (*f)(_occa_P...), void *const *args, indices<_occa_I...>) {
   (void)args;
-  f(*static_cast<arg<_occa_P> *>(args[_occa_I])...);
+  f(*static_cast<typename arg<_occa_P>::type *>(args[_occa_I])...);
 }
 } // namespace detail
 } // namespace okl
 
 template <class... _occa_P> inline void _occa_call(void (*f)(_occa_P...), void *const *args) {
-  okl::detail::call(f, args, std::index_sequence_for<_occa_P...>());
+  okl::detail::call(f, args, typename okl::detail::make_indices<sizeof...(_occa_P)>::type());
 }
 
 #pragma GCC visibility pop

@@ -6,10 +6,14 @@
  *                  the nest, for one work-item (gpu.c's mapping: blocks are
  *                  work-groups, threads work-items; OKL axis n is SYCL
  *                  dimension 2 - n, SYCL's last dimension being the fastest)
- *   extern "C" void _occa_K_0(sycl::queue *queue_, sycl::nd_range<3> *range_,
- *                             params)
+ *   static void _occa_K_0_body(sycl::queue *queue_, sycl::nd_range<3> *range_,
+ *                              params)
  *                  submits a parallel_for over the nd-range whose kernel
- *                  calls _occa_K_0_item (as legacy OCCA's host functions do)
+ *                  calls _occa_K_0_item
+ *   extern "C" void _occa_K_0(queue, range, params by reference)
+ *                  calls _occa_K_0_body: the host function OCCA's DPC++
+ *                  mode calls (as legacy OCCA's), with each argument's
+ *                  address
  *   extern "C" const char *_occa_K_0_run(queue, grid, block, args)
  *                  the runtime's entry: the nd-range from the launcher's
  *                  grid and block, the arguments from args[i]; an exception
@@ -134,11 +138,26 @@ static void run_entry(const char *fn, Buf *b)
                     fn, fn);
 }
 
+/* The entry OCCA and the runtime call, extern "C" void NAME(queue, range,
+ * params...): every value by reference, since both pass arguments by their
+ * addresses (OCCA's sys::runFunction, the runtime's _occa_sycl_run); it
+ * calls the kernel's body, which takes them as written. */
+static void entry(Gpu *G, const DeviceKernel *d, const KernelOut *ko, const char *names, Buf *b)
+{
+    const char *typed = oklc_gpu_params(G, ko, GPU_PARAM_BY_REF);
+    const char *fn = oklc_arena_printf(G->a, "%s%s", d->name, ko ? ko->suffix : "");
+    oklc_buf_printf(b, "extern \"C\" void %s(sycl::queue *queue_, sycl::nd_range<3> *range_%s%s)"
+                       "\n{\n  %s_body%s(queue_, range_%s%s);\n}\n",
+                    fn, comma(typed), typed, d->name, ko ? oklc_gpu_targs(G, ko) : "",
+                    comma(names), names);
+    run_entry(fn, b);
+}
+
 static const char *device_kernel(Gpu *G, const DeviceKernel *d)
 {
     const Kernel *k = G->k;
     const char *params = param_list(G, d->params);
-    const char *names = oklc_gpu_params(G, NULL, false);
+    const char *names = oklc_gpu_params(G, NULL, GPU_PARAM_NAMES);
     const char *tmpl = k->is_template
                            ? oklc_arena_printf(G->a, "template <%s>\n", k->template_params) : "";
     const char *targs = k->is_template
@@ -150,30 +169,19 @@ static const char *device_kernel(Gpu *G, const DeviceKernel *d)
     oklc_buf_init(&b, G->a);
     oklc_buf_printf(&b, "%sstatic void %s_item(const sycl::nd_item<3> &item_%s%s%s)\n{\n%s}\n",
                     tmpl, d->name, l.params.data, comma(params), params, d->body);
-    oklc_buf_printf(&b, "%s%s void %s%s(sycl::queue *queue_, sycl::nd_range<3> *range_%s%s)\n{\n",
-                    tmpl, k->is_template ? "static" : "extern \"C\"", d->name,
-                    k->is_template ? "_body" : "", comma(params), params);
+    oklc_buf_printf(&b, "%sstatic void %s_body(sycl::queue *queue_, sycl::nd_range<3> *range_%s%s)"
+                        "\n{\n",
+                    tmpl, d->name, comma(params), params);
     oklc_buf_printf(&b, "  queue_->submit([&](sycl::handler &handler_) {\n%s"
                         "    handler_.parallel_for(*range_, [=](sycl::nd_item<3> item_)%s%s {\n"
                         "      %s_item%s(item_%s%s%s);\n    });\n  });\n}\n",
                     l.made.data, d->hint ? " " : "", d->hint ? d->hint : "", d->name, targs,
                     l.args.data, comma(names), names);
-    if (!k->is_template) {
-        run_entry(d->name, &b);
-        return b.data;
-    }
-    for (size_t i = 0; i < G->E->kernels.len; i++) {
-        const KernelOut *ko = &G->E->kernels.data[i];
-        if (ko->kernel != k)
-            continue;
-        const char *typed = oklc_gpu_params(G, ko, true);
-        const char *fn = oklc_arena_printf(G->a, "%s%s", d->name, ko->suffix);
-        oklc_buf_printf(&b, "extern \"C\" void %s(sycl::queue *queue_, sycl::nd_range<3> *range_%s%s)"
-                            "\n{\n  %s_body%s(queue_, range_%s%s);\n}\n",
-                        fn, comma(typed), typed, d->name, oklc_gpu_targs(G, ko), comma(names),
-                        names);
-        run_entry(fn, &b);
-    }
+    if (!k->is_template)
+        entry(G, d, NULL, names, &b);
+    for (size_t i = 0; k->is_template && i < G->E->kernels.len; i++)
+        if (G->E->kernels.data[i].kernel == k)
+            entry(G, d, &G->E->kernels.data[i], names, &b);
     return b.data;
 }
 

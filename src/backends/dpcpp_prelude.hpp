@@ -28,9 +28,9 @@ namespace detail {
 template <class... _occa_P, size_t... _occa_I>
 inline void sycl_submit(void (*f)(sycl::queue *, sycl::nd_range<3> *, _occa_P...),
                         sycl::queue *q, sycl::nd_range<3> *r, void *const *args,
-                        std::index_sequence<_occa_I...>) {
+                        indices<_occa_I...>) {
   (void)args;
-  f(q, r, *static_cast<arg<_occa_P> *>(args[_occa_I])...);
+  f(q, r, *static_cast<typename arg<_occa_P>::type *>(args[_occa_I])...);
 }
 } // namespace detail
 } // namespace okl
@@ -45,7 +45,7 @@ inline const char *_occa_sycl_run(void (*f)(sycl::queue *, sycl::nd_range<3> *, 
                                            grid[0] * block[0]),
                             sycl::range<3>(block[2], block[1], block[0]));
     okl::detail::sycl_submit(f, static_cast<sycl::queue *>(queue), &range, args,
-                             std::index_sequence_for<_occa_P...>());
+                             typename okl::detail::make_indices<sizeof...(_occa_P)>::type());
     return nullptr;
   } catch (const std::exception &e) {
     snprintf(message, sizeof message, "%s", e.what());

@@ -706,18 +706,21 @@ static bool reads_host_variable(Gpu *G, const Scope *sc, const Range *used, size
     return false;
 }
 
-const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, bool types)
+const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, GpuParams form)
 {
     const Kernel *k = G->k;
     Buf b;
     oklc_buf_init(&b, G->a);
     oklc_buf_puts(&b, "");
     for (size_t p = 0; p < k->nparams; p++) {
-        const char *type = !types ? ""
-                           : ko ? oklc_subst_targs(G->E->c, k, k->params[p]->type.spelling,
-                                                   ko->targs, ko->ntargs)
-                                : k->params[p]->type.spelling;
-        oklc_buf_printf(&b, "%s%s%s%s", p ? ", " : "", type, types ? " " : "", k->params[p]->name);
+        const Type *t = &k->params[p]->type;
+        const char *type = form == GPU_PARAM_NAMES ? ""
+                           : ko ? oklc_subst_targs(G->E->c, k, t->spelling, ko->targs, ko->ntargs)
+                                : t->spelling;
+        const char *sep = form == GPU_PARAM_NAMES ? ""
+                          : form == GPU_PARAM_BY_REF && !t->pointer && !t->array && !t->reference
+                              ? " &" : " ";
+        oklc_buf_printf(&b, "%s%s%s%s", p ? ", " : "", type, sep, k->params[p]->name);
     }
     return b.data;
 }
@@ -744,8 +747,8 @@ static void instances(Gpu *G, size_t index, Buf *b)
             continue;
         oklc_buf_printf(b, "%s void _occa_%s_%zu%s(%s)\n{\n  _occa_%s_%zu_body%s(%s);\n}\n",
                         G->T->kernel_specs, k->name, index, ko->suffix,
-                        oklc_gpu_params(G, ko, true), k->name, index, oklc_gpu_targs(G, ko),
-                        oklc_gpu_params(G, ko, false));
+                        oklc_gpu_params(G, ko, GPU_PARAM_TYPED), k->name, index,
+                        oklc_gpu_targs(G, ko), oklc_gpu_params(G, ko, GPU_PARAM_NAMES));
     }
 }
 
@@ -1106,6 +1109,7 @@ bool oklc_gpu_translate(Emit *E)
                                       ko->suffix);
     }
     E->launcher = oklc_launcher_source(E->c, E->nz, E->m, E->be->name, E->path,
-                                       launchers.data ? launchers.data : "");
+                                       launchers.data ? launchers.data : "", E->kernels.data,
+                                       E->kernels.len);
     return true;
 }

@@ -138,6 +138,8 @@ OKLC_INTERNAL uint32_t oklc_view_new(oklc_ctx *c, SrcFile *f, const char *name,
 OKLC_INTERNAL Loc oklc_src_loc(oklc_ctx *c, uint32_t view, uint32_t off);
 /* Reads a whole file into the arena; NULL (errno set) when it cannot. */
 OKLC_INTERNAL char *oklc_read_file(oklc_ctx *c, const char *path, size_t *len);
+/* The file of exactly this name that the host keeps in memory, or NULL. */
+OKLC_INTERNAL const struct MemFile *oklc_mem_file(oklc_ctx *c, const char *name);
 
 /* ---- diag.c ------------------------------------------------------------ */
 
@@ -175,6 +177,12 @@ typedef struct Cmd {
     const char *text;
 } Cmd;
 
+/* A file the host keeps in memory (oklc_add_header). */
+typedef struct MemFile {
+    const char *name, *text;
+    size_t      len;
+} MemFile;
+
 struct oklc_ctx {
     Arena arena;
 
@@ -188,6 +196,8 @@ struct oklc_ctx {
     const char  *pch_dir;               /* precompiled preludes (parse/pch.c), or NULL */
     VEC(struct Intrinsic *) intrinsics; /* the user's (intrinsics/intrinsics.c) */
     const char  *backend_name;          /* by name (a plugin's), or NULL: `backend`'s */
+    oklc_convention convention;         /* whose runtime calls the output */
+    VEC(struct MemFile) mem_files;      /* oklc_add_header */
 
     /* registries: the built-in entries, entered on first use, then the
      * plugins' (normalize/attrs.c, backends/backends.c, plugin/plugin.c) */
@@ -215,6 +225,7 @@ struct oklc_ctx {
     struct Normalized *norm;
     struct Model      *model;
     char              *metadata;   /* JSON from cJSON's allocator, freed with the context */
+    char              *launcher_metadata; /* the same, OCCA's convention only */
     char              *launcher;   /* host launcher source, in the arena (or NULL) */
     const char        *input_hash;
     VEC(const char *)  instances;  /* template kernels to instantiate */

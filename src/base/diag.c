@@ -155,23 +155,52 @@ static const char *source_line(oklc_ctx *c, Loc loc, size_t *len)
     return s;
 }
 
-static void print_one(oklc_ctx *c, const Diag *d, FILE *out, bool color)
+/* Where text goes: a FILE (printing allocates nothing, so it works after
+ * memory ran out) or a Buf (oklc_diag_text). */
+typedef struct Sink {
+    FILE *out;
+    Buf  *buf;
+} Sink;
+
+static void put(Sink *s, const char *text, size_t n)
+{
+    if (s->out)
+        fwrite(text, 1, n, s->out);
+    else
+        oklc_buf_putn(s->buf, text, n);
+}
+
+static void putf(Sink *s, const char *fmt, ...) OKLC_PRINTF(2, 3);
+static void putf(Sink *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (s->out)
+        vfprintf(s->out, fmt, ap);
+    else
+        oklc_buf_vprintf(s->buf, fmt, ap);
+    va_end(ap);
+}
+
+/* One diagnostic as text: its line, then the source line and a caret. */
+static void format_one(oklc_ctx *c, const Diag *d, Sink *out, bool color)
 {
     oklc_diag_info info;
     fill_info(c, d, &info);
     const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
     if (info.file)
-        fprintf(out, "%s%s:%u:%u: ", bold, info.file, info.line, info.column);
+        putf(out, "%s%s:%u:%u: ", bold, info.file, info.line, info.column);
     else
-        fprintf(out, "%soklc: ", bold);
-    fprintf(out, "%s%s:%s%s %s%s\n", color ? level_color[d->level] : "",
-            level_name[d->level], reset, bold, d->msg, reset);
+        putf(out, "%soklc: ", bold);
+    putf(out, "%s%s:%s%s %s%s\n", color ? level_color[d->level] : "", level_name[d->level],
+         reset, bold, d->msg, reset);
 
     size_t len;
     const char *line = source_line(c, d->loc, &len);
     if (!line)
         return;
-    fprintf(out, "%.*s\n", (int)len, line);
+    put(out, line, strnlen(line, len));    /* as printf's %.*s: up to a NUL byte */
+    put(out, "\n", 1);
     /* Keep tabs so the caret lines up with what the terminal shows above;
      * a chunk at a time: stderr has no buffer, and a line can be long. */
     size_t col = d->loc.col ? d->loc.col - 1 : 0;
@@ -179,9 +208,15 @@ static void print_one(oklc_ctx *c, const Diag *d, FILE *out, bool color)
     for (size_t i = 0, n = 0; i < col && i < len; i++) {
         pad[n++] = line[i] == '\t' ? '\t' : ' ';
         if (n == sizeof pad || i + 1 == col || i + 1 == len)
-            fwrite(pad, 1, n, out), n = 0;
+            put(out, pad, n), n = 0;
     }
-    fprintf(out, "%s^%s\n", color ? "\033[1;32m" : "", reset);
+    putf(out, "%s^%s\n", color ? "\033[1;32m" : "", reset);
+}
+
+static void print_one(oklc_ctx *c, const Diag *d, FILE *out, bool color)
+{
+    Sink s = {out, NULL};
+    format_one(c, d, &s, color);
 }
 
 static void print_text(oklc_ctx *c, FILE *out, bool color)
@@ -239,6 +274,31 @@ void oklc_diag_print(oklc_ctx *c, FILE *out, oklc_diag_format fmt)
         print_json(c, out);
     else
         print_text(c, out, fmt == OKLC_DIAG_TEXT_COLOR);
+}
+
+static const char *text_of(oklc_ctx *c, const Diag *d)
+{
+    jmp_buf jb, *saved = c->arena.oom;
+    Buf b = {0};
+    c->arena.oom = &jb;
+    if (setjmp(jb) == 0) {
+        oklc_buf_init(&b, &c->arena);
+        Sink sink = {NULL, &b};
+        format_one(c, d, &sink, false);
+    } else {
+        b.data = NULL;      /* out of memory: no text */
+    }
+    c->arena.oom = saved;
+    return b.data;
+}
+
+const char *oklc_diag_text(oklc_ctx *c, size_t i)
+{
+    for (const Diag *d = c->diags; d; d = d->next)
+        for (const Diag *m = d; m; m = m == d ? d->notes : m->next)
+            if (i-- == 0)
+                return text_of(c, m);
+    return NULL;
 }
 
 void oklc_diag_out_of_memory(oklc_ctx *c)

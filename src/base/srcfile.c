@@ -172,3 +172,11 @@ char *oklc_read_file(oklc_ctx *c, const char *path, size_t *len)
     errno = err;
     return tmp ? to_arena(c, tmp, *len) : NULL;
 }
+
+const MemFile *oklc_mem_file(oklc_ctx *c, const char *name)
+{
+    for (size_t i = c->mem_files.len; i-- > 0;)    /* a later one of a name wins */
+        if (!strcmp(c->mem_files.data[i].name, name))
+            return &c->mem_files.data[i];
+    return NULL;
+}

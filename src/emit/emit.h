@@ -7,6 +7,8 @@
  *               from the rendered text of its parts
  *   metadata.c  the JSON metadata of a transpiled file (docs/metadata.md)
  *   launcher.c  the host launcher of the GPU-like backends (docs/launchers.md)
+ *   occa.c      OCCA's convention: entries, launchers and metadata for OCCA's
+ *               runtime (docs/occa.md)
  *
  * Untouched text, comments included, passes through byte for byte.
  */
@@ -108,9 +110,24 @@ OKLC_INTERNAL const char *oklc_subst_targs(oklc_ctx *c, const Kernel *k, const c
 
 /* The launcher's source: the launch API, the file's declarations without
  * its functions and kernels (the types and constants the bounds may use),
- * then `functions`, the launchers themselves. */
+ * then `functions`, the launchers themselves, and in OCCA's convention
+ * OCCA's entries of the kernels ks. */
 OKLC_INTERNAL const char *oklc_launcher_source(oklc_ctx *c, const Normalized *nz,
                                                const Model *m, const char *backend,
-                                               const char *path, const char *functions);
+                                               const char *path, const char *functions,
+                                               const KernelOut *ks, size_t n);
+
+/* ---- occa.c: OCCA's convention (docs/occa.md) ------------------------------- */
+
+/* The metadata of the kernels ks in OCCA's schema (c->metadata) and, for
+ * backends with a launcher, the launcher's (c->launcher_metadata). */
+OKLC_INTERNAL void oklc_occa_metadata(oklc_ctx *c, const KernelOut *ks, size_t n,
+                                      const char *input_hash, bool launched);
+/* After a CPU backend's kernels: each kernel K as the symbol K, called as
+ * OCCA's serial and OpenMP modes call it. */
+OKLC_INTERNAL const char *oklc_occa_cpu_entries(oklc_ctx *c, const KernelOut *ks, size_t n);
+/* After a launcher's own functions: K(deviceKernels, args...) as OCCA's
+ * GPU-like modes call it. */
+OKLC_INTERNAL const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t n);
 
 #endif

@@ -100,6 +100,133 @@ static Type read_type(Walk *W, CXType t)
     return ty;
 }
 
+/* ---- shapes: what a parameter's data is made of (model.h) ------------------------ */
+
+static const Shape *shape_of(Walk *W, CXType t, int depth);
+
+static const char *scalar_name(enum CXTypeKind k)
+{
+    switch (k) {
+    case CXType_Bool: return "bool";
+    case CXType_Char_U: case CXType_Char_S: return "char";
+    case CXType_UChar: return "unsigned char";
+    case CXType_SChar: return "signed char";
+    case CXType_Short: return "short";
+    case CXType_UShort: return "unsigned short";
+    case CXType_Int: return "int";
+    case CXType_UInt: return "unsigned int";
+    case CXType_Long: return "long";
+    case CXType_ULong: return "unsigned long";
+    case CXType_LongLong: return "long long";
+    case CXType_ULongLong: return "unsigned long long";
+    case CXType_Float: return "float";
+    case CXType_Double: return "double";
+    case CXType_LongDouble: return "long double";
+    case CXType_Half: case CXType_Float16: return "half";
+    case CXType_WChar: return "wchar_t";
+    case CXType_Char16: return "char16_t";
+    case CXType_Char32: return "char32_t";
+    default: return NULL;
+    }
+}
+
+typedef struct FieldWalk {
+    Walk *W;
+    int   depth;
+    bool  plain;     /* no base class, virtual method or bit-field */
+    VEC(ShapeField) fields;
+} FieldWalk;
+
+static enum CXVisitorResult field_visit(CXCursor cur, CXClientData data)
+{
+    FieldWalk *f = data;
+    if (clang_Cursor_isBitField(cur)) {
+        f->plain = false;
+        return CXVisit_Break;
+    }
+    ShapeField sf = {oklc_cx_string(f->W->c, clang_getCursorSpelling(cur)),
+                     shape_of(f->W, clang_getCursorType(cur), f->depth + 1)};
+    vec_push(&f->W->c->arena, &f->fields, sf);
+    return CXVisit_Continue;
+}
+
+/* Base classes and virtual methods add to a record what its fields do not say. */
+static enum CXChildVisitResult record_visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    FieldWalk *f = data;
+    CXCursorKind k = clang_getCursorKind(cur);
+    if (k == CXCursor_CXXBaseSpecifier || (k == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(cur)) ||
+        (k == CXCursor_Destructor && clang_CXXMethod_isVirtual(cur)))
+        f->plain = false;
+    return f->plain ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
+static const char *unqualified_spelling(Walk *W, CXType t)
+{
+    const char *s = oklc_cx_string(W->c, clang_getTypeSpelling(t));
+    for (;;) {
+        if (!strncmp(s, "const ", 6))
+            s += 6;
+        else if (!strncmp(s, "volatile ", 9))
+            s += 9;
+        else
+            return s;
+    }
+}
+
+static const Shape *shape_of(Walk *W, CXType t, int depth)
+{
+    CXType k = clang_getCanonicalType(t);
+    if (k.kind == CXType_Dependent || k.kind == CXType_Unexposed || k.kind == CXType_Invalid)
+        return NULL;
+    Shape *s = oklc_arena_alloc(&W->c->arena, sizeof *s);
+    long long bytes = clang_Type_getSizeOf(k);
+    s->bytes = bytes > 0 ? bytes : -1;
+    s->kind = SHAPE_OPAQUE;
+    s->name = unqualified_spelling(W, k);
+    if (k.kind == CXType_Enum)
+        k = clang_getEnumDeclIntegerType(clang_getTypeDeclaration(k));
+    const char *scalar = scalar_name(k.kind);
+    if (scalar) {
+        s->kind = SHAPE_SCALAR;
+        s->name = scalar;
+    } else if (k.kind == CXType_ConstantArray && depth < 8) {
+        s->kind = SHAPE_ARRAY;
+        s->count = clang_getArraySize(k);
+        s->elem = shape_of(W, clang_getArrayElementType(k), depth + 1);
+        if (!s->elem)
+            return NULL;
+    } else if (k.kind == CXType_Record && depth < 8 &&
+               clang_getCursorKind(clang_getTypeDeclaration(k)) != CXCursor_UnionDecl) {
+        FieldWalk f = {.W = W, .depth = depth, .plain = true};
+        clang_visitChildren(clang_getTypeDeclaration(k), record_visit, &f);
+        if (f.plain)
+            clang_Type_visitFields(k, field_visit, &f);
+        for (size_t i = 0; i < f.fields.len; i++)
+            f.plain &= f.fields.data[i].shape != NULL;
+        if (f.plain && f.fields.len) {
+            s->kind = SHAPE_STRUCT;
+            s->fields = f.fields.data;
+            s->nfields = f.fields.len;
+        }
+    }
+    return s;
+}
+
+/* A parameter's data: the value, or what the pointer or array holds. */
+static const Shape *param_shape(Walk *W, CXType t)
+{
+    CXType k = clang_getCanonicalType(t);
+    if (k.kind == CXType_Pointer || k.kind == CXType_LValueReference ||
+        k.kind == CXType_RValueReference)
+        return shape_of(W, clang_getPointeeType(k), 0);
+    if (k.kind == CXType_ConstantArray || k.kind == CXType_IncompleteArray ||
+        k.kind == CXType_VariableArray)
+        return shape_of(W, clang_getArrayElementType(k), 0);
+    return shape_of(W, k, 0);
+}
+
 /* double, an array of it or a pointer to it, or one of OKL's double
  * vectors (which some targets have only with an extension). */
 bool oklc_walk_names_double(CXType t)
@@ -239,6 +366,8 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
     CXType t = kind == VAR_TYPEDEF ? clang_getTypedefDeclUnderlyingType(cur)
                                    : clang_getCursorType(cur);
     v->type = read_type(W, t);
+    if (kind == VAR_PARAM)
+        v->type.shape = param_shape(W, t);
     v->typedef_var = typedef_of(W, t);
     W->uses_double |= kind != VAR_TYPEDEF && oklc_walk_names_double(t);
     long long size = clang_Type_getSizeOf(t);

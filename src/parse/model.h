@@ -25,6 +25,32 @@ typedef struct Range {
 
 /* ---- types and variables ------------------------------------------------ */
 
+/* What a value is made of, as C lays it out: for metadata that describes
+ * an argument's data by its parts (OCCA's dtypes, emit/occa.c). */
+typedef enum ShapeKind {
+    SHAPE_SCALAR,             /* a number: `name` is its canonical C type ("unsigned int") */
+    SHAPE_STRUCT,             /* a struct or class: `name`, `fields` */
+    SHAPE_ARRAY,              /* `count` elements of `elem` */
+    SHAPE_OPAQUE              /* anything else (a pointer, a union...): only `bytes` */
+} ShapeKind;
+
+typedef struct ShapeField ShapeField;
+
+typedef struct Shape {
+    ShapeKind          kind;
+    const char        *name;  /* the type as Clang spells it, unqualified */
+    int64_t            bytes; /* sizeof, -1 if unknown */
+    const ShapeField  *fields;
+    size_t             nfields;
+    const struct Shape *elem;
+    int64_t            count;
+} Shape;
+
+struct ShapeField {
+    const char  *name;
+    const Shape *shape;
+};
+
 typedef struct Type {
     const char *spelling;     /* as Clang prints it: "const float *" */
     const char *element;      /* pointee or array element: "const float" */
@@ -34,6 +60,8 @@ typedef struct Type {
     bool        dependent;    /* depends on a template parameter */
     int64_t     array_size;   /* elements of a constant array, else -1 */
     int         array_dims;   /* dimensions of a (nested) constant array */
+    const Shape *shape;       /* parameters: the value, or what a pointer or array
+                                 holds; NULL when it depends on a template */
 } Type;
 
 typedef enum VarKind { VAR_PARAM, VAR_LOCAL, VAR_GLOBAL, VAR_FIELD, VAR_TYPEDEF } VarKind;

@@ -45,6 +45,8 @@ static bool readable_file(const char *path)
 const char *oklc_pp_find_include(PP *pp, const Token *at, const char *name, bool angled)
 {
     oklc_ctx *c = pp->c;
+    if (oklc_mem_file(c, name))
+        return name;
     if (name[0] == '/')
         return readable_file(name) ? name : NULL;
     if (!angled) {

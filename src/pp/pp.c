@@ -343,27 +343,34 @@ static Token *do_endif(PP *pp, Token *name)
 
 /* ---- #include ---------------------------------------------------------------------- */
 
-static bool once_seen(PP *pp, const char *path)
+/* What #pragma once knows a file by: its real path, or for a file in
+ * memory its name; NULL when neither. */
+static const char *identity(PP *pp, const char *path)
 {
+    if (oklc_mem_file(pp->c, path))
+        return oklc_arena_printf(&pp->c->arena, "<memory>/%s", path);
     char *real = realpath(path, NULL);
     if (!real)
-        return false;
-    bool seen = false;
-    for (size_t i = 0; i < pp->once.len && !seen; i++)
-        seen = !strcmp(pp->once.data[i], real);
+        return NULL;
+    char *copy = oklc_arena_strdup(&pp->c->arena, real);
     free(real);
+    return copy;
+}
+
+static bool once_seen(PP *pp, const char *path)
+{
+    const char *id = identity(pp, path);
+    bool seen = false;
+    for (size_t i = 0; id && i < pp->once.len && !seen; i++)
+        seen = !strcmp(pp->once.data[i], id);
     return seen;
 }
 
 static void mark_once(PP *pp, const Token *at)
 {
-    const char *path = pp->c->views.data[at->loc.file].src->path;
-    char *real = realpath(path, NULL);
-    if (!real)
-        return;
-    char *copy = oklc_arena_strdup(&pp->c->arena, real);
-    free(real);
-    vec_push(&pp->c->arena, &pp->once, copy);
+    const char *id = identity(pp, pp->c->views.data[at->loc.file].src->path);
+    if (id)
+        vec_push(&pp->c->arena, &pp->once, id);
 }
 
 /* Lexes a file and makes it the current input; returns its first token. */
@@ -468,7 +475,7 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
         extra_tokens(pp, next, "include");
     next = skip_line(next);
 
-    if (angled) {   /* the target compiler's business: keep the line */
+    if (angled && !oklc_mem_file(c, file)) {   /* the target compiler's business: keep the line */
         Token *d = computed ? directive_token(pp, hash,
                                               oklc_arena_printf(&c->arena, "#include <%s>", file),
                                               strlen(file) + 11)
@@ -494,7 +501,11 @@ static Token *do_include(PP *pp, Token *hash, Token *name)
     if (once_seen(pp, path))
         return next;
     size_t len;
-    char *text = oklc_read_file(c, path, &len);
+    const MemFile *mem = oklc_mem_file(c, path);
+    char *text = mem ? oklc_arena_strndup(&c->arena, mem->text, mem->len)
+                     : oklc_read_file(c, path, &len);
+    if (mem)
+        len = mem->len;
     if (!text) {
         oklc_diag_error(c, t->loc, "cannot read '%s': %s", path, strerror(errno));
         return next;

@@ -7,6 +7,7 @@
 #   run.sh symbols   BUILD SRC WORK   liboklc.so exports oklc_* only
 #   run.sh kernels   BUILD SRC WORK   oklc_add_kernels: build-time kernels, header tracking
 #   run.sh moved     BUILD SRC WORK   a prefix moved after installing still works
+#   run.sh occa-deps BUILD SRC WORK   share/oklc/occa-transpiler as OCCA's deps/occa-transpiler
 # Each program builds examples/kernels/addVectors.okl on the serial device
 # and checks the sum. The later modes use the prefix "install" made.
 set -euo pipefail
@@ -28,7 +29,10 @@ install)
              include/oklc/oklc.h include/oklc/runtime.h include/oklc/plugin.h \
              lib/pkgconfig/oklc.pc lib/cmake/oklc/oklcConfig.cmake \
              lib/cmake/oklc/oklcConfigVersion.cmake lib/cmake/oklc/oklcTargets.cmake \
-             lib/cmake/oklc/oklcKernels.cmake \
+             lib/cmake/oklc/oklcKernels.cmake lib/cmake/oklc/oklcOkltTargets.cmake \
+             lib/liboklc-oklt.so.0 include/oklt/pipeline/normalizer_and_transpiler.h \
+             include/oklt/core/error.h include/oklt/util/io_helper.h \
+             share/oklc/occa-transpiler/CMakeLists.txt \
              share/man/man1/oklc.1 share/doc/oklc/README.md; do
         [ -e "$prefix/$f" ] || fail "$f not installed"
     done
@@ -38,7 +42,7 @@ install)
     if grep -rlF -e "$build" -e "$src/" "$prefix/lib/pkgconfig" "$prefix/lib/cmake"; then
         fail "the pkg-config or CMake files name the build or source tree"
     fi
-    for bin in "$prefix/lib/liboklc.so.0" "$prefix/bin/oklc"; do
+    for bin in "$prefix/lib/liboklc.so.0" "$prefix/lib/liboklc-oklt.so.0" "$prefix/bin/oklc"; do
         objcopy --strip-debug "$bin" "$work/stripped"
         if strings "$work/stripped" | grep -xF -e "$build" -e "$src" -e "$src/include" \
                 -e "$src/include/oklc" -e "$src/include/oklc/okl.hpp" \
@@ -148,6 +152,30 @@ moved)
     "$work/moved-cmake/addvec" "$kernel" serial
     "$work/moved-cmake/addvec_static" "$kernel" serial
     echo "moved from moved-a to moved-b: oklc, pkg-config and CMake consumers work"
+    ;;
+occa-deps)
+    # OCCA's deps/occa-transpiler: a link to the installed folder (oklc found
+    # beside it), then a copy (oklc found through CMAKE_PREFIX_PATH).
+    for how in link copy; do
+        proj=$work/occa-$how
+        rm -rf "$proj" && cp -r "$here/occa-deps" "$proj" && mkdir -p "$proj/deps"
+        args=()
+        if [ $how = link ]; then
+            ln -s "$prefix/share/oklc/occa-transpiler" "$proj/deps/occa-transpiler"
+        else
+            cp -r "$prefix/share/oklc/occa-transpiler" "$proj/deps/occa-transpiler"
+            args=(-DCMAKE_PREFIX_PATH="$prefix")
+        fi
+        cmake -S "$proj" -B "$proj/build" "${args[@]}" -DCMAKE_INSTALL_PREFIX="$proj/inst" \
+              >"$proj.log" 2>&1 || { cat "$proj.log"; fail "configure ($how)"; }
+        cmake --build "$proj/build" >>"$proj.log" 2>&1 || { cat "$proj.log"; fail "build ($how)"; }
+        cmake --install "$proj/build" >>"$proj.log" 2>&1 || { cat "$proj.log"; fail "install ($how)"; }
+        "$proj/build/occa_like_app" "$kernel" CUDA "$proj/out.cu" || fail "transpile ($how)"
+        grep -q '"name":[[:space:]]*"_occa_addVectors_0"' "$proj/out.cu" ||
+            fail "no metadata of _occa_addVectors_0 ($how)"
+        grep -q '64 \* blockIdx.x' "$proj/out.cu" || fail "BLOCK=64 not applied ($how)"
+    done
+    echo "share/oklc/occa-transpiler as deps/occa-transpiler: linked and copied, built, installed"
     ;;
 *)
     fail "unknown mode"

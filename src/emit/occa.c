@@ -1,0 +1,286 @@
+/*
+ * occa.c - OCCA's convention (oklc_set_convention, docs/occa.md): what
+ * OCCA's own runtime calls when oklc is its transpiler.
+ *
+ *   - CPU entries: OCCA's serial and OpenMP modes look up the kernel K by
+ *     its name and call it with one void * per argument (sys::runFunction):
+ *     a scalar's or struct's address, a memory's data pointer;
+ *   - launcher entries: OCCA's GPU-like modes call K(deviceKernels, args...)
+ *     in the launcher, memory as occa::modeMemory_t *, which launches its
+ *     device kernels _occa_K_0, _occa_K_1... through occa::kernel;
+ *   - metadata in OCCA's schema ({"metadata": [{"name", "arguments": [{"name",
+ *     "const", "ptr", "dtype"}]}]}), dtypes named as OCCA's dtype_t knows
+ *     them, so that OCCA's checks of kernel arguments work.
+ *
+ * Template kernels have no such entries: OCCA builds a kernel by name.
+ */
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "emit.h"
+
+static bool is_template(const KernelOut *ko)
+{
+    return ko->kernel->is_template;
+}
+
+/* ---- dtypes --------------------------------------------------------------------- */
+
+/* C's scalar types as OCCA names them: dtype::get<T>() of each (an unsigned
+ * type shares its signed type's dtype, long long is long). */
+static const char *const occa_scalars[][2] = {
+    {"bool", "bool"},          {"char", "char"},   {"signed char", "char"},
+    {"unsigned char", "char"}, {"short", "short"}, {"unsigned short", "short"},
+    {"int", "int"},            {"unsigned int", "int"},
+    {"long", "long"},          {"unsigned long", "unsigned long"},
+    {"long long", "long"},     {"unsigned long long", "long"},
+    {"float", "float"},        {"double", "double"},
+};
+
+static const char *occa_scalar(const char *c_name)
+{
+    for (size_t i = 0; i < OKLC_COUNTOF(occa_scalars); i++)
+        if (!strcmp(occa_scalars[i][0], c_name))
+            return occa_scalars[i][1];
+    return NULL;
+}
+
+/* OKL's vector types, which OCCA knows by name: float4, uchar2... */
+static bool occa_vector(const char *name)
+{
+    static const char *const bases[] = {"char", "uchar", "short", "ushort", "int",
+                                        "uint", "long",  "ulong", "float",  "double"};
+    size_t n = strlen(name);
+    if (n < 2 || name[n - 1] < '2' || name[n - 1] > '4')
+        return false;
+    for (size_t i = 0; i < OKLC_COUNTOF(bases); i++)
+        if (strlen(bases[i]) == n - 1 && !strncmp(bases[i], name, n - 1))
+            return true;
+    return false;
+}
+
+static cJSON *named(const char *type, const char *name)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "type", type);
+    return o;
+}
+
+static cJSON *custom(const char *name, int64_t bytes)
+{
+    cJSON *o = named("custom", name);
+    cJSON_AddNumberToObject(o, "bytes", bytes > 0 ? (double)bytes : 0);
+    return o;
+}
+
+static cJSON *dtype(const Shape *s)
+{
+    switch (s->kind) {
+    case SHAPE_SCALAR:
+        return occa_scalar(s->name) ? named("builtin", occa_scalar(s->name))
+                                    : custom(s->name, s->bytes);
+    case SHAPE_ARRAY: {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", "tuple");
+        cJSON_AddItemToObject(o, "dtype", dtype(s->elem));
+        cJSON_AddNumberToObject(o, "size", (double)s->count);
+        return o;
+    }
+    case SHAPE_STRUCT: {
+        if (occa_vector(s->name))
+            return named("builtin", s->name);
+        cJSON *o = named("struct", s->name);
+        cJSON *fields = cJSON_AddArrayToObject(o, "fields");
+        for (size_t i = 0; i < s->nfields; i++) {
+            cJSON *f = cJSON_CreateObject();
+            cJSON_AddItemToObject(f, "dtype", dtype(s->fields[i].shape));
+            cJSON_AddStringToObject(f, "name", s->fields[i].name);
+            cJSON_AddItemToArray(fields, f);
+        }
+        return o;
+    }
+    default:
+        return custom(s->name, s->bytes);
+    }
+}
+
+/* An argument: const (of what a pointer points to, else of the value), ptr
+ * (memory: a pointer or an array) and the dtype of its data. */
+static cJSON *argument(const Var *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ptr = v->type.pointer || v->type.array;
+    cJSON_AddBoolToObject(o, "const", ptr ? v->type.element_const : v->type.is_const);
+    cJSON_AddItemToObject(o, "dtype", v->type.shape ? dtype(v->type.shape)
+                                                    : custom(v->type.spelling, v->size));
+    cJSON_AddStringToObject(o, "name", v->name);
+    cJSON_AddBoolToObject(o, "ptr", ptr);
+    return o;
+}
+
+static cJSON *kernel_entry(const char *name, const Kernel *k, bool device_kernels)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *args = cJSON_AddArrayToObject(o, "arguments");
+    if (device_kernels) {
+        cJSON *dk = cJSON_CreateObject();
+        cJSON_AddBoolToObject(dk, "const", false);
+        cJSON_AddItemToObject(dk, "dtype", custom("occa::modeKernel_t", 0));
+        cJSON_AddStringToObject(dk, "name", "deviceKernels");
+        cJSON_AddBoolToObject(dk, "ptr", true);
+        cJSON_AddItemToArray(args, dk);
+    }
+    for (size_t i = 0; i < k->nparams; i++)
+        cJSON_AddItemToArray(args, argument(k->params[i]));
+    cJSON_AddStringToObject(o, "name", name);
+    return o;
+}
+
+static char *document(oklc_ctx *c, cJSON *list, const char *input_hash)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "dependencies", cJSON_CreateObject());
+    cJSON_AddStringToObject(root, "hash", input_hash);
+    cJSON_AddItemToObject(root, "metadata", list);
+    char *s = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!s)
+        oklc_arena_oom(&c->arena);
+    return s;
+}
+
+void oklc_occa_metadata(oklc_ctx *c, const KernelOut *ks, size_t n, const char *input_hash,
+                        bool launched)
+{
+    cJSON *kernels = cJSON_CreateArray(), *launchers = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        if (is_template(&ks[i]))
+            continue;
+        const Kernel *k = ks[i].kernel;
+        if (!launched) {
+            cJSON_AddItemToArray(kernels, kernel_entry(ks[i].name, k, false));
+            continue;
+        }
+        for (size_t f = 0; f < ks[i].nfunctions; f++)
+            cJSON_AddItemToArray(kernels, kernel_entry(ks[i].functions[f], k, false));
+        cJSON_AddItemToArray(launchers, kernel_entry(ks[i].name, k, true));
+    }
+    /* cJSON's memory, which the context frees (as oklc_metadata_json's) */
+    cJSON_free(c->metadata);
+    cJSON_free(c->launcher_metadata);
+    c->metadata = c->launcher_metadata = NULL;
+    char *meta = document(c, kernels, input_hash);
+    c->metadata = meta;
+    if (launched)
+        c->launcher_metadata = document(c, launchers, input_hash);
+    else
+        cJSON_Delete(launchers);
+}
+
+/* ---- entries -------------------------------------------------------------------- */
+
+/* "T &" for a value (OCCA passes its address), the type itself for a
+ * pointer or a reference. */
+static const char *by_address(Arena *a, const Var *v)
+{
+    if (v->type.pointer || v->type.array || v->type.reference)
+        return v->type.spelling;
+    return oklc_arena_printf(a, "%s &", v->type.spelling);
+}
+
+/* The kernel's own type, spelled out: another function may have its name. */
+static void kernel_call(Buf *b, const Kernel *k)
+{
+    oklc_buf_puts(b, "static_cast<void (*)(");
+    for (size_t p = 0; p < k->nparams; p++)
+        oklc_buf_printf(b, "%s%s", p ? ", " : "", k->params[p]->type.spelling);
+    oklc_buf_printf(b, ")>(&%s)(", k->name);
+    for (size_t p = 0; p < k->nparams; p++)
+        oklc_buf_printf(b, "%s_occa_a%zu", p ? ", " : "", p);
+    oklc_buf_puts(b, ");\n");
+}
+
+const char *oklc_occa_cpu_entries(oklc_ctx *c, const KernelOut *ks, size_t n)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_puts(&b, "\n/* OCCA's entries (docs/occa.md): the kernel's name as the symbol, one "
+                      "address an\n * argument. The C++ function keeps the name too, so the "
+                      "entry takes it by an\n * assembler label. */\n"
+                      "#define _occa_occa_str_(x) #x\n"
+                      "#define _occa_occa_str(x) _occa_occa_str_(x)\n");
+    for (size_t i = 0; i < n; i++) {
+        if (is_template(&ks[i]))
+            continue;
+        const Kernel *k = ks[i].kernel;
+        Buf params;
+        oklc_buf_init(&params, &c->arena);
+        oklc_buf_puts(&params, "");
+        for (size_t p = 0; p < k->nparams; p++)
+            oklc_buf_printf(&params, "%s%s _occa_a%zu", p ? ", " : "",
+                            by_address(&c->arena, k->params[p]), p);
+        oklc_buf_printf(&b, "extern \"C\" void _occa_occa_%s(%s)\n"
+                            "    __asm__(_occa_occa_str(__USER_LABEL_PREFIX__) \"%s\");\n",
+                        k->name, params.data, k->name);
+        oklc_buf_printf(&b, "extern \"C\" void _occa_occa_%s(%s) {\n  ", k->name, params.data);
+        kernel_call(&b, k);
+        oklc_buf_puts(&b, "}\n");
+    }
+    return b.data;
+}
+
+/* One kernel's run of a device kernel: its arguments as OCCA's launcher
+ * has them (a scalar by reference, memory as occa::modeMemory_t *), passed
+ * to the device kernel through occa::kernel. */
+static void occa_run(Buf *b, const Kernel *k)
+{
+    oklc_buf_printf(b, "static int _occa_occa_run_%s(void *kernels, int index, const unsigned "
+                       "long grid[3],\n    const unsigned long block[3], void *const *args)\n{\n",
+                    k->name);
+    for (size_t p = 0; p < k->nparams; p++) {
+        const Var *v = k->params[p];
+        if (v->type.pointer || v->type.array)
+            oklc_buf_printf(b, "  occa::modeMemory_t *_occa_a%zu = "
+                               "*static_cast<occa::modeMemory_t **>(args[%zu]);\n", p, p);
+        else {
+            const char *t = v->type.reference ? v->type.element : v->type.spelling;
+            oklc_buf_printf(b, "  %s &_occa_a%zu = *static_cast<%s *>(args[%zu]);\n", t, p, t, p);
+        }
+    }
+    oklc_buf_puts(b, "  occa::kernel kernel(static_cast<occa::modeKernel_t **>(kernels)[index]);\n"
+                     "  kernel.setRunDims(occa::dim(grid[0], grid[1], grid[2]),\n"
+                     "                    occa::dim(block[0], block[1], block[2]));\n"
+                     "  kernel(");
+    for (size_t p = 0; p < k->nparams; p++)
+        oklc_buf_printf(b, "%s_occa_a%zu", p ? ", " : "", p);
+    oklc_buf_puts(b, ");\n  return 0;\n}\n");
+}
+
+const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t n)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    oklc_buf_puts(&b, "\n/* ---- OCCA's entries (docs/occa.md) ---- */\n");
+    for (size_t i = 0; i < n; i++) {
+        if (is_template(&ks[i]))
+            continue;
+        const Kernel *k = ks[i].kernel;
+        occa_run(&b, k);
+        oklc_buf_printf(&b, "extern \"C\" void %s(occa::modeKernel_t **deviceKernels", k->name);
+        for (size_t p = 0; p < k->nparams; p++) {
+            const Var *v = k->params[p];
+            oklc_buf_printf(&b, ", %s _occa_a%zu",
+                            v->type.pointer || v->type.array ? "occa::modeMemory_t *"
+                                                             : by_address(&c->arena, v), p);
+        }
+        oklc_buf_puts(&b, ")\n{\n  void *const args[] = {");
+        for (size_t p = 0; p < k->nparams; p++)
+            oklc_buf_printf(&b, "%s(void *)&_occa_a%zu", p ? ", " : "", p);
+        oklc_buf_printf(&b, "%s};\n  const _occa_launch_api api = {1, deviceKernels, "
+                            "_occa_occa_run_%s};\n  _occa_launch_%s(&api, args);\n}\n\n",
+                        k->nparams ? "" : "0", k->name, k->name);
+    }
+    return b.data;
+}
