@@ -407,7 +407,10 @@ static void explicit_barriers(Gpu *G)
     for (size_t i = 0; i < G->k->nbarriers; i++) {
         const Barrier *br = G->k->barriers[i];
         const char *what = br->kind == BARRIER_WARP ? G->T->warp_barrier : G->T->barrier;
-        oklc_edit_replace(&G->E->ed, br->stmt.begin, br->stmt.end, what);
+        if (br->after_call)     /* after the call of a function that ends with it */
+            oklc_edit_after(&G->E->ed, br->stmt.begin, oklc_arena_printf(G->a, " %s", what));
+        else
+            oklc_edit_replace(&G->E->ed, br->stmt.begin, br->stmt.end, what);
     }
 }
 

@@ -123,11 +123,11 @@ void oklc_walk_early_exit(Walk *W, CXCursor cur, CXCursorKind k)
         }
 }
 
-void oklc_walk_barrier(Walk *W, CXCursor cur, Attr *a)
+static Barrier *new_barrier(Walk *W, Attr *a, Range stmt)
 {
     Barrier *b = oklc_arena_alloc(&W->c->arena, sizeof *b);
     b->attr = a;
-    b->stmt = oklc_cx_range(cur);
+    b->stmt = stmt;
     b->loop = W->loop;
     b->kind = BARRIER_LOCAL;
     if (a->nargs) {
@@ -148,5 +148,86 @@ void oklc_walk_barrier(Walk *W, CXCursor cur, Attr *a)
             }
     }
     vec_push(&W->c->arena, &W->barriers, b);
+    return b;
 }
 
+void oklc_walk_barrier(Walk *W, CXCursor cur, Attr *a)
+{
+    new_barrier(W, a, oklc_cx_range(cur));
+}
+
+/* ---- barriers of functions ----------------------------------------------------------
+ * A function whose last statement is a @barrier (a method that copies to
+ * @shared memory and then synchronizes) has the barrier after each call
+ * of it instead, the call being a statement of a kernel: the same
+ * synchronization, which every backend then treats as a barrier the
+ * kernel holds (a CPU splits the @inner loop there). */
+
+void oklc_walk_function_barrier(Walk *W, CXCursor cur, Attr *a)
+{
+    Function *f = W->function;
+    size_t t = tok_at(W, oklc_cx_range(cur).end);
+    bool last = t < W->ntoks && oklc_tok_is_punct(W->toks[t], P_RBRACE) &&
+                W->toks[t]->loc.off + 1 == f->decl.end;
+    if (last && !f->barrier) {
+        f->barrier = a;
+        vec_push(&W->c->arena, &W->barrier_fns, f);
+    } else if (!f->inner_barrier) {
+        f->inner_barrier = a;
+    }
+}
+
+static uint32_t callee_off(CXCursor call)
+{
+    CXCursor callee = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(callee))
+        return UINT32_MAX;
+    CXCursor def = clang_getCursorDefinition(callee);
+    return oklc_cx_offset(clang_getCursorLocation(clang_Cursor_isNull(def) ? callee : def));
+}
+
+static Function *barrier_fn(Walk *W, uint32_t off)
+{
+    for (size_t i = 0; i < W->barrier_fns.len; i++)
+        if (W->barrier_fns.data[i]->name_off == off)
+            return W->barrier_fns.data[i];
+    return NULL;
+}
+
+void oklc_walk_barrier_call(Walk *W, CXCursor cur)
+{
+    Range r = oklc_cx_range(cur);
+    uint32_t off = callee_off(cur);
+    if (off == UINT32_MAX || r.begin == UINT32_MAX)
+        return;
+    Function *f = barrier_fn(W, off);
+    if (!f) {
+        if (off > r.begin)      /* known once its definition is walked */
+            vec_push(&W->c->arena, &W->later_calls, ((Call){.range = r, .callee_off = off}));
+        return;
+    }
+    Stmt *s = W->stmt;
+    Range whole = oklc_walk_with_semicolon(W, r);
+    if (!W->kernel || W->in_lambda || !s || s->kind != ST_EXPR || s->range.begin != whole.begin ||
+        s->range.end != whole.end) {
+        oklc_model_error(W->c, r.begin, "'%s' ends with a @barrier: call it as a statement of "
+                         "its own in a kernel, which the barrier then follows", f->name);
+        return;
+    }
+    Attr *a = oklc_arena_alloc(&W->c->arena, sizeof *a);
+    *a = *f->barrier;          /* its arguments; the place is the call's */
+    a->off = r.begin;
+    a->end = r.end;
+    new_barrier(W, a, (Range){s->range.end, s->range.end})->after_call = true;
+}
+
+void oklc_walk_barrier_calls_end(Walk *W)
+{
+    for (size_t i = 0; i < W->later_calls.len; i++) {
+        const Function *f = barrier_fn(W, W->later_calls.data[i].callee_off);
+        if (f)
+            oklc_model_error(W->c, W->later_calls.data[i].range.begin,
+                             "'%s' ends with a @barrier, which must follow this call: define "
+                             "the function before the kernel that calls it", f->name);
+    }
+}

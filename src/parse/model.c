@@ -257,6 +257,7 @@ static bool dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fra
         oklc_walk_statement_attrs(W, cur, k, &attrs);
         if (W->kernel)
             oklc_walk_dim_access(W, cur);
+        oklc_walk_barrier_call(W, cur);
         oklc_walk_call(W, cur);
         return true;
     case CXCursor_UnaryOperator:
@@ -342,6 +343,25 @@ static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fr
     return dispatch(W, cur, parent, k, f);
 }
 
+/* The barrier of a function called by the statement s: a statement of
+ * its own after s (flow.c), so the backends see it where it applies. */
+static void barrier_after(Walk *W, Stmt *s, Barrier *b)
+{
+    s->has_barrier = false;
+    Stmt *n = oklc_arena_alloc(&W->c->arena, sizeof *n);
+    n->kind = ST_NULL;
+    n->range = b->stmt;
+    n->trips = -1;
+    n->parent = s->parent;
+    n->barrier = b;
+    n->has_barrier = true;
+    if (s->parent) {
+        s->parent->kids = oklc_arena_append(&W->c->arena, s->parent->kids, s->parent->nkids,
+                                            sizeof(Stmt *));
+        s->parent->kids[s->parent->nkids++] = n;
+    }
+}
+
 /* What entering a frame's cursor changed, undone once its children are
  * walked. */
 static void leave(Walk *W, const Frame *f)
@@ -359,6 +379,8 @@ static void leave(Walk *W, const Frame *f)
     if (s->kind == ST_NULL && W->barriers.len > f->nbarriers)
         s->barrier = W->barriers.data[f->nbarriers];
     s->has_barrier = W->barriers.len > f->nbarriers;
+    if (s->kind == ST_EXPR && s->has_barrier && vec_last(&W->barriers)->after_call)
+        barrier_after(W, s, vec_last(&W->barriers));
 }
 
 static bool has_oklc_attrs(const Var *v)
@@ -532,6 +554,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     index_attrs(&W);
     CXCursor root = clang_getTranslationUnitCursor(tu);
     oklc_walk_children(&W, root);
+    oklc_walk_barrier_calls_end(&W);
     /* what no construct took */
     for (size_t i = 0; i < nz->nattrs; i++)
         if (!W.claimed[i])

@@ -200,6 +200,9 @@ struct Barrier {
     Loop       *loop;         /* innermost attributed loop around it */
     Range       cond;         /* control flow it sits under, if it depends on a thread */
     const char *cond_var;     /* the per-thread variable that condition reads */
+    bool        after_call;   /* a function's last @barrier, after a call of it: stmt is
+                                 empty, at the end of the call's statement; attr is at
+                                 the call */
 };
 
 /* What an @atomic expression statement does. */
@@ -287,6 +290,9 @@ typedef struct Function {
     bool        returns_pointer;
     Range      *returns;      /* the values it returns */
     size_t      nreturns;
+    Attr       *barrier;      /* @barrier as its last statement: it stands after each
+                                 call of it (a statement of a kernel) instead */
+    Attr       *inner_barrier;/* a @barrier anywhere else in it (an error) */
 } Function;
 
 /* A call of a function of the file (not a kernel, not a library one), or

@@ -87,6 +87,8 @@ typedef struct Walk {
 
     VEC(Kernel *)      kernels;
     VEC(Function *)    functions;
+    VEC(Function *)    barrier_fns;    /* functions whose last statement is a @barrier */
+    VEC(Call)          later_calls;    /* calls of a function defined after them */
     VEC(Range)         lambdas;
     VEC(uint32_t)      kernel_protos;
     VEC(Call)          calls;
@@ -215,6 +217,13 @@ OKLC_INTERNAL void oklc_walk_push_ctl(Walk *W, CtlKind kind, CXCursor stmt, Rang
                                       Loop *inner);
 OKLC_INTERNAL void oklc_walk_early_exit(Walk *W, CXCursor cur, CXCursorKind k);
 OKLC_INTERNAL void oklc_walk_barrier(Walk *W, CXCursor cur, Attr *a);
+/* @barrier in a function: its last statement, or one elsewhere (an error). */
+OKLC_INTERNAL void oklc_walk_function_barrier(Walk *W, CXCursor cur, Attr *a);
+/* A call of a function whose last statement is a @barrier: the barrier
+ * after the call's statement (which must be one of a kernel's). */
+OKLC_INTERNAL void oklc_walk_barrier_call(Walk *W, CXCursor cur);
+/* Calls of such functions defined after the call: errors, at the end. */
+OKLC_INTERNAL void oklc_walk_barrier_calls_end(Walk *W);
 /* Attributes that start a statement: @barrier, @atomic. */
 OKLC_INTERNAL void oklc_walk_statement_attrs(Walk *W, CXCursor cur, CXCursorKind k,
                                              AttrList *attrs);

@@ -338,6 +338,10 @@ bool oklc_sema_check(oklc_ctx *c, Model *m, const ParseOptions *o)
             declaration_rules(c, f->params[p]);
         for (size_t p = 0; p < f->nlocals; p++)
             declaration_rules(c, f->locals[p]);
+        if (f->inner_barrier)
+            oklc_model_error(c, f->inner_barrier->off, "a @barrier in a function must be its "
+                             "last statement: it then stands after each call of the function "
+                             "in a kernel");
     }
     for (size_t i = 0; i < m->nkernels; i++)
         kernel_rules(c, m, m->kernels[i], o);

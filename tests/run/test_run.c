@@ -445,6 +445,21 @@ static void test_reverse_blocks(void **state)
     same_floats(want, out, N);
 }
 
+/* A function ending with a @barrier: the barrier after its call. */
+static void test_function_barrier(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    float in[N], out[N], want[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i + 1, out[i] = -1;
+    for (int b = 0; b < N; b += 64)
+        for (int t = 0; t < 64 && b + t < N; t++)
+            want[b + t] = b + 63 - t < N ? in[b + 63 - t] : 0;
+    run_in_out("blocks.okl", "functionBarrier", N, in, sizeof in, out, sizeof out);
+    same_floats(want, out, N);
+}
+
 static void test_no_barrier(void **state)
 {
     (void)state;
@@ -1213,6 +1228,28 @@ static void test_helpers(void **state)
     same_floats(want, x, N);
 }
 
+/* Methods ending with a @barrier: the barrier after each call. */
+static void test_window_average(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    float in[N], out[N], want[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(i % 9), out[i] = -1;
+    for (int i = 0; i < N; i++) {
+        int b = i / 32 * 32, t = i - b;
+        float l = b + (t + 31) % 32 < N ? in[b + (t + 31) % 32] : 0;
+        float r = b + (t + 1) % 32 < N ? in[b + (t + 1) % 32] : 0;
+        want[i] = (l + in[i] + r) / 3;
+    }
+    if (device_is("opencl")) {
+        build_fails("cxx.okl", "windowAverage", "is C++");
+        return;
+    }
+    run_in_out("cxx.okl", "windowAverage", N, in, sizeof in, out, sizeof out);
+    same_floats(want, out, N);
+}
+
 static void test_spaces(void **state)
 {
     (void)state;
@@ -1628,7 +1665,7 @@ int main(void)
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_tiles),
-        cmocka_unit_test(test_reverse_blocks),
+        cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
@@ -1641,7 +1678,8 @@ int main(void)
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
-        cmocka_unit_test(test_helpers),          cmocka_unit_test(test_triad_large), cmocka_unit_test(test_intrinsics),
+        cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),
+        cmocka_unit_test(test_triad_large),      cmocka_unit_test(test_intrinsics),
         cmocka_unit_test(test_spaces),           cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_atomic_block),
         cmocka_unit_test(test_legacy_ax),        cmocka_unit_test(test_legacy_gather),
