@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages oklc needs to build and test (see README,
 # "Dependencies"). As root it installs what is missing; as another user it
-# prints the exact apt-get line and stops.
+# prints the exact apt-get line and stops. `deps.sh occa` adds what
+# bench/occa.sh needs beyond that (benchParanumal's MPI and BLAS).
 set -euo pipefail
 
 packages=(
@@ -23,6 +24,13 @@ packages=(
   libamdhip64-dev   # hip_runtime.h and hiprtc: the HIP prelude's tests
   rocm-device-libs  # the AMD GPU device libraries hipcc links against
 )
+if [ "${1:-}" = occa ]; then
+  packages+=(
+    openmpi-bin       # bench/occa.sh: benchParanumal runs with mpirun
+    libopenmpi-dev    #   and is built with mpic++
+    libopenblas-dev   #   and links OpenBLAS
+  )
+fi
 names=()
 for p in "${packages[@]}"; do
   case "$p" in \#*) continue ;; esac
