@@ -440,6 +440,18 @@ static bool write_depfile(oklc_ctx *c, const Options *o)
     return ok;
 }
 
+/* The launcher, or its metadata, to `file`: only GPU-like backends have one. */
+static bool write_launcher_part(oklc_ctx *c, const Options *o,
+                                const char *(*part)(oklc_ctx *, size_t *), const char *file)
+{
+    size_t len;
+    const char *text = part(c, &len);
+    if (!text)
+        fprintf(stderr, "oklc: error: the %s backend has no launcher: its kernels run on the "
+                        "host\n", o->backend);
+    return text && cli_write_output(file, text, len);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "compile-commands"))    /* options of its own */
@@ -500,22 +512,10 @@ int main(int argc, char **argv)
             const char *meta = oklc_metadata(c, &mlen);
             ok = cli_write_output(o.metadata, meta, mlen);
         }
-        if (ok && o.launcher) {
-            size_t llen;
-            const char *launcher = oklc_launcher(c, &llen);
-            if (!launcher)
-                fprintf(stderr, "oklc: error: the %s backend has no launcher: its kernels run "
-                                "on the host\n", o.backend);
-            ok = launcher && cli_write_output(o.launcher, launcher, llen);
-        }
-        if (ok && o.launcher_metadata) {
-            size_t llen;
-            const char *meta = oklc_launcher_metadata(c, &llen);
-            if (!meta)
-                fprintf(stderr, "oklc: error: the %s backend has no launcher: its kernels run "
-                                "on the host\n", o.backend);
-            ok = meta && cli_write_output(o.launcher_metadata, meta, llen);
-        }
+        if (ok && o.launcher)
+            ok = write_launcher_part(c, &o, oklc_launcher, o.launcher);
+        if (ok && o.launcher_metadata)
+            ok = write_launcher_part(c, &o, oklc_launcher_metadata, o.launcher_metadata);
         if (ok && o.depfile)
             ok = write_depfile(c, &o);
         if (!ok && o.output)

@@ -190,6 +190,13 @@ static const char *by_address(Arena *a, const Var *v)
     return oklc_arena_printf(a, "%s &", v->type.spelling);
 }
 
+/* The entries' names of the arguments: "_occa_a0, _occa_a1". */
+static void arg_names(Buf *b, size_t n)
+{
+    for (size_t p = 0; p < n; p++)
+        oklc_buf_printf(b, "%s_occa_a%zu", p ? ", " : "", p);
+}
+
 /* The kernel's own type, spelled out: another function may have its name. */
 static void kernel_call(Buf *b, const Kernel *k)
 {
@@ -197,8 +204,7 @@ static void kernel_call(Buf *b, const Kernel *k)
     for (size_t p = 0; p < k->nparams; p++)
         oklc_buf_printf(b, "%s%s", p ? ", " : "", k->params[p]->type.spelling);
     oklc_buf_printf(b, ")>(&%s)(", k->name);
-    for (size_t p = 0; p < k->nparams; p++)
-        oklc_buf_printf(b, "%s_occa_a%zu", p ? ", " : "", p);
+    arg_names(b, k->nparams);
     oklc_buf_puts(b, ");\n");
 }
 
@@ -253,8 +259,7 @@ static void occa_run(Buf *b, const Kernel *k)
                      "  kernel.setRunDims(occa::dim(grid[0], grid[1], grid[2]),\n"
                      "                    occa::dim(block[0], block[1], block[2]));\n"
                      "  kernel(");
-    for (size_t p = 0; p < k->nparams; p++)
-        oklc_buf_printf(b, "%s_occa_a%zu", p ? ", " : "", p);
+    arg_names(b, k->nparams);
     oklc_buf_puts(b, ");\n  return 0;\n}\n");
 }
 

@@ -125,11 +125,6 @@ namespace {
 
 using Context = std::unique_ptr<oklc_ctx, decltype(&oklc_ctx_free)>;
 
-std::string text(const char *s, size_t len)
-{
-    return s ? std::string(s, len) : std::string();
-}
-
 std::vector<Error> one_error(ErrorCode ec, std::string desc)
 {
     return {Error{make_error_code(ec), std::move(desc), {}}};
@@ -186,53 +181,52 @@ std::string path_of(const UserInput &in)
     return in.sourcePath.empty() ? std::string("<source>") : in.sourcePath.string();
 }
 
-/* The normalized text, into out. */
-bool normalized(const UserInput &in, const BackendName &b, UserOutput &out,
-                std::vector<Error> &errs)
+using Stage = bool (*)(oklc_ctx *, const char *, const char *, size_t, unsigned);
+using Part = const char *(*)(oklc_ctx *, size_t *);
+
+/* A stage of oklc on the input, in a context of its own: the context, or
+ * NULL with the errors. */
+Context stage(const UserInput &in, const BackendName &b, Stage run, std::vector<Error> &errs)
 {
     Context c = context(in, b);
     if (!c) {
         errs = one_error(ErrorCode::out_of_memory, "oklc: error: out of memory\n");
-        return false;
-    }
-    if (!oklc_normalize_buffer(c.get(), path_of(in).c_str(), in.source.data(), in.source.size(),
-                               0)) {
+    } else if (!run(c.get(), path_of(in).c_str(), in.source.data(), in.source.size(), 0)) {
         errs = errors(c.get());
-        return false;
+        c.reset();
     }
+    return c;
+}
+
+std::string part(oklc_ctx *c, Part get)
+{
     size_t len;
-    const char *s = oklc_output(c.get(), &len);
-    out.normalized.source = text(s, len);
-    return true;
+    const char *s = get(c, &len);
+    return s ? std::string(s, len) : std::string();
+}
+
+bool normalized(const UserInput &in, const BackendName &b, UserOutput &out,
+                std::vector<Error> &errs)
+{
+    Context c = stage(in, b, oklc_normalize_buffer, errs);
+    if (c)
+        out.normalized.source = part(c.get(), oklc_output);
+    return c != nullptr;
 }
 
 bool transpiled(const UserInput &in, const BackendName &b, UserOutput &out,
                 std::vector<Error> &errs)
 {
-    Context c = context(in, b);
-    if (!c) {
-        errs = one_error(ErrorCode::out_of_memory, "oklc: error: out of memory\n");
+    Context c = stage(in, b, oklc_transpile_buffer, errs);
+    if (!c)
         return false;
-    }
-    if (!oklc_transpile_buffer(c.get(), path_of(in).c_str(), in.source.data(), in.source.size(),
-                               0)) {
-        errs = errors(c.get());
-        return false;
-    }
-    size_t len;
-    const char *s = oklc_output(c.get(), &len);
-    out.kernel.source = text(s, len);
-    s = oklc_metadata(c.get(), &len);
-    out.kernel.metadata = text(s, len);
-    s = oklc_launcher(c.get(), &len);
-    out.launcher.source = text(s, len);
-    s = oklc_launcher_metadata(c.get(), &len);
-    out.launcher.metadata = text(s, len);
-    if (b.backend == TargetBackend::_LAUNCHER) {
-        out.kernel.source = std::move(out.launcher.source);
-        out.kernel.metadata = std::move(out.launcher.metadata);
-        out.launcher.source.clear();
-        out.launcher.metadata.clear();
+    bool launcher_only = b.backend == TargetBackend::_LAUNCHER;
+    (launcher_only ? out.kernel.source : out.launcher.source) = part(c.get(), oklc_launcher);
+    (launcher_only ? out.kernel.metadata : out.launcher.metadata) =
+        part(c.get(), oklc_launcher_metadata);
+    if (!launcher_only) {
+        out.kernel.source = part(c.get(), oklc_output);
+        out.kernel.metadata = part(c.get(), oklc_metadata);
     }
     return true;
 }

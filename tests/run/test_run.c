@@ -431,9 +431,9 @@ static void test_tiles(void **state)
 
 /* ---- blocks.okl ------------------------------------------------------------------------ */
 
-static void test_reverse_blocks(void **state)
+/* Each block of 64 reversed (zeros past n), by kernel `name` of blocks.okl. */
+static void reverse_blocks(const char *name)
 {
-    (void)state;
     enum { N = 200 };
     float in[N], out[N], want[N];
     for (int i = 0; i < N; i++)
@@ -441,23 +441,21 @@ static void test_reverse_blocks(void **state)
     for (int b = 0; b < N; b += 64)
         for (int t = 0; t < 64 && b + t < N; t++)
             want[b + t] = b + 63 - t < N ? in[b + 63 - t] : 0;
-    run_in_out("blocks.okl", "reverseBlocks", N, in, sizeof in, out, sizeof out);
+    run_in_out("blocks.okl", name, N, in, sizeof in, out, sizeof out);
     same_floats(want, out, N);
+}
+
+static void test_reverse_blocks(void **state)
+{
+    (void)state;
+    reverse_blocks("reverseBlocks");
 }
 
 /* A function ending with a @barrier: the barrier after its call. */
 static void test_function_barrier(void **state)
 {
     (void)state;
-    enum { N = 200 };
-    float in[N], out[N], want[N];
-    for (int i = 0; i < N; i++)
-        in[i] = i + 1, out[i] = -1;
-    for (int b = 0; b < N; b += 64)
-        for (int t = 0; t < 64 && b + t < N; t++)
-            want[b + t] = b + 63 - t < N ? in[b + 63 - t] : 0;
-    run_in_out("blocks.okl", "functionBarrier", N, in, sizeof in, out, sizeof out);
-    same_floats(want, out, N);
+    reverse_blocks("functionBarrier");
 }
 
 static void test_no_barrier(void **state)
