@@ -30,7 +30,7 @@ static bool is_template(const KernelOut *ko)
 /* C's scalar types as OCCA names them: dtype::get<T>() of each (an unsigned
  * type shares its signed type's dtype, long long is long). */
 static const char *const occa_scalars[][2] = {
-    {"bool", "bool"},          {"char", "char"},   {"signed char", "char"},
+    {"void", "void"},          {"bool", "bool"},   {"char", "char"},   {"signed char", "char"},
     {"unsigned char", "char"}, {"short", "short"}, {"unsigned short", "short"},
     {"int", "int"},            {"unsigned int", "int"},
     {"long", "long"},          {"unsigned long", "unsigned long"},

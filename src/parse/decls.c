@@ -107,6 +107,7 @@ static const Shape *shape_of(Walk *W, CXType t, int depth);
 static const char *scalar_name(enum CXTypeKind k)
 {
     switch (k) {
+    case CXType_Void: return "void";
     case CXType_Bool: return "bool";
     case CXType_Char_U: case CXType_Char_S: return "char";
     case CXType_UChar: return "unsigned char";

@@ -289,7 +289,8 @@ static const char typed[] =
     "union U { int i; float f; };\n"
     "typedef double real;\n"
     "@kernel void typed(const int n, unsigned int u, long long ll, unsigned long ul,\n"
-    "                   const real *r, Pt p, const float4 *v, char *c, U w, bool *flags) {\n"
+    "                   const real *r, Pt p, const float4 *v, char *c, U w, bool *flags,\n"
+    "                   void *any) {\n"
     "  for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) { c[i] = 0; }\n"
     "}\n";
 
@@ -301,7 +302,7 @@ static void metadata_in_occas_schema(void **)
     assert_int_equal(cJSON_GetArraySize(list), 1);
     const cJSON *k = cJSON_GetArrayItem(list, 0);
     assert_string_equal(cJSON_GetObjectItem(k, "name")->valuestring, "typed");
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(k, "arguments")), 10);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(k, "arguments")), 11);
     expect_builtin(arg(k, 0, "n", true, false), "int");
     expect_builtin(arg(k, 1, "u", false, false), "int");              /* OCCA's get<unsigned> */
     expect_builtin(arg(k, 2, "ll", false, false), "long");
@@ -326,6 +327,7 @@ static void metadata_in_occas_schema(void **)
     assert_string_equal(cJSON_GetObjectItem(w, "name")->valuestring, "U");
     assert_int_equal(cJSON_GetObjectItem(w, "bytes")->valueint, 4);
     expect_builtin(arg(k, 9, "flags", false, true), "bool");
+    expect_builtin(arg(k, 10, "any", false, true), "void");
     cJSON_Delete(j);
 }
 
