@@ -117,9 +117,8 @@ echo "examples: $total runs; exit 0 with v2: $pass2, with v3: $pass3; printed re
 # ---- 3: OCCA's tests ------------------------------------------------------------------------
 if [ $tests = 1 ]; then
   for v in 2 3; do
-    rm -rf "$build/occa"                       # the tests' own cache (OCCA_CACHE_DIR of ctest)
+    rm -rf "$build/occa"          # the tests' own cache (their OCCA_CACHE_DIR)
     (cd "$build" && in_setting $v "$report/ctest.v$v.log" \
-       env OCCA_CONFIG="$([ $v = 3 ] && echo "$report/v3.json" || echo "$report/none.json")" \
        ctest -j "${CTEST_JOBS:-$(nproc)}" --timeout 900)
     grep -E '^ *[0-9]+/[0-9]+ Test +#' "$report/ctest.v$v.log" |
       sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .*(Passed|Failed|Skipped|Timeout|Not Run|Exception).*/\1 \2/' |

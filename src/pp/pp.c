@@ -69,7 +69,8 @@ static char *builtin_text(oklc_ctx *c)
     for (int b2 = OKLC_BACKEND_SERIAL; b2 < OKLC_BACKEND_COUNT_; b2++)
         oklc_buf_printf(&b, "#define OCCA_USE_%s %d\n", use_macros[b2], (int)c->backend == b2);
     if (c->backend != OKLC_BACKEND_NONE)
-        oklc_buf_printf(&b, "#define OKLC_BACKEND_%s 1\n", use_macros[c->backend]);
+        oklc_buf_printf(&b, "#define OKLC_BACKEND_%s 1\n#define OKL_MODE \"%s\"\n",
+                        use_macros[c->backend], use_macros[c->backend]);
     return b.data;
 }
 
@@ -657,31 +658,47 @@ static Token *do_pragma(PP *pp, Token *hash, Token *name)
     return next;
 }
 
-/* _Pragma("text") anywhere in code: the same as a #pragma line. */
-static Token *do_pragma_op(PP *pp, Token *t)
+/* The string literal of _Pragma("...") or OKL("..."), its prefix and
+ * quotes dropped and \" and \\ undone, lexed as code at t. */
+static Token *destringize(PP *pp, const Token *t, const Token *str)
 {
-    oklc_ctx *c = pp->c;
-    Token *open = t->next;
-    Token *str = oklc_tok_is_punct(open, P_LPAREN) ? open->next : open;
-    Token *close = str->kind == TK_STRING ? str->next : str;
-    if (!oklc_tok_is_punct(open, P_LPAREN) || str->kind != TK_STRING || (str->flags & TF_BAD) ||
-        !oklc_tok_is_punct(close, P_RPAREN)) {
-        Diag *d = oklc_diag_error(c, oklc_tok_user_loc(t), "_Pragma takes a parenthesized "
-                                                           "string literal");
-        oklc_tok_note_expansion(c, d, t);
-        return t->next;
-    }
-    /* Destringize: drop the prefix and quotes, undo \" and \\. */
     const char *s = (const char *)memchr(str->text, '"', str->len) + 1;
     const char *e = str->text + str->len - 1;
     Buf b;
-    oklc_buf_init(&b, &c->arena);
+    oklc_buf_init(&b, &pp->c->arena);
+    oklc_buf_puts(&b, "");
     for (; s < e; s++) {
         if (*s == '\\' && s + 1 < e && (s[1] == '"' || s[1] == '\\'))
             s++;
         oklc_buf_putc(&b, *s);
     }
-    Token *toks = oklc_lex_string(c, b.data, b.len, oklc_tok_user_loc(t));
+    return oklc_lex_string(pp->c, b.data, b.len, oklc_tok_user_loc(t));
+}
+
+/* NAME ( "string" ): the string token, or NULL (and an error) when the
+ * operand is not one parenthesized string literal. */
+static Token *string_operand(PP *pp, Token *t, const char *name)
+{
+    Token *open = t->next;
+    Token *str = oklc_tok_is_punct(open, P_LPAREN) ? open->next : open;
+    Token *close = str->kind == TK_STRING ? str->next : str;
+    if (oklc_tok_is_punct(open, P_LPAREN) && str->kind == TK_STRING && !(str->flags & TF_BAD) &&
+        oklc_tok_is_punct(close, P_RPAREN))
+        return str;
+    Diag *d = oklc_diag_error(pp->c, oklc_tok_user_loc(t), "%s takes a parenthesized string "
+                                                           "literal", name);
+    oklc_tok_note_expansion(pp->c, d, t);
+    return NULL;
+}
+
+/* _Pragma("text") anywhere in code: the same as a #pragma line. */
+static Token *do_pragma_op(PP *pp, Token *t)
+{
+    Token *str = string_operand(pp, t, "_Pragma");
+    if (!str)
+        return t->next;
+    Token *close = str->next;
+    Token *toks = destringize(pp, t, str);
     if (toks->kind == TK_EOF)
         return close->next;
     Token *end = toks;
@@ -694,6 +711,35 @@ static Token *do_pragma_op(PP *pp, Token *t)
     d->exp = t->exp;
     emit(pp, d);
     return close->next;
+}
+
+/* OKL("code"), legacy OCCA's way to write OKL where a macro cannot (an
+ * attribute in a macro's body): the code in its place, and a ';' right
+ * after it dropped (OKL("@inner"); for (...) is @inner for (...)). The
+ * code goes through the preprocessor like any other. */
+static Token *do_okl_op(PP *pp, Token *t)
+{
+    Token *str = string_operand(pp, t, "OKL");
+    if (!str)
+        return t->next;
+    Token *rest = str->next->next;
+    if (oklc_tok_is_punct(rest, P_SEMI))
+        rest = rest->next;
+    Token *toks = destringize(pp, t, str);
+    if (toks->kind == TK_EOF)
+        return rest;
+    toks->lead = t->lead;          /* the code is printed where OKL was */
+    toks->lead_len = t->lead_len;
+    toks->flags |= t->flags & (TF_SPACE | TF_BOL | TF_KEEPLEAD);
+    Token *last = toks;
+    while (last->next->kind != TK_EOF)
+        last = last->next;
+    last->next = rest;
+    for (Token *k = toks; k != rest; k = k->next) {
+        k->exp = t->exp;
+        k->flags |= t->flags & TF_MACRO;
+    }
+    return toks;
 }
 
 /* ---- the driver ---------------------------------------------------------------------- */
@@ -768,6 +814,10 @@ static void run(PP *pp, Token *t)
             continue;
         if (t->kind == TK_IDENT && oklc_tok_eq(t, "_Pragma")) {
             t = do_pragma_op(pp, t);
+            continue;
+        }
+        if (t->kind == TK_IDENT && oklc_tok_eq(t, "OKL") && oklc_tok_is_punct(t->next, P_LPAREN)) {
+            t = do_okl_op(pp, t);
             continue;
         }
         Token *next = t->next;
