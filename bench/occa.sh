@@ -91,11 +91,14 @@ printf '\n%-44s %-7s %-7s %-7s %s\n' example mode v2 v3 results
 for x in "${examples[@]}"; do
   name=$(basename "$x")
   case $name in *native_cuda*|*cuda_interop*|*native_opencl*|*native_dpcpp*) continue ;; esac
-  for mode in Serial OpenMP; do
-    dev="{\"mode\": \"$mode\"}"
+  modes=(Serial OpenMP)      # those without --device run on their own device
+  "$x" --help 2>&1 | grep -q -- '--device' || modes=(own)
+  for mode in "${modes[@]}"; do
+    dev=(--device "{\"mode\": \"$mode\"}")
+    [ "$mode" = own ] && dev=()
     r=()
     for v in 2 3; do
-      (cd "$(dirname "$x")" && in_setting $v "$report/$name.$mode.v$v.out" timeout 600 "$x" --device "$dev")
+      (cd "$(dirname "$x")" && in_setting $v "$report/$name.$mode.v$v.out" timeout 600 "$x" "${dev[@]}")
       r+=($?)
     done
     total=$((total + 1))

@@ -182,10 +182,12 @@ void oklc_occa_metadata(oklc_ctx *c, const KernelOut *ks, size_t n, const char *
 /* ---- entries -------------------------------------------------------------------- */
 
 /* "T &" for a value (OCCA passes its address), the type itself for a
- * pointer or a reference. */
+ * pointer or a reference, the pointer an array decays to. */
 static const char *by_address(Arena *a, const Var *v)
 {
-    if (v->type.pointer || v->type.array || v->type.reference)
+    if (v->type.array)
+        return oklc_arena_printf(a, "std::decay<%s>::type", v->type.spelling);
+    if (v->type.pointer || v->type.reference)
         return v->type.spelling;
     return oklc_arena_printf(a, "%s &", v->type.spelling);
 }

@@ -438,6 +438,33 @@ static void serial_as_occa_calls_it(void **)
     cpu_output_as_occa_calls_it(oklt::TargetBackend::SERIAL, "");
 }
 
+/* Array parameters (OCCA passes the data pointer they decay to) and
+ * references (the address OCCA passes is the referent's). */
+static void arrays_and_references(void **)
+{
+    const char *src = "@kernel void k(const int n, float a[16], const double b[][4], int &r) {\n"
+                      "  for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) {\n"
+                      "    a[i] = b[i][1] + r;\n"
+                      "  }\n"
+                      "}\n";
+    oklt::UserOutput o = ok(oklt::normalizeAndTranspile(input(oklt::TargetBackend::SERIAL, src)));
+    assert_true(oklt::util::writeFileAsStr(path("arrays.cpp"), o.kernel.source).has_value());
+    run_ok("g++ -O3 -std=c++11 -fPIC -shared " + path("arrays.cpp") + " -o " + path("arrays.so"));
+    void *h = dlopen(path("arrays.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    auto f = reinterpret_cast<void (*)(void *, void *, void *, void *)>(dlsym(h, "k"));
+    assert_non_null(f);
+    int n = 16, r = 5;
+    float a[16] = {0};
+    double b[16][4];
+    for (int i = 0; i < 16; i++)
+        b[i][1] = 0.5 * i;
+    f(&n, a, b, &r);
+    for (int i = 0; i < 16; i++)
+        assert_float_equal(a[i], 0.5f * i + 5, 1e-6);
+    dlclose(h);
+}
+
 static void openmp_as_occa_calls_it(void **)
 {
     cpu_output_as_occa_calls_it(oklt::TargetBackend::OPENMP, "-fopenmp");
@@ -532,6 +559,7 @@ int main(void)
         cmocka_unit_test(metadata_in_occas_schema),
         cmocka_unit_test(device_and_launcher_metadata),
         cmocka_unit_test(serial_as_occa_calls_it),
+        cmocka_unit_test(arrays_and_references),
         cmocka_unit_test(openmp_as_occa_calls_it),
         cmocka_unit_test(launcher_as_occa_calls_it),
         cmocka_unit_test(io_helpers),
