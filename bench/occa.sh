@@ -24,11 +24,15 @@
 #      DPC++ code against the SYCL checking header
 #      (tests/backends/check/sycl), every launcher by g++ -std=c++11 against
 #      OCCA's own headers, as OCCA compiles launchers;
-#   5  with --bench DIR (a benchParanumal built against that OCCA): its BP
-#      solvers on Serial and OpenMP in both settings, iterations and errors
-#      compared.
+#   5  with --bench DIR (a benchParanumal built against that OCCA, with
+#      make OCCA_DIR=...; it pins OCCA 1.6, whose memory copies count bytes,
+#      where this OCCA counts elements: its include/memory.hpp needs the
+#      '*sizeof(T)' of its copy counts and offsets removed): BP1-BP6 on Serial
+#      and OpenMP (Hex, 8^3 elements, degree 5) in both settings, the CG
+#      residual of every iteration compared, and the solve's time.
 #
-# Usage: occa.sh [-o REPORTDIR] [--bench DIR] [--skip-tests] OCCA_SRC OCCA_BUILD
+# Usage: occa.sh [-o REPORTDIR] [--bench DIR] [--parts 1234] OCCA_SRC OCCA_BUILD
+#   --parts: which of the parts above to run (default: all; 2 comes with 1)
 # Environment: OKLC (default build/oklc), NVCC, HIPCC, CLANGXX (default clang++),
 # CTEST_JOBS (default: CPUs).
 set -u
@@ -36,13 +40,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OKLC=${OKLC:-$root/build/oklc} CLANGXX=${CLANGXX:-clang++}
 NVCC=${NVCC:-$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })}
 HIPCC=${HIPCC:-$(command -v hipcc)}
-report="" bench="" tests=1
+report="" bench="" parts=12345
 usage() { sed -n 's/^# \?//; /^Usage/,/^Environment/p' "$0" | head -n -1 >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     -o) report=$2; shift ;;
     --bench) bench=$2; shift ;;
-    --skip-tests) tests=0 ;;
+    --parts) parts=$2; shift ;;
     -h|--help) usage ;;
     -*) echo "occa.sh: unknown option $1" >&2; usage ;;
     *) break ;;
@@ -60,16 +64,14 @@ mkdir -p "$report"
 echo "report: $report"
 printf '{"kernel": {"transpiler-version": 3}}\n' >"$report/v3.json"
 
-# Runs a command in a setting (2 or 3) with a cache of its own; stdout and
-# stderr to FILE; its status.
+# Runs a command in a setting (2 or 3) with a cache of its own (OCCA's
+# kernel hash leaves transpiler-version out: a shared cache would give one
+# setting the other's binaries); stdout and stderr to FILE; its status.
 in_setting() {
   local v=$1 out=$2; shift 2
-  local cache=$report/cache-v$v
-  if [ "$v" = 3 ]; then
-    OCCA_CACHE_DIR=$cache OCCA_CONFIG=$report/v3.json "$@" >"$out" 2>&1
-  else
-    OCCA_CACHE_DIR=$cache OCCA_CONFIG=$report/none.json "$@" >"$out" 2>&1
-  fi
+  local cache=$report/cache-v$v config=$report/none.json
+  [ "$v" = 3 ] && config=$report/v3.json
+  OCCA_CACHE_DIR=$cache LIBP_CACHE_DIR=$cache OCCA_CONFIG=$config "$@" >"$out" 2>&1
 }
 echo '{}' >"$report/none.json"
 
@@ -79,15 +81,17 @@ results() {
            -e 'command' -e '^\s*$' "$1" || true
 }
 
+part() { [[ $parts == *$1* ]]; }
+
 # ---- 1, 2: the examples --------------------------------------------------------------------
 examples=()
-for d in "$build"/examples/cpp/* "$build"/examples/c/*; do
+part 1 && for d in "$build"/examples/cpp/* "$build"/examples/c/*; do
   for x in "$d"/examples_*; do
     [ -x "$x" ] && [ -f "$x" ] && examples+=("$x")
   done
 done
 same=0 differ=0 pass2=0 pass3=0 total=0
-printf '\n%-44s %-7s %-7s %-7s %s\n' example mode v2 v3 results
+part 1 && printf '\n%-44s %-7s %-7s %-7s %s\n' example mode v2 v3 results
 for x in "${examples[@]}"; do
   name=$(basename "$x")
   case $name in *native_cuda*|*cuda_interop*|*native_opencl*|*native_dpcpp*) continue ;; esac
@@ -115,10 +119,11 @@ for x in "${examples[@]}"; do
       "$([ "${r[1]}" = 0 ] && echo ok || echo "rc ${r[1]}")" "$verdict"
   done
 done
-echo "examples: $total runs; exit 0 with v2: $pass2, with v3: $pass3; printed results the same: $same, different: $differ"
+part 1 && echo "examples: $total runs; exit 0 with v2: $pass2, with v3: $pass3; printed results" \
+  "the same: $same, different: $differ"
 
 # ---- 3: OCCA's tests ------------------------------------------------------------------------
-if [ $tests = 1 ]; then
+if part 3; then
   for v in 2 3; do
     rm -rf "$build/occa"          # the tests' own cache (their OCCA_CACHE_DIR)
     (cd "$build" && in_setting $v "$report/ctest.v$v.log" \
@@ -144,9 +149,9 @@ defines_of() {
   esac
 }
 occa_includes=(-I"$src/include" -I"$build/include")
-printf '\n%-52s %-6s %-9s %s\n' kernel target device launcher
 gpu_ok=0 gpu_total=0
-while IFS= read -r okl; do
+part 4 && printf '\n%-52s %-6s %-9s %s\n' kernel target device launcher
+part 4 && while IFS= read -r okl; do
   case $okl in */16_mandelbulb/*|*/15_finite_difference/*|*/fortran/*) continue ;; esac
   for b in cuda hip dpcpp; do
     out=$report/gpu/$(echo "${okl#$src/}" | tr / _).$b
@@ -173,26 +178,49 @@ while IFS= read -r okl; do
     printf '%-52s %-6s %-9s %s\n' "${okl#$src/}" $b "$dev" "$launcher"
   done
 done < <(find "$src/examples" -name '*.okl' | sort)
-echo "GPU outputs: $gpu_ok of $gpu_total compiled (device code where the compiler exists, and launcher)"
+part 4 && echo "GPU outputs: $gpu_ok of $gpu_total compiled (device code where the compiler" \
+  "exists, and launcher)"
 
 # ---- 5: benchParanumal ---------------------------------------------------------------------
-if [ -n "$bench" ]; then
+# Each solver once to build its kernels into the setting's cache, then three
+# times: the CG residual of every iteration compared, and the best time.
+if [ -n "$bench" ] && part 5; then
   bench=$(cd "$bench" && pwd)
-  printf '\n%-6s %-7s %-28s %-28s %s\n' solver mode v2 v3 same
+  size=(-e Hex -nx 8 -ny 8 -nz 8 -p 5)
+  printf '\n%-5s %-7s %-11s %-24s %-9s %-9s %s\n' solver mode iterations "last residual (v2, v3)" \
+    "v2 (s)" "v3 (s)" "residuals"
   for bp in 1 2 3 4 5 6; do
     exe=$bench/BP/BP$bp/BP$bp
     [ -x "$exe" ] || continue
     for mode in Serial OpenMP; do
       for v in 2 3; do
-        (cd "$(dirname "$exe")" && in_setting $v "$report/BP$bp.$mode.v$v.out" \
-           timeout 900 mpirun --allow-run-as-root --oversubscribe -np 1 "$exe" -m "$mode" \
-           -e Hex -nx 6 -ny 6 -nz 6 -p 4 -v)
+        for run in build 1 2 3; do
+          (cd "$(dirname "$exe")" && in_setting $v "$report/BP$bp.$mode.v$v.$run.out" \
+             timeout 900 mpirun --allow-run-as-root --bind-to none -np 1 "$exe" -m "$mode" \
+             "${size[@]}" -v)
+        done
+        cp "$report/BP$bp.$mode.v$v.1.out" "$report/BP$bp.$mode.v$v.out"
       done
-      pick() { grep -i -E 'iter|error|norm' "$1" | grep -v -i -e 'time' -e 'gdof' || true; }
-      a=$(pick "$report/BP$bp.$mode.v2.out" | tr -s ' ' | head -3 | tr '\n' ';')
-      b=$(pick "$report/BP$bp.$mode.v3.out" | tr -s ' ' | head -3 | tr '\n' ';')
-      printf '%-6s %-7s %-28.28s %-28.28s %s\n' "BP$bp" $mode "$a" "$b" \
-        "$([ "$a" = "$b" ] && [ -n "$a" ] && echo yes || echo "NO (see $report/BP$bp.$mode.v*.out)")"
+      its() { grep -c 'CG: it' "$1"; }
+      last() { grep 'CG: it' "$1" | tail -1 | sed -E 's/.*r norm ([^,]*),.*/\1/'; }
+      took() {
+        cat "${1%.out}".[123].out | grep -o 'elapsed=[0-9.e+-]*' | cut -d= -f2 | sort -g | head -1
+      }
+      a=$report/BP$bp.$mode.v2.out b=$report/BP$bp.$mode.v3.out
+      if diff <(grep 'CG: it' "$a") <(grep 'CG: it' "$b") >/dev/null && [ "$(its "$a")" != 0 ]; then
+        same="identical"
+      else
+        same="DIFFER ($a, $b)"
+      fi
+      printf '%-5s %-7s %-11s %-24s %-9s %-9s %s\n' "BP$bp" "$mode" "$(its "$a"), $(its "$b")" \
+        "$(last "$a"), $(last "$b")" "$(took "$a")" "$(took "$b")" "$same"
     done
   done
 fi
+
+# What each setting's caches hold: transpiler-version 3 went through oklc.
+for v in 2 3; do
+  n=$(grep -l 'Generated by oklc' "$report"/cache-v$v/cache/*/*.source.cpp 2>/dev/null | wc -l)
+  all=$(ls "$report"/cache-v$v/cache/*/*.source.cpp 2>/dev/null | wc -l)
+  echo "v$v cache: $n of $all kernel sources written by oklc"
+done

@@ -172,10 +172,11 @@ occa-deps)
         cmake --install "$proj/build" >>"$proj.log" 2>&1 || { cat "$proj.log"; fail "install ($how)"; }
         "$proj/build/occa_like_app" "$kernel" CUDA "$proj/out.cu" || fail "transpile ($how)"
         # a program linking the installed library (as OCCA's programs link
-        # libocca): liboklc-oklt.so finds liboklc.so itself
-        ${CXX:-g++} -o "$proj/app" "$here/occa-deps/main.cpp" -L"$proj/inst/lib" -locca_like \
-            -Wl,-rpath,"$proj/inst/lib" >>"$proj.log" 2>&1 || { cat "$proj.log"; fail "link ($how)"; }
-        "$proj/app" "$kernel" HIP "$proj/out.hip" || fail "installed library ($how)"
+        # libocca): it finds liboklc-oklt.so, which finds liboklc.so
+        (unset LD_LIBRARY_PATH
+         ${CXX:-g++} -o "$proj/app" "$here/occa-deps/main.cpp" -L"$proj/inst/lib" -locca_like \
+             -Wl,-rpath,"$proj/inst/lib" >>"$proj.log" 2>&1 || { cat "$proj.log"; exit 1; }
+         "$proj/app" "$kernel" HIP "$proj/out.hip") || fail "the installed library ($how)"
         grep -q '"name":[[:space:]]*"_occa_addVectors_0"' "$proj/out.cu" ||
             fail "no metadata of _occa_addVectors_0 ($how)"
         grep -q '64 \* blockIdx.x' "$proj/out.cu" || fail "BLOCK=64 not applied ($how)"
