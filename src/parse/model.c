@@ -473,6 +473,8 @@ static bool enter(Walk *W, CXCursor cur, CXCursor parent, Frame *f)
     case CXCursor_CXXNullPtrLiteralExpr:
     case CXCursor_CXXThisExpr:
         oklc_walk_cxx_construct(W, cur, k);
+        if (k == CXCursor_ClassTemplate)       /* a struct too: with methods, a class */
+            oklc_walk_record(W, cur, k);
         break;
     default:
         break;
