@@ -167,6 +167,7 @@ occa-deps)
             args=(-DCMAKE_PREFIX_PATH="$prefix")
         fi
         cmake -S "$proj" -B "$proj/build" "${args[@]}" -DCMAKE_INSTALL_PREFIX="$proj/inst" \
+              -DCMAKE_CXX_FLAGS="${CFLAGS:-}" \
               >"$proj.log" 2>&1 || { cat "$proj.log"; fail "configure ($how)"; }
         cmake --build "$proj/build" >>"$proj.log" 2>&1 || { cat "$proj.log"; fail "build ($how)"; }
         cmake --install "$proj/build" >>"$proj.log" 2>&1 || { cat "$proj.log"; fail "install ($how)"; }
@@ -174,7 +175,8 @@ occa-deps)
         # a program linking the installed library (as OCCA's programs link
         # libocca): it finds liboklc-oklt.so, which finds liboklc.so
         (unset LD_LIBRARY_PATH
-         ${CXX:-g++} -o "$proj/app" "$here/occa-deps/main.cpp" -L"$proj/inst/lib" -locca_like \
+         # shellcheck disable=SC2086
+         ${CXX:-g++} ${CFLAGS:-} -o "$proj/app" "$here/occa-deps/main.cpp" -L"$proj/inst/lib" -locca_like \
              -Wl,-rpath,"$proj/inst/lib" >>"$proj.log" 2>&1 || { cat "$proj.log"; exit 1; }
          "$proj/app" "$kernel" HIP "$proj/out.hip") || fail "the installed library ($how)"
         grep -q '"name":[[:space:]]*"_occa_addVectors_0"' "$proj/out.cu" ||
