@@ -422,13 +422,16 @@ bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t l
 }
 
 /* XXH3-128 of the normalized text (everything the preprocessor produced,
- * "..." includes inlined), the backend and the plugins loaded. */
+ * "..." includes inlined), the backend, the convention (OCCA's, when it
+ * is that) and the plugins loaded. */
 static const char *input_hash(oklc_ctx *c, const Normalized *nz, const char *b)
 {
     XXH3_state_t st;
     XXH3_128bits_reset(&st);
     XXH3_128bits_update(&st, nz->text, nz->len);
     XXH3_128bits_update(&st, b, strlen(b) + 1);
+    if (c->convention == OKLC_CONVENTION_OCCA)
+        XXH3_128bits_update(&st, "occa", 5);
     const char *plugins = oklc_plugins_identity(c);
     if (plugins)
         XXH3_128bits_update(&st, plugins, strlen(plugins));

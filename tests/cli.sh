@@ -175,6 +175,23 @@ stderr_has "--launcher applies to the GPU backends"
 [ -e "$tmp/g2.cpp" ] && fail "--launcher with a CPU backend wrote a file"
 expect 2 "$oklc" transpile "$tmp/g.okl";  stderr_has "transpile needs a backend: -b serial, openmp"
 
+# OCCA's convention: the launcher's own metadata, and its usage errors
+expect 0 "$oklc" transpile -b cuda --convention=occa "$tmp/g.okl" -o "$tmp/g.cu" \
+  --launcher "$tmp/g.cpp" --launcher-metadata "$tmp/gl.json" --metadata "$tmp/g.json"
+grep -q 'extern "C" void g(occa::modeKernel_t \*\*deviceKernels' "$tmp/g.cpp" ||
+  fail "--convention=occa: no OCCA entry in the launcher"
+grep -q '"name":.*"_occa_g_0"' "$tmp/g.json" || fail "--convention=occa: no device kernel metadata"
+grep -q '"deviceKernels"' "$tmp/gl.json" || fail "--launcher-metadata: no deviceKernels"
+expect 2 "$oklc" transpile -b cuda --convention=ocaa "$tmp/g.okl"
+stderr_has "unknown convention 'ocaa' (oklc, occa)"
+expect 2 "$oklc" transpile -b cuda "$tmp/g.okl" --launcher-metadata "$tmp/gl2.json"
+stderr_has "--launcher-metadata needs --convention=occa"
+expect 2 "$oklc" check --convention=occa "$tmp/g.okl"
+stderr_has "--convention only applies to transpile"
+expect 2 "$oklc" transpile -b serial --convention=occa "$tmp/g.okl" --launcher-metadata "$tmp/gl3.json"
+stderr_has "--launcher applies to the GPU backends"
+[ -e "$tmp/gl2.json" ] || [ -e "$tmp/gl3.json" ] && fail "a usage error wrote metadata"
+
 # a file name is no code: one with "*/" (under a folder "k*") or with line
 # breaks could end the comment that names the input, and what follows
 # would be compiled; every backend's output (and launcher) must compile and

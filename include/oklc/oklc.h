@@ -184,7 +184,8 @@ const char *oklc_launcher(oklc_ctx *c, size_t *len);
  * the kernels as the launcher takes them, OCCA's device kernels first. */
 const char *oklc_launcher_metadata(oklc_ctx *c, size_t *len);
 /* A hash (hex) of everything the preprocessor produced: the source with its
- * "..." includes, after -D/-U/--include and the backend's macros. */
+ * "..." includes, after -D/-U/--include and the backend's macros; and of
+ * the convention, when it is OCCA's. */
 const char *oklc_input_hash(oklc_ctx *c);
 /* The i-th file the last stage read from disk, in the order read: the
  * kernel, the "..." files it includes, --include files, --intrinsics

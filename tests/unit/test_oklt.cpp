@@ -298,6 +298,8 @@ static void metadata_in_occas_schema(void **)
 {
     oklt::UserOutput o = ok(oklt::normalizeAndTranspile(input(oklt::TargetBackend::SERIAL, typed)));
     cJSON *j = parse(o.kernel.metadata);
+    assert_true(cJSON_IsObject(cJSON_GetObjectItem(j, "dependencies")));
+    assert_int_equal(strlen(cJSON_GetObjectItem(j, "hash")->valuestring), 32);
     const cJSON *list = cJSON_GetObjectItem(j, "metadata");
     assert_int_equal(cJSON_GetArraySize(list), 1);
     const cJSON *k = cJSON_GetArrayItem(list, 0);
