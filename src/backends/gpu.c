@@ -304,7 +304,7 @@ static const char *guard_of(Gpu *G, const Nest *n, const Loop *l)
                                               op(G, l->tile_size));
             g = g ? oklc_arena_printf(G->a, "%s && %s", g, c) : c;
         }
-        if (l->tile_check) {
+        if (l->tile_check && !l->tile_exact) {
             Cmp cmp = l->cmp == CMP_NE ? (l->down ? CMP_GT : CMP_LT) : l->cmp;
             const char *c = oklc_arena_printf(G->a, "%s %s %s", l->iter, oklc_cmp_spelling(cmp),
                                               op(G, l->bound));
@@ -426,9 +426,12 @@ static bool block_has_shared(Gpu *G, const Loop *outer)
 }
 
 /* Is the statement inside a regular loop of the block (so that @inner
- * loops come after it again)? */
+ * loops come after it again)? The loop inside the tiles of a
+ * @tile(N, @outer) is one too: oklc writes it, the rules are the same. */
 static bool in_regular_loop(const Stmt *st, const Loop *outer)
 {
+    if (outer->tile_part == 1 && outer->tile_other && outer->tile_other->kind == LOOP_REGULAR)
+        return true;
     for (const Stmt *p = st->parent; p && p != outer->node; p = p->parent)
         if ((p->kind == ST_FOR && !p->loop) || p->kind == ST_WHILE || p->kind == ST_DO)
             return true;

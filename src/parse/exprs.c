@@ -231,8 +231,10 @@ void oklc_walk_statement_attrs(Walk *W, CXCursor cur, CXCursorKind k, AttrList *
             twice |= attrs->data[j]->id == a->id;
         if (twice) {
             oklc_walk_misplaced(W, a, "a statement that has it already");
+        } else if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt && W->in_lambda) {
+            oklc_walk_misplaced(W, a, "a statement inside a lambda");
         } else if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt && !W->kernel &&
-                   W->function && !W->in_lambda) {
+                   W->function) {
             oklc_walk_function_barrier(W, cur, a);
         } else if (a->id == ATTR_BARRIER && k == CXCursor_NullStmt && !W->kernel) {
             oklc_walk_misplaced(W, a, "a statement outside a kernel");

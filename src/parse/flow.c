@@ -108,7 +108,7 @@ static Ctl *jump_target(Walk *W, CXCursorKind k)
  * all the threads of the block. */
 void oklc_walk_early_exit(Walk *W, CXCursor cur, CXCursorKind k)
 {
-    if (!W->kernel)
+    if (!W->kernel || W->in_lambda)      /* a lambda's jumps are its own */
         return;
     Ctl *target = jump_target(W, k);
     if (!target || target->exit_off)

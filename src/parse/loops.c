@@ -663,6 +663,7 @@ static Loop *tile_levels(Walk *W, Loop *proto, Attr *tile)
         last->trips = last->trips_wide = size;
         last->trips_known = tv > 0;
         last->ntrips = tv > 0 ? tv : 0;
+        first->tile_exact = last->tile_exact = first->trips_known && proto->ntrips % tv == 0;
     }
     return last;
 }

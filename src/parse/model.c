@@ -500,6 +500,25 @@ static void unwind(Walk *W, size_t base)
     }
 }
 
+/* A parent libclang never visited: an implicit expression (the copy of a
+ * lambda's capture, whose DeclRefExpr libclang hands out as its child).
+ * The frames still open are those whose extent holds the cursor; taking
+ * it for a sibling's child would close a lambda's frame and let its
+ * statements into the kernel's. */
+static size_t enclosing_frame(Walk *W, CXCursor cur)
+{
+    Range r = oklc_cx_range(cur);
+    size_t top = W->frames.len;
+    while (top > W->base) {
+        Range fr = oklc_cx_range(W->frames.data[top - 1].cur);
+        if (r.begin == UINT32_MAX || fr.begin == UINT32_MAX ||
+            (fr.begin <= r.begin && r.end <= fr.end))
+            break;
+        top--;
+    }
+    return top;
+}
+
 /* One cursor of the visit. libclang visits the AST in source order and
  * keeps its own work list (no C recursion per level for statements and
  * expressions); a cursor's parent tells which frames its siblings' and
@@ -510,6 +529,8 @@ static enum CXChildVisitResult step(CXCursor cur, CXCursor parent, CXClientData 
     size_t top = W->frames.len;
     while (top > W->base && !clang_equalCursors(W->frames.data[top - 1].cur, parent))
         top--;
+    if (top == W->base && !clang_equalCursors(parent, W->root))
+        top = enclosing_frame(W, cur);
     unwind(W, top);
     Frame f = {.cur = cur};
     if (!enter(W, cur, parent, &f)) {
@@ -529,12 +550,15 @@ void oklc_walk_children(Walk *W, CXCursor cur)
         return;
     }
     size_t saved = W->base;
+    CXCursor saved_root = W->root;
     W->base = W->frames.len;
+    W->root = cur;
     W->nesting++;
     oklc_walk_visit(W, cur, step, W);
     unwind(W, W->base);
     W->nesting--;
     W->base = saved;
+    W->root = saved_root;
 }
 
 void oklc_walk_subtree(Walk *W, CXCursor cur, CXCursor parent)

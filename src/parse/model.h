@@ -147,6 +147,7 @@ struct Loop {
     int         tile_part;    /* 0, or 1/2 for the two levels of a @tile */
     const char *tile_size;
     bool        tile_check;
+    bool        tile_exact;   /* a known count, a multiple of the size: no tile runs past it */
     int64_t     tile_value;   /* the tile size if written as a number, else INT64_MIN */
     const char *tile_error;   /* why the size cannot be one (1.5, too large), else NULL */
 

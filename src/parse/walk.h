@@ -83,6 +83,7 @@ typedef struct Walk {
 
     VEC(Frame)         frames;     /* the cursors being walked, outermost first */
     size_t             base;       /* frames below belong to an enclosing walk */
+    CXCursor           root;       /* the cursor this walk visits the children of */
     int                nesting;    /* walks inside walks (C recursion) */
 
     VEC(Kernel *)      kernels;

@@ -52,6 +52,10 @@ static void misplaced(oklc_ctx *c, const Attr *a, const char *what)
         oklc_model_error(c, a->off, "duplicate '@%s'", a->name);
     else if (!strcmp(what, "a loop inside a lambda"))
         oklc_model_error(c, a->off, "'@%s' loops cannot be inside a lambda", a->name);
+    else if (!strcmp(what, "a statement inside a lambda"))
+        oklc_model_error(c, a->off, "'@%s' cannot be inside a lambda: the threads wait in the "
+                                    "kernel, not in a call (a function whose last statement is "
+                                    "the @barrier has it after each call)", a->name);
     else if (!strcmp(what, "a member function"))
         oklc_model_error(c, a->off, "'@kernel' applies to free functions, not to member "
                                     "functions");

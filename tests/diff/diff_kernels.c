@@ -11,6 +11,14 @@
  * order of additions; the generator keeps every kernel free of races and of
  * reads of unwritten memory, so a difference is a wrong result.
  *
+ * Some kernels run several blocks one after the other in a
+ * @tile(N, @outer) (the loop in a tile is oklc's: on GPUs its iterations
+ * reuse the @shared arrays after a barrier, as a loop the user writes), and
+ * number their threads with a @tile(N, @inner, @inner); regular loops
+ * repeat regions that reuse the @shared arrays; statements call lambdas of
+ * every capture form, with returns of their own (in the files of even seeds:
+ * the OpenCL device, whose language has no lambdas, leaves those out).
+ *
  * With -S every kernel stages x in its @shared arrays instead: one
  * region copies elements of x into them, the later ones only read them
  * (the shape whose nests the CPU backends fuse, reading x in place).
@@ -96,6 +104,9 @@ typedef struct {
     int tx;            /* > 0: a 2D block, tx threads along x, ts / tx along y */
     bool grid2;        /* the blocks as a 2D grid (@outer(1), @outer(0)) */
     bool down;         /* the @inner loop (along x) counts down */
+    int btile;         /* > 0: blocks in a @tile(btile, @outer), one after the other */
+    int ttile;         /* > 0: the 1D threads as a @tile(ttile, @inner, @inner) */
+    bool lambdas;      /* statements may call lambdas (C++: not on OpenCL) */
     int chunk;         /* elements of x per block */
     int repeat;        /* > 0: regions [rep_from, nregions) run this often in a loop */
     int rep_from;
@@ -110,6 +121,7 @@ typedef struct {
 } Desc;
 
 static bool staged;    /* -S: every kernel stages x (region 1), and then only reads it */
+static bool cxx_file;  /* this file's kernels may call lambdas (OpenCL builds none of it) */
 
 /* What the generator knows while it writes a region: which shared arrays
  * hold a value in every slot, which the region writes (own slot only) and
@@ -164,7 +176,7 @@ static bool statement(Gen *g, Text *r)
     Desc *d = g->d;
     const int v = (int)pick(NVARS), w = (int)pick(NVARS), s = (int)pick(NSHARED);
     const int c = 1 + (int)pick(3);
-    unsigned kind = pick(20);
+    unsigned kind = d->lambdas && chance(20) ? 19 : pick(21);
     /* staged: the copy is all that writes the @shared arrays, the last
      * region all that writes out */
     if (staged && (kind == 4 || kind == 8 || kind == 10 || kind == 17 || kind == 18))
@@ -327,6 +339,34 @@ static bool statement(Gen *g, Text *r)
         g->abound = nb;
         return true;
     }
+    case 19: {    /* a lambda, with returns of its own */
+        static const char *forms[] = {
+            "[c%d](%s a) -> %s { if (a > 6) return a * c%d; return a + c%d; }",
+            "[=](%s a) { if (a > 6) return a * c%d; return a + c%d; }",
+            "[&](const %s a) -> %s { return a > 6 ? a * c%d : a + c%d; }",
+            "[m = c%d](%s a) mutable { if (a > 6) return a * m; m += 0; return a + m; }",
+            "[c%d](%s a) { auto in = [](%s b) { return b; }; if (a > 6) return in(a) * c%d; "
+            "return in(a) + c%d; }",
+        };
+        double nb = g->vbound[v] + 9.0 * 3;
+        if (!d->lambdas || !fits(g, nb))
+            return false;
+        const unsigned f = pick(5);
+        const int l = g->locals++;
+        const char *t = ty(d);
+        char body[256];
+        switch (f) {
+        case 0: snprintf(body, sizeof body, forms[0], l, t, t, l, l); break;
+        case 1: snprintf(body, sizeof body, forms[1], t, l, l); break;
+        case 2: snprintf(body, sizeof body, forms[2], t, t, l, l); break;
+        case 3: snprintf(body, sizeof body, forms[3], l, t); break;
+        default: snprintf(body, sizeof body, forms[4], l, t, t, l, l); break;
+        }
+        put(r, "const %s c%d = %d;\nauto f%d = %s;\nv%d += f%d(x[gi %% N]);\n", t, l, c, l, body,
+            v, l);
+        g->vbound[v] = nb;
+        return true;
+    }
     default: {    /* a thread-dependent but unconditional update */
         double nb = g->vbound[v] * 2 + 9;
         if (!fits(g, nb) || v == w)
@@ -416,10 +456,20 @@ static void describe(Desc *d)
     d->grid2 = chance(25);
     d->down = chance(20);
     d->nregions = 2 + (int)pick(MAX_REGIONS - 2);
+    d->lambdas = cxx_file && chance(50);
+    if (!d->grid2 && chance(25))
+        d->btile = 2 + (int)pick(3);
+    if (!d->tx && !d->down && chance(25)) {
+        static const int tiles[] = {2, 4, 8};
+        d->ttile = tiles[pick(3)];
+        while (d->ttile > 2 && (d->ts / 2) % d->ttile)    /* a tile fills even half the threads */
+            d->ttile /= 2;
+    }
     if (staged) {    /* a 1D block counting up, one block per @outer iteration */
         d->tx = 0;
         d->chunk = d->ts * (1 + d->chunk / d->ts);
         d->grid2 = d->down = false;
+        d->btile = 0;
         d->nregions += d->nregions < 3;
     }
     if (!d->floats && chance(40)) {    /* a repeat makes bounds grow: unsigned only */
@@ -472,6 +522,8 @@ static void header(Text *o, const Desc *d, const char *name)
         put(o, "  for (int by = 0; by < (nblocks + 1) / 2; ++by; @outer(1)) {\n"
                "  for (int bx = 0; bx < 2; ++bx; @outer(0)) {\n"
                "    const int b = by * 2 + bx;\n");
+    else if (d->btile)    /* the loop in the tile: oklc's */
+        put(o, "  for (int b = 0; b < nblocks; ++b; @tile(%d, @outer)) {\n", d->btile);
     else
         put(o, "  for (int b = 0; b < nblocks; ++b; @outer) {\n");
     for (int s = 0; s < NSHARED; s++)
@@ -499,6 +551,11 @@ static void open_threads(Text *o, const Desc *d, int depth, bool half)
     const int n = half ? d->ts / 2 : d->ts;
     if (!d->tx && d->down) {
         put(o, "%*sfor (int t = %d; t >= 0; --t; @inner) {\n", 2 * depth, "", n - 1);
+        return;
+    }
+    if (!d->tx && d->ttile) {
+        put(o, "%*sfor (int t = 0; t < %d; ++t; @tile(%d, @inner, @inner)) {\n", 2 * depth, "", n,
+            d->ttile);
         return;
     }
     if (!d->tx) {
@@ -692,6 +749,7 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
                "static inline unsigned twice_plus_u(unsigned a) { return a * 2 + 1; }\n\n",
         (unsigned long long)seed);
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    cxx_file = seed % 2 == 0;    /* even seeds: so two files in a row test both */
     for (int i = 0; i < per; i++) {
         char name[32];
         describe(&descs[i]);
@@ -717,6 +775,8 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
             char name[32];
             snprintf(name, sizeof name, "d%d_%s", i, style ? "cuda" : "okl");
             for (int v = 0; v < ndevs; v++) {
+                if (cxx_file && !strcmp(devs[v].spec, "opencl"))
+                    continue;
                 if (!run_one(&devs[v], path, name, d, sizes[i], ref_at ? res : ref, count)) {
                     bad++;
                     continue;

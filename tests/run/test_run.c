@@ -451,6 +451,13 @@ static void test_reverse_blocks(void **state)
     reverse_blocks("reverseBlocks");
 }
 
+/* Blocks one after the other in a @tile(N, @outer): a barrier after each. */
+static void test_tile_shared(void **state)
+{
+    (void)state;
+    reverse_blocks("tileShared");
+}
+
 /* A function ending with a @barrier: the barrier after its call. */
 static void test_function_barrier(void **state)
 {
@@ -1226,6 +1233,28 @@ static void test_helpers(void **state)
     same_floats(want, x, N);
 }
 
+/* Lambdas' returns stay theirs; the thread's return ends its iteration. */
+static void test_lambdas(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    const float k = 3;
+    float x[N], want[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = 0.5f * i;
+        float v = x[i], c = 2;
+        want[i] = i % 7 == 3 ? v
+                             : v * k + (v > 10 ? v - c : v + c) + (v + k) + (v + c * 3 + 1) +
+                                   (v * c + 1) + 0.5f + 2 * v + (float)i;
+    }
+    if (device_is("opencl")) {
+        build_fails("cxx.okl", "lambdas", "a lambda is C++");
+        return;
+    }
+    RUN_ON("cxx.okl", "lambdas", x, oklc_arg_int(N), oklc_arg_float(k));
+    same_floats(want, x, N);
+}
+
 /* Methods ending with a @barrier: the barrier after each call. */
 static void test_window_average(void **state)
 {
@@ -1664,6 +1693,7 @@ int main(void)
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
+        cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
