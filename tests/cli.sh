@@ -59,6 +59,28 @@ expect 0 "$oklc" transpile -b serial --intrinsics="$tmp/tw.json" "$tmp/tw.okl"
 stdout_has "{ return 2 * x; }"
 expect 1 "$oklc" check --intrinsics "$tmp/missing.json" "$tmp/tw.okl"
 stderr_has "cannot open intrinsics file"
+# an intrinsic spelled on the backend named like a function of the file:
+# its calls would call the function; an error at the intrinsic, a note at it
+printf 'float okl_tw(float x) { return x; }\n' >"$tmp/tw2.okl"
+cat "$tmp/tw.okl" >>"$tmp/tw2.okl"
+expect 1 "$oklc" transpile -b cuda --intrinsics "$tmp/tw.json" "$tmp/tw2.okl"
+stderr_has "tw.json:1:26: error: intrinsic 'okl_tw' has the name of a function the kernel's file defines"
+stderr_has "tw2.okl:1:7: note: the function is here"
+# 40,000 intrinsics, each a function (docs/intrinsics.md has the times)
+{ printf '{"intrinsics": ['
+  for i in $(seq 1 40000); do
+    [ "$i" -gt 1 ] && printf ','
+    printf '{"name": "okl_f%d", "declaration": "float okl_f%d(float x)", "body": "{ return x; }"}' "$i" "$i"
+  done
+  printf ']}\n'; } >"$tmp/many.json"
+expect 0 "$oklc" check --intrinsics "$tmp/many.json" "$tmp/tw.okl"
+# files Clang is told to read (--clang-arg) are bounded as oklc's own reads
+expect 1 "$oklc" check --clang-arg=-include --clang-arg=/dev/zero "$tmp/tw.okl"
+stderr_has "--clang-arg -include: '/dev/zero' is not a regular file"
+expect 1 "$oklc" check --clang-arg=-include/dev/zero "$tmp/tw.okl"
+stderr_has "'/dev/zero' is not a regular file"
+expect 1 "$oklc" check "--clang-arg=@$tmp/absent.rsp" "$tmp/tw.okl"
+stderr_has "is not there"
 
 # options reach the preprocessor; backend names are case-insensitive
 expect 0 "$oklc" normalize -b OpenMP -D N=16 -D 'OP(a,b)=a*b' "$tmp/k.okl"
@@ -113,10 +135,10 @@ grep -q '"entry":.*"_occa_entry_k"' "$tmp/k.json" || fail "transpile: no metadat
 [ "$(stat -c %a "$tmp/k.cpp")" = "$(printf '%o' $((0666 & ~$(umask))))" ] ||
   fail "the output file's mode is not 0666 minus the umask"
 expect 0 "$oklc" transpile -b serial -DN=16 -DOP=fmaxf "$tmp/k.okl"
-stdout_has "_occa_entry_k(void *const *args)"
+stdout_has "_occa_entry_k(void *const *_occa_args)"
 grep -q "pragma omp" "$tmp/stdout" && fail "serial output has OpenMP pragmas"
 expect 0 "$oklc" transpile -b metal -DN=4 "$tmp/k.okl";  stdout_has "kernel void _occa_k_0("
-expect 0 "$oklc" transpile -b dpcpp -DN=4 "$tmp/k.okl";  stdout_has "_occa_k_0_run(void *queue_"
+expect 0 "$oklc" transpile -b dpcpp -DN=4 "$tmp/k.okl";  stdout_has "_occa_k_0_run(void *_occa_queue"
 expect 1 "$oklc" transpile -b serial --instance 'k<int>' -DN=4 "$tmp/k.okl"
 stderr_has "instance 'k<int>': the kernel is not a template"
 rm -f "$tmp/k2.cpp" "$tmp/k2.json"
@@ -156,6 +178,30 @@ cp "$tmp/dep/k.okl" "$tmp/dep/same.okl"
 expect 2 "$oklc" normalize --keep-macros "$tmp/dep/same.okl" -o "$tmp/dep/same.okl"
 stderr_has "is the input file"
 cmp -s "$tmp/dep/k.okl" "$tmp/dep/same.okl" || fail "-o the input changed the input"
+# no output replaces a file the run reads (the kernel, an included header,
+# --include, --intrinsics), or another output, by identity: a link to the
+# input is the input; each refused with exit 2, every file as it was
+cp "$tmp/dep/k.okl" "$tmp/dep/keep.okl"
+cp "$tests/run/intrinsics.json" "$tmp/dep/intr.json"
+ln -sf "$tmp/dep/k.okl" "$tmp/dep/link.cpp"
+for clash in "--metadata $tmp/dep/k.okl" "--launcher $tmp/dep/inc dir/size\$1#.h" \
+             "--depfile $tmp/dep/op.h" "-o $tmp/dep/intr.json" "--metadata $tmp/dep/link.cpp"; do
+  opt=${clash%% *} file=${clash#* }
+  out=(-o "$tmp/dep/k3.cu")
+  [ "$opt" = -o ] && out=()
+  sums=$(cat "$tmp/dep/k.okl" "$tmp/dep/inc dir/size\$1#.h" "$tmp/dep/op.h" "$tmp/dep/intr.json" | md5sum)
+  expect 2 "$oklc" transpile -b cuda -I "$tmp/dep/inc dir" --include "$tmp/dep/op.h" \
+    --intrinsics "$tmp/dep/intr.json" "${out[@]}" "$opt" "$file" "$tmp/dep/k.okl"
+  stderr_has "a file this run reads"
+  [ "$sums" = "$(cat "$tmp/dep/k.okl" "$tmp/dep/inc dir/size\$1#.h" "$tmp/dep/op.h" "$tmp/dep/intr.json" | md5sum)" ] ||
+    fail "$opt $file changed an input"
+done
+cmp -s "$tmp/dep/k.okl" "$tmp/dep/keep.okl" || fail "the kernel changed"
+rm -f "$tmp/dep/k4.cu"
+expect 2 "$oklc" transpile -b cuda -I "$tmp/dep/inc dir" --include "$tmp/dep/op.h" \
+  -o "$tmp/dep/k4.cu" --launcher "$tmp/dep/../dep/k4.cu" "$tmp/dep/k.okl"
+stderr_has "both write"
+[ -e "$tmp/dep/k4.cu" ] && fail "two outputs in one file: a file was written"
 expect 2 "$oklc" transpile -b serial --depfile "$tmp/dep/x.d" "$tmp/dep/k.okl"
 stderr_has "--depfile needs -o FILE"
 rm -f "$tmp/dep/k2.cpp" "$tmp/dep/k2.d"
@@ -178,7 +224,7 @@ expect 2 "$oklc" transpile "$tmp/g.okl";  stderr_has "transpile needs a backend:
 # OCCA's convention: the launcher's own metadata, and its usage errors
 expect 0 "$oklc" transpile -b cuda --convention=occa "$tmp/g.okl" -o "$tmp/g.cu" \
   --launcher "$tmp/g.cpp" --launcher-metadata "$tmp/gl.json" --metadata "$tmp/g.json"
-grep -q 'extern "C" void g(occa::modeKernel_t \*\*deviceKernels' "$tmp/g.cpp" ||
+grep -q 'extern "C" void g(occa::modeKernel_t \*\*_occa_kernels' "$tmp/g.cpp" ||
   fail "--convention=occa: no OCCA entry in the launcher"
 grep -q '"name":.*"_occa_g_0"' "$tmp/g.json" || fail "--convention=occa: no device kernel metadata"
 grep -q '"deviceKernels"' "$tmp/gl.json" || fail "--launcher-metadata: no deviceKernels"

@@ -7,6 +7,7 @@
  * Exit status: 0 success, 1 errors in the input, 2 wrong usage.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +453,74 @@ static bool write_launcher_part(oklc_ctx *c, const Options *o,
     return text && cli_write_output(file, text, len);
 }
 
+/* ---- outputs never replace inputs ---------------------------------------------------------- */
+
+/* Is `a` the file `b` names (the same device and inode)? */
+static bool same_file(const char *a, const struct stat *b)
+{
+    struct stat st;
+    return stat(a, &st) == 0 && st.st_dev == b->st_dev && st.st_ino == b->st_ino;
+}
+
+/* Do two output names write one file: the same file now, or (not there
+ * yet) the same name in the same folder? */
+static bool same_output(const char *a, const char *b)
+{
+    struct stat st;
+    if (stat(a, &st) == 0)
+        return same_file(b, &st);
+    char *da = strdup(a), *db = strdup(b);
+    bool same = false;
+    if (da && db && !strcmp(basename(da), basename(db))) {
+        char *ra = realpath(dirname(da), NULL), *rb = realpath(dirname(db), NULL);
+        same = ra && rb && !strcmp(ra, rb);
+        free(ra);
+        free(rb);
+    }
+    free(da);
+    free(db);
+    return same;
+}
+
+/* Each output file against every file the run read (the kernel, its
+ * includes, --include, --intrinsics and --plugin files) and against the
+ * other outputs, by identity, not by name: a link or another spelling of
+ * a path is the same file. Before anything is written. */
+static bool outputs_clash(oklc_ctx *c, const Options *o)
+{
+    enum { OUTPUTS = 5 };
+    const char *outs[OUTPUTS] = {o->output, o->metadata, o->launcher, o->launcher_metadata,
+                                 o->depfile};
+    static const char *const opts[OUTPUTS] = {"-o", "--metadata", "--launcher", "--launcher-metadata",
+                                       "--depfile"};
+    for (size_t i = 0; i < OUTPUTS; i++) {
+        struct stat st;
+        if (!outs[i])
+            continue;
+        for (size_t k = i + 1; k < OUTPUTS; k++)
+            if (outs[k] && same_output(outs[i], outs[k])) {
+                fprintf(stderr, "oklc: error: %s and %s both write '%s': give each a file of "
+                                "its own\n", opts[i], opts[k], outs[k]);
+                return true;
+            }
+        if (stat(outs[i], &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        const char *name, *input = NULL;
+        for (size_t k = 0; !input && (name = oklc_input_file(c, k)); k++)
+            if (same_file(name, &st))
+                input = name;
+        for (int k = 0; !input && k < o->nplugins; k++)
+            if (same_file(o->plugins[k], &st))
+                input = o->plugins[k];
+        if (input) {
+            fprintf(stderr, "oklc: error: %s '%s' is '%s', a file this run reads: write it "
+                            "elsewhere\n", opts[i], outs[i], input);
+            return true;
+        }
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "compile-commands"))    /* options of its own */
@@ -503,6 +572,12 @@ int main(int argc, char **argv)
     oklc_diag_print(c, stderr,
                     o.json ? OKLC_DIAG_JSON
                            : use_color(o.color) ? OKLC_DIAG_TEXT_COLOR : OKLC_DIAG_TEXT);
+    if (ok && outputs_clash(c, &o)) {
+        free(o.plugins);
+        free(o.intrinsics);
+        oklc_ctx_free(c);
+        return 2;
+    }
     if (ok) {
         size_t out_len;
         const char *out = oklc_output(c, &out_len);

@@ -111,6 +111,8 @@ OKLC_INTERNAL const char *oklc_emit_tile_loop(Emit *E, const Loop *l);
  * `type`), for a compare-and-swap loop; NULL: no such update. */
 OKLC_INTERNAL const char *oklc_atomic_update(Arena *a, const Atomic *at, const char *old,
                                              const char *type, const char *v);
+/* "const T _occa_rhs = (T)(v); ": the loop's right-hand side, read once. */
+OKLC_INTERNAL const char *oklc_atomic_rhs(Arena *a, const char *type, const char *v);
 /* A variable named like one of the target's keywords becomes _occa_<name>,
  * at its declaration and every use. */
 OKLC_INTERNAL void oklc_emit_rename_keywords(Emit *E, const char *const *keywords, size_t n);

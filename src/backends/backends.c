@@ -265,6 +265,14 @@ const char *oklc_atomic_update(Arena *a, const Atomic *at, const char *old, cons
     }
 }
 
+/* A compare-and-swap loop's right-hand side, read once before the loop
+ * into _occa_rhs (what oklc_atomic_update is then given): idx[j++] or
+ * cnt[t]++ must not run again on each retry. */
+const char *oklc_atomic_rhs(Arena *a, const char *type, const char *v)
+{
+    return oklc_arena_printf(a, "const %s _occa_rhs = (%s)(%s); ", type, type, v);
+}
+
 const char *oklc_atomic_native_type(const Atomic *at)
 {
     if (at->is_float)

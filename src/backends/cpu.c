@@ -785,7 +785,7 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     }
 }
 
-/* Entry points: extern "C" void _occa_entry_K(void *const *args), where
+/* Entry points: extern "C" void _occa_entry_K(void *const *_occa_args), where
  * args[i] points to the value of argument i (a pointer's value for
  * memory). _occa_call, in the CPU prelude, unpacks them. The kernel's type
  * is spelled out: another function may have its name (a kernel "dot"). */
@@ -798,13 +798,13 @@ static void entries(Emit *E)
         fn[0] = ko->name;
         ko->functions = fn;
         ko->nfunctions = 1;
-        oklc_buf_printf(&E->tail, "extern \"C\" void %s(void *const *args) {\n"
+        oklc_buf_printf(&E->tail, "extern \"C\" void %s(void *const *_occa_args) {\n"
                         "  _occa_call(static_cast<void (*)(", ko->entry);
         for (size_t p = 0; p < k->nparams; p++)
             oklc_buf_printf(&E->tail, "%s%s", p ? ", " : "",
                             oklc_subst_targs(E->c, k, k->params[p]->type.spelling, ko->targs,
                                              ko->ntargs));
-        oklc_buf_printf(&E->tail, ")>(&%s), args);\n}\n", ko->name);
+        oklc_buf_printf(&E->tail, ")>(&%s), _occa_args);\n}\n", ko->name);
     }
 }
 
@@ -820,7 +820,7 @@ bool oklc_cpu_translate(Emit *E)
         kernel(E, E->m->kernels[i], E->be->openmp);
     if (E->c->nerrors > errors)
         return false;
-    oklc_buf_puts(&E->tail, "\n/* Entry points: args[i] points to argument i. */\n");
+    oklc_buf_puts(&E->tail, "\n/* Entry points: _occa_args[i] points to argument i. */\n");
     entries(E);
     if (E->c->convention == OKLC_CONVENTION_OCCA)
         oklc_buf_puts(&E->tail, oklc_occa_cpu_entries(E->c, E->kernels.data, E->kernels.len));

@@ -21,7 +21,8 @@ const char *oklc_cuda_unroll(Arena *a, const char *count)
 
 /* x = update(_occa_v), _occa_v being x's value, through atomicCAS on x's
  * bits: for what CUDA has no atomic function for (x *= v, float min...). */
-static const char *cas_loop(Gpu *G, const Atomic *at, const char *x, const char *update)
+static const char *cas_loop(Gpu *G, const Atomic *at, const char *x, const char *rhs,
+                            const char *update)
 {
     bool wide = at->size == 8;
     const char *bits = wide ? "unsigned long long" : "unsigned int";
@@ -31,10 +32,10 @@ static const char *cas_loop(Gpu *G, const Atomic *at, const char *x, const char 
     const char *from = at->is_float ? (wide ? "__longlong_as_double" : "__uint_as_float")
                                     : oklc_arena_printf(G->a, "(%s)", type);
     return oklc_arena_printf(G->a,
-        "{ %s *_occa_p = (%s *)&(%s); %s _occa_old = *_occa_p, _occa_was; "
+        "{ %s%s *_occa_p = (%s *)&(%s); %s _occa_old = *_occa_p, _occa_was; "
         "do { _occa_was = _occa_old; const %s _occa_v = %s(_occa_was); "
         "_occa_old = atomicCAS(_occa_p, _occa_was, %s(%s)); } while (_occa_old != _occa_was); }",
-        bits, bits, x, bits, type, from, to, update);
+        rhs, bits, bits, x, bits, type, from, to, update);
 }
 
 /* atomicF((T *)&(x), (T)(v)) */
@@ -84,9 +85,9 @@ const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
     default:
         break;
     }
-    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
+    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
     if (update)
-        return cas_loop(G, at, x, update);
+        return cas_loop(G, at, x, oklc_atomic_rhs(G->a, type, v), update);
     oklc_gpu_atomic_form_error(G, at);
     return NULL;
 }

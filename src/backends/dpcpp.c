@@ -2,11 +2,11 @@
  * dpcpp.c - the DPC++ backend: SYCL 2020, as Intel's icpx -fsycl and
  * AdaptiveCpp compile it. Each top-level @outer loop becomes
  *
- *   static void _occa_K_0_item(const sycl::nd_item<3> &item_, locals, params)
+ *   static void _occa_K_0_item(const sycl::nd_item<3> &_occa_item, locals, params)
  *                  the nest, for one work-item (gpu.c's mapping: blocks are
  *                  work-groups, threads work-items; OKL axis n is SYCL
  *                  dimension 2 - n, SYCL's last dimension being the fastest)
- *   static void _occa_K_0_body(sycl::queue *queue_, sycl::nd_range<3> *range_,
+ *   static void _occa_K_0_body(sycl::queue *_occa_queue, sycl::nd_range<3> *_occa_range,
  *                              params)
  *                  submits a parallel_for over the nd-range whose kernel
  *                  calls _occa_K_0_item
@@ -45,6 +45,18 @@ static const char *launch_hint(Arena *a, const int64_t block[3])
 {
     return oklc_arena_printf(a, "[[sycl::reqd_work_group_size(%lld, %lld, %lld)]]",
                              (long long)block[2], (long long)block[1], (long long)block[0]);
+}
+
+/* The kernel's attributes: the work-group size when it is known, and
+ * @simd_length(N) as the sub-group size it requires (the design's
+ * Appendix B). */
+static const char *hint(Gpu *G, const DeviceKernel *d)
+{
+    const Attr *simd = d->nest->simd_length;
+    if (!simd)
+        return d->hint ? d->hint : "";
+    return oklc_arena_printf(G->a, "%s%s[[intel::reqd_sub_group_size(%s)]]",
+                             d->hint ? d->hint : "", d->hint ? " " : "", simd->args[0].text);
 }
 
 /* ---- @shared ------------------------------------------------------------------------- */
@@ -104,7 +116,7 @@ static void nest_locals(Gpu *G, const Loop *nest, Locals *l)
                                ? oklc_arena_printf(G->a, "%lld", (long long)v->size)
                                : oklc_arena_printf(G->a, "sizeof(%s)", v->type.spelling);
         oklc_buf_printf(&l->made, "    sycl::local_accessor<_occa_local_unit, 1> %s("
-                                  "sycl::range<1>(_occa_local_units(%s)), handler_);\n",
+                                  "sycl::range<1>(_occa_local_units(%s)), _occa_handler);\n",
                         acc, size);
         oklc_buf_printf(&l->params, ", _occa_local_unit *%s", acc);
         oklc_buf_printf(&l->args, ", &%s[0]", acc);
@@ -132,9 +144,10 @@ static const char *comma(const char *list)
 /* The runtime's entry of a device kernel `fn`. */
 static void run_entry(const char *fn, Buf *b)
 {
-    oklc_buf_printf(b, "extern \"C\" const char *%s_run(void *queue_, const unsigned long *grid_, "
-                       "const unsigned long *block_, void *const *args_)\n"
-                       "{\n  return _occa_sycl_run(&%s, queue_, grid_, block_, args_);\n}\n",
+    oklc_buf_printf(b, "extern \"C\" const char *%s_run(void *_occa_queue, "
+                       "const unsigned long *_occa_grid,\n    const unsigned long *_occa_block, "
+                       "void *const *_occa_args)\n{\n  return _occa_sycl_run(&%s, _occa_queue, "
+                       "_occa_grid, _occa_block, _occa_args);\n}\n",
                     fn, fn);
 }
 
@@ -146,8 +159,9 @@ static void entry(Gpu *G, const DeviceKernel *d, const KernelOut *ko, const char
 {
     const char *typed = oklc_gpu_params(G, ko, GPU_PARAM_BY_REF);
     const char *fn = oklc_arena_printf(G->a, "%s%s", d->name, ko ? ko->suffix : "");
-    oklc_buf_printf(b, "extern \"C\" void %s(sycl::queue *queue_, sycl::nd_range<3> *range_%s%s)"
-                       "\n{\n  %s_body%s(queue_, range_%s%s);\n}\n",
+    oklc_buf_printf(b, "extern \"C\" void %s(sycl::queue *_occa_queue, "
+                       "sycl::nd_range<3> *_occa_range%s%s)\n"
+                       "{\n  %s_body%s(_occa_queue, _occa_range%s%s);\n}\n",
                     fn, comma(typed), typed, d->name, ko ? oklc_gpu_targs(G, ko) : "",
                     comma(names), names);
     run_entry(fn, b);
@@ -167,15 +181,16 @@ static const char *device_kernel(Gpu *G, const DeviceKernel *d)
     nest_locals(G, d->nest, &l);
     Buf b;
     oklc_buf_init(&b, G->a);
-    oklc_buf_printf(&b, "%sstatic void %s_item(const sycl::nd_item<3> &item_%s%s%s)\n{\n%s}\n",
+    oklc_buf_printf(&b, "%sstatic void %s_item(const sycl::nd_item<3> &_occa_item%s%s%s)\n{\n%s}\n",
                     tmpl, d->name, l.params.data, comma(params), params, d->body);
-    oklc_buf_printf(&b, "%sstatic void %s_body(sycl::queue *queue_, sycl::nd_range<3> *range_%s%s)"
-                        "\n{\n",
+    oklc_buf_printf(&b, "%sstatic void %s_body(sycl::queue *_occa_queue, "
+                        "sycl::nd_range<3> *_occa_range%s%s)\n{\n",
                     tmpl, d->name, comma(params), params);
-    oklc_buf_printf(&b, "  queue_->submit([&](sycl::handler &handler_) {\n%s"
-                        "    handler_.parallel_for(*range_, [=](sycl::nd_item<3> item_)%s%s {\n"
-                        "      %s_item%s(item_%s%s%s);\n    });\n  });\n}\n",
-                    l.made.data, d->hint ? " " : "", d->hint ? d->hint : "", d->name, targs,
+    oklc_buf_printf(&b, "  _occa_queue->submit([&](sycl::handler &_occa_handler) {\n%s"
+                        "    _occa_handler.parallel_for(*_occa_range, "
+                        "[=](sycl::nd_item<3> _occa_item)%s%s {\n"
+                        "      %s_item%s(_occa_item%s%s%s);\n    });\n  });\n}\n",
+                    l.made.data, *hint(G, d) ? " " : "", hint(G, d), d->name, targs,
                     l.args.data, comma(names), names);
     if (!k->is_template)
         entry(G, d, NULL, names, &b);
@@ -233,14 +248,14 @@ static const char *dpcpp_atomic(Gpu *G, const Atomic *at)
     const char *fn = fetch(at->op, at->is_float);
     if (fn)
         return oklc_arena_printf(G->a, "%s.%s((%s)(%s))", ref, fn, type, v);
-    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
+    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
     if (!update) {
         oklc_gpu_atomic_form_error(G, at);
         return NULL;
     }
-    return oklc_arena_printf(G->a, "{ auto _occa_x = %s; %s _occa_v = _occa_x.load(); "
+    return oklc_arena_printf(G->a, "{ %sauto _occa_x = %s; %s _occa_v = _occa_x.load(); "
                                    "while (!_occa_x.compare_exchange_weak(_occa_v, %s)) {} }",
-                             ref, type, update);
+                             oklc_atomic_rhs(G->a, type, v), ref, type, update);
 }
 
 /* ---- what SYCL device code lacks ----------------------------------------------------------- */
@@ -287,10 +302,12 @@ static bool prepare(Emit *E)
 static const GpuTarget dpcpp = {
     .kernel_specs = "extern \"C\"",
     .device_specs = NULL,
-    .block_index = {"item_.get_group(2)", "item_.get_group(1)", "item_.get_group(0)"},
-    .thread_index = {"item_.get_local_id(2)", "item_.get_local_id(1)", "item_.get_local_id(0)"},
-    .barrier = "sycl::group_barrier(item_.get_group());",
-    .warp_barrier = "sycl::group_barrier(item_.get_sub_group());",
+    .block_index = {"_occa_item.get_group(2)", "_occa_item.get_group(1)",
+                    "_occa_item.get_group(0)"},
+    .thread_index = {"_occa_item.get_local_id(2)", "_occa_item.get_local_id(1)",
+                     "_occa_item.get_local_id(0)"},
+    .barrier = "sycl::group_barrier(_occa_item.get_group());",
+    .warp_barrier = "sycl::group_barrier(_occa_item.get_sub_group());",
     .constant_var = "",
     .global_var = NULL,
     .unroll = oklc_cuda_unroll,

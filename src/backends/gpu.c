@@ -438,15 +438,37 @@ static bool in_regular_loop(const Stmt *st, const Loop *outer)
     return false;
 }
 
+/* A block barrier the user wrote as statement s (not a warp's). */
+static bool is_block_barrier(const Stmt *s)
+{
+    return s && s->kind == ST_NULL && s->barrier && !s->barrier->after_call &&
+           s->barrier->kind != BARRIER_WARP;
+}
+
+/* Does a barrier of the user's end the loop's body, or follow the loop?
+ * Then the loop needs none of its own. */
+static bool barrier_at_end(const Loop *l)
+{
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (body->kind == ST_COMPOUND && body->nkids && is_block_barrier(body->kids[body->nkids - 1]))
+        return true;
+    const Stmt *p = l->node->parent;
+    for (size_t i = 0; p && i + 1 < p->nkids; i++)
+        if (p->kids[i] == l->node)
+            return is_block_barrier(p->kids[i + 1]);
+    return false;
+}
+
 /* Between the @inner loops of a block with @shared memory, every thread
  * waits until all have written: a barrier after each @inner loop that
- * another one follows (unless @nobarrier). */
+ * another one follows (unless @nobarrier, or one of the user's is there). */
 static void implicit_barriers(Gpu *G)
 {
     for (size_t i = 0; i < G->k->nloops; i++) {
         const Loop *l = G->k->loops[i];
         if (l->kind != LOOP_INNER || !l->parent || l->parent->kind != LOOP_OUTER ||
-            l->nobarrier || !l->node || !block_has_shared(G, l->parent))
+            l->nobarrier || !l->node || !l->node->nkids || !block_has_shared(G, l->parent) ||
+            barrier_at_end(l))
             continue;
         bool later = in_regular_loop(l->node, l->parent);
         for (size_t j = 0; j < G->k->nloops && !later; j++) {
@@ -664,6 +686,23 @@ static bool sizes_name(Gpu *G, Range r, const Var *v)
     return false;
 }
 
+/* A declaration of a type (typedef, using, struct, class, union, enum):
+ * it costs nothing and may name a type the code uses, so every device
+ * kernel and launcher has it. */
+static bool declares_type(Gpu *G, const Stmt *d)
+{
+    static const char *const words[] = {"typedef", "using", "struct", "class", "union", "enum"};
+    if (d->ndecls)
+        return false;
+    const char *t = G->E->nz->text + d->range.begin;
+    for (size_t i = 0; i < OKLC_COUNTOF(words); i++) {
+        size_t n = strlen(words[i]);
+        if (!strncmp(t, words[i], n) && !oklc_ident_char(t[n]))
+            return true;
+    }
+    return false;
+}
+
 /* Which of the declarations decls[0..n) `used` reads (or the sizes of
  * the @tile loops in `tiles`), directly or through a later one. */
 static bool *needed_decls(Gpu *G, const Stmt *const *decls, size_t n, const Range *used,
@@ -671,7 +710,7 @@ static bool *needed_decls(Gpu *G, const Stmt *const *decls, size_t n, const Rang
 {
     bool *need = oklc_arena_alloc(G->a, (n + 1) * sizeof *need);
     for (size_t i = n; i-- > 0;) {
-        need[i] = decl_used(decls[i], used, nused);
+        need[i] = declares_type(G, decls[i]) || decl_used(decls[i], used, nused);
         for (size_t v = 0; v < decls[i]->ndecls && !need[i]; v++)
             need[i] = sizes_name(G, tiles, decls[i]->decls[v]);
         for (size_t later = i + 1; later < n && !need[i]; later++)
@@ -838,22 +877,24 @@ static const char *read_argument(Gpu *G, const Var *p, size_t i)
     const char *t = p->type.spelling;
     if (!strncmp(t, "const ", 6))
         t += 6;
-    return oklc_arena_printf(G->a, "    const %s %s = *(const %s *)args[%zu];\n", t, p->name, t, i);
+    return oklc_arena_printf(G->a, "    const %s %s = *(const %s *)_occa_args[%zu];\n", t, p->name,
+                             t, i);
 }
 
 /* Runs nest `index`: its grid and block, then the launch; `ind` starts
  * each line. */
 static void launch(const Nest *n, size_t index, const char *ind, Buf *b)
 {
-    oklc_buf_printf(b, "%sconst unsigned long grid[3] = {_occa_count(%s), _occa_count(%s), "
+    oklc_buf_printf(b, "%sconst unsigned long _occa_grid[3] = {_occa_count(%s), _occa_count(%s), "
                        "_occa_count(%s)};\n",
                     ind, n->grid[0], n->grid[1], n->grid[2]);
-    oklc_buf_printf(b, "%sconst unsigned long block[3] = {_occa_count(%s), _occa_count(%s), "
+    oklc_buf_printf(b, "%sconst unsigned long _occa_block[3] = {_occa_count(%s), _occa_count(%s), "
                        "_occa_count(%s)};\n",
                     ind, n->block[0], n->block[1], n->block[2]);
-    oklc_buf_printf(b, "%sif (grid[0] && grid[1] && grid[2]) {\n"
-                       "%s  const int e = api->run(api->device, %zu, grid, block, args);\n"
-                       "%s  if (e)\n%s    return e;\n%s}\n",
+    oklc_buf_printf(b, "%sif (_occa_grid[0] && _occa_grid[1] && _occa_grid[2]) {\n"
+                       "%s  const int _occa_e = _occa_api->run(_occa_api->device, %zu, _occa_grid, "
+                       "_occa_block, _occa_args);\n"
+                       "%s  if (_occa_e)\n%s    return _occa_e;\n%s}\n",
                     ind, ind, index, ind, ind, ind);
 }
 
@@ -935,13 +976,13 @@ static void launcher_stmt(Gpu *G, const Stmt *s, Nest *nests, Buf *b)
     }
     for (size_t i = 0; i < sc.decls.len; i++) {
         const Stmt *d = sc.decls.data[i];
-        if (top[i] && !host_can_read(G, d->decls[0]))
+        if (top[i] && d->ndecls && !host_can_read(G, d->decls[0]))
             return;
         if (top[i])
             oklc_buf_printf(b, "    %s\n", oklc_edits_text(&host, d->range.begin, d->range.end));
     }
     for (size_t i = 0; i < h.decls.len; i++)
-        if (inner[i] && !host_can_read(G, h.decls.data[i]->decls[0]))
+        if (inner[i] && h.decls.data[i]->ndecls && !host_can_read(G, h.decls.data[i]->decls[0]))
             return;
     for (size_t i = 0; i < k->nouters; i++) {
         if (k->outers[i]->node == s) {
@@ -1001,26 +1042,28 @@ static void kernel(Emit *E, Kernel *k, Buf *launchers)
     oklc_edit_replace(&E->ed, k->decl.begin, k->decl.end, dev.data);
     if (k->is_template)
         oklc_buf_printf(launchers, "template <%s>\nstatic int _occa_launch_%s_body("
-                                   "const _occa_launch_api *api, void *const *args)\n{\n",
+                                   "const _occa_launch_api *_occa_api,\n"
+                                   "    void *const *_occa_args)\n{\n",
                         k->template_params, k->name);
     else
-        oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s(const _occa_launch_api *api, "
-                                   "void *const *args)\n{\n",
+        oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s(const _occa_launch_api "
+                                   "*_occa_api, void *const *_occa_args)\n{\n",
                         k->name);
     for (size_t i = 0; k->root && i < k->root->nkids; i++)
         if (is_nest(k, k->root->kids[i]) || holds_nests(k, k->root->kids[i]))
             launcher_stmt(&G, k->root->kids[i], nests, launchers);
-    oklc_buf_puts(launchers, "  (void)args;\n  return 0;\n}\n\n");
+    oklc_buf_puts(launchers, "  (void)_occa_api;\n  (void)_occa_args;\n  return 0;\n}\n\n");
     for (size_t i = 0; k->is_template && i < E->kernels.len; i++) {
         const KernelOut *ko = &E->kernels.data[i];
         if (ko->kernel != k)
             continue;
-        oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s%s(const _occa_launch_api *api, "
-                                   "void *const *args)\n{\n  return _occa_launch_%s_body<",
+        oklc_buf_printf(launchers, "extern \"C\" int _occa_launch_%s%s(const _occa_launch_api "
+                                   "*_occa_api, void *const *_occa_args)\n{\n"
+                                   "  return _occa_launch_%s_body<",
                         k->name, ko->suffix, k->name);
         for (size_t t = 0; t < ko->ntargs; t++)
             oklc_buf_printf(launchers, "%s%s", t ? ", " : "", ko->targs[t]);
-        oklc_buf_puts(launchers, ">(api, args);\n}\n\n");
+        oklc_buf_puts(launchers, ">(_occa_api, _occa_args);\n}\n\n");
     }
 }
 

@@ -187,12 +187,38 @@ static void by_macro(Emit *E, const Call *c, const Piece *v, size_t n)
     oklc_edit_replace(&E->ed, c->range.begin, open, macro);
 }
 
+/* A spelled intrinsic named like a function the file defines: the calls
+ * would call the file's function, and the intrinsic would silently do
+ * nothing. */
+static bool shadowed(Emit *E)
+{
+    oklc_ctx *c = E->c;
+    bool ok = true;
+    for (size_t i = 0; i < E->m->nfunctions; i++) {
+        const Function *f = E->m->functions[i];
+        const Intrinsic *in = f->has_body && !f->is_member ? oklc_intrinsic_find(c, f->name) : NULL;
+        if (!in || !in->spelling[c->backend])
+            continue;
+        if (in->loc.file) {
+            Diag *d = oklc_diag_error(c, in->loc, "intrinsic '%s' has the name of a function "
+                                      "the kernel's file defines, whose calls it would not "
+                                      "replace: rename one of them", f->name);
+            oklc_diag_note(c, d, oklc_norm_loc(c->norm, f->name_off), "the function is here");
+        } else {
+            oklc_model_error(c, f->name_off, "'%s' is also the name of an intrinsic (added by a "
+                             "plugin), whose calls it would hide: rename it", f->name);
+        }
+        ok = false;
+    }
+    return ok;
+}
+
 bool oklc_emit_intrinsics(Emit *E)
 {
     oklc_ctx *c = E->c;
     if (!c->intrinsics.len)
         return true;
-    bool ok = true;
+    bool ok = shadowed(E);
     for (size_t i = 0; i < E->m->ncalls; i++) {
         const Call *call = &E->m->calls[i];
         const char *s = call->callee_off == UINT32_MAX && call->name

@@ -100,6 +100,8 @@ static bool words(Emit *E)
     return ok;
 }
 
+enum { METAL_MAX_BUFFERS = 31 };    /* the argument table's buffer slots (MSL spec) */
+
 static bool var_limits(Emit *E, const Var *v, bool kernel_param)
 {
     bool ok = true;
@@ -159,6 +161,14 @@ static bool limits(Emit *E)
         }
     for (size_t i = 0; i < m->nkernels; i++) {
         const Kernel *k = m->kernels[i];
+        if (k->nparams > METAL_MAX_BUFFERS) {    /* each argument is a buffer */
+            oklc_model_error(E->c, k->params[METAL_MAX_BUFFERS]->name_off, "Metal binds at most "
+                             "%d buffers to a kernel ([[buffer(0)]] to [[buffer(%d)]]), one per "
+                             "argument, and '%s' has %zu arguments: pass scalars together in "
+                             "a struct", METAL_MAX_BUFFERS, METAL_MAX_BUFFERS - 1, k->name,
+                             k->nparams);
+            ok = false;
+        }
         for (size_t j = 0; j < k->nparams + k->nlocals; j++)
             ok &= var_limits(E, j < k->nparams ? k->params[j] : k->locals[j - k->nparams],
                              j < k->nparams);
@@ -438,18 +448,19 @@ static const char *metal_atomic(Gpu *G, const Atomic *at)
     if (f && (at->op == AT_ADD || at->op == AT_INC || at->op == AT_SUB || at->op == AT_DEC))
         return oklc_arena_printf(G->a, "_occa_atomic_add((%s float *)&(%s), %s(float)(%s))",
                                  space, x, at->op == AT_SUB || at->op == AT_DEC ? "-" : "", v);
-    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
+    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
     if (!update) {
         oklc_gpu_atomic_form_error(G, at);
         return NULL;
     }
     const char *bits = f ? "uint" : type;
     return oklc_arena_printf(G->a,
-        "{ %s %s *_occa_p = (%s %s *)&(%s); %s _occa_old = "
+        "{ %s%s %s *_occa_p = (%s %s *)&(%s); %s _occa_old = "
         "atomic_load_explicit(_occa_p, memory_order_relaxed); %s _occa_v; do { _occa_v = "
         "%s(_occa_old); } while (!atomic_compare_exchange_weak_explicit(_occa_p, &_occa_old, "
         "%s(%s), memory_order_relaxed, memory_order_relaxed)); }",
-        space, atype, space, atype, x, bits, type, f ? "as_type<float>" : "",
+        oklc_atomic_rhs(G->a, type, v), space, atype, space, atype, x, bits, type,
+        f ? "as_type<float>" : "",
         f ? "as_type<uint>" : oklc_arena_printf(G->a, "(%s)", type), update);
 }
 

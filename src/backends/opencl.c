@@ -117,6 +117,11 @@ static bool var_limits(Emit *E, const Var *v, bool kernel_param)
     else if (kernel_param && v->type.pointer && v->type.element && strchr(v->type.element, '*'))
         ok = c12_error(E, v->name_off, "an OpenCL kernel argument cannot point to a pointer "
                        "('%s'): pass one flat buffer and offsets", v->name);
+    else if (kernel_param && !v->type.pointer && !v->type.array && v->type.shape &&
+             v->type.shape->has_pointer)
+        ok = c12_error(E, v->name_off, "an OpenCL kernel argument passed by value cannot hold "
+                       "a pointer ('%s'): OpenCL C forbids it, the host's addresses mean nothing "
+                       "on the device; pass each buffer as an argument of its own", v->name);
     if (v->static_)
         ok = c12_error(E, v->name_off, "OpenCL C 1.2 has no static local variables ('%s'): "
                        "make it a kernel argument or a file-scope constant", v->name);
@@ -575,7 +580,7 @@ static const char *opencl_atomic(Gpu *G, const Atomic *at)
     if (fn && !wide && (!at->is_float || at->op == AT_ASSIGN))
         return oklc_arena_printf(G->a, "%s((volatile %s %s *)&(%s), (%s)(%s))", fn, space, type,
                                  x, type, v);
-    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, v);
+    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
     if (!update) {
         oklc_gpu_atomic_form_error(G, at);
         return NULL;
@@ -589,10 +594,11 @@ static const char *opencl_atomic(Gpu *G, const Atomic *at)
     const char *from = at->is_float ? (wide ? "as_double" : "as_float")
                                     : oklc_arena_printf(G->a, "(%s)", type);
     return oklc_arena_printf(G->a,
-        "{ volatile %s %s *_occa_p = (volatile %s %s *)&(%s); %s _occa_old = *_occa_p, "
+        "{ %svolatile %s %s *_occa_p = (volatile %s %s *)&(%s); %s _occa_old = *_occa_p, "
         "_occa_was; do { _occa_was = _occa_old; const %s _occa_v = %s(_occa_was); "
         "_occa_old = %s(_occa_p, _occa_was, %s(%s)); } while (_occa_old != _occa_was); }",
-        space, bits, space, bits, x, bits, type, from, wide ? "atom_cmpxchg" : "atomic_cmpxchg",
+        oklc_atomic_rhs(G->a, type, v), space, bits, space, bits, x, bits, type, from,
+        wide ? "atom_cmpxchg" : "atomic_cmpxchg",
         to, update);
 }
 

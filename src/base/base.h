@@ -59,6 +59,19 @@ OKLC_INTERNAL char *oklc_arena_printf(Arena *a, const char *fmt, ...) OKLC_PRINT
 OKLC_INTERNAL void oklc_arena_free(Arena *a);
 OKLC_INTERNAL _Noreturn void oklc_arena_oom(Arena *a);
 
+/* Names to numbers (names.c): lookups in constant time, for tables that
+ * grow to tens of thousands of names. Names are not copied. */
+typedef struct NameSlot {
+    const char *name;
+    size_t      value;
+} NameSlot;
+typedef struct NameTable {
+    NameSlot *slots;
+    size_t    cap, len;
+} NameTable;
+OKLC_INTERNAL bool oklc_names_get(const NameTable *t, const char *name, size_t *value);
+OKLC_INTERNAL void oklc_names_put(Arena *a, NameTable *t, const char *name, size_t value);
+
 /* Runs fn(arg) on a new thread with `size` bytes of stack and waits for
  * it (stack.c); false, and nothing run, when no such thread can be had. */
 OKLC_INTERNAL bool oklc_run_on_stack(size_t size, void (*fn)(void *), void *arg);
@@ -130,12 +143,21 @@ typedef struct Loc {
     uint32_t off;    /* byte offset in the buffer */
 } Loc;
 
+/* The most a source file may hold (the input, an included file, a file
+ * Clang is told to read): offsets are 32-bit, and a kernel with its headers
+ * is far smaller; a device such as /dev/zero ends with EFBIG, not when
+ * memory runs out. */
+#define OKLC_SRC_MAX ((size_t)256 << 20)
+
 /* Registers a buffer (text must outlive the context; usually in the arena). */
 OKLC_INTERNAL SrcFile *oklc_src_new(oklc_ctx *c, const char *path, const char *text,
                                     size_t len, bool builtin);
 OKLC_INTERNAL uint32_t oklc_view_new(oklc_ctx *c, SrcFile *f, const char *name,
                                      int32_t line_delta);
 OKLC_INTERNAL Loc oklc_src_loc(oklc_ctx *c, uint32_t view, uint32_t off);
+/* The line a position presumes (#line shifts it): physical line + delta,
+ * in 64 bits (#line 2147483647 then more lines passes INT_MAX). */
+OKLC_INTERNAL long long oklc_presumed_line(const oklc_ctx *c, Loc loc);
 /* Reads a whole file into the arena; NULL (errno set) when it cannot. */
 OKLC_INTERNAL char *oklc_read_file(oklc_ctx *c, const char *path, size_t *len);
 /* The file of exactly this name that the host keeps in memory, or NULL. */
@@ -195,6 +217,7 @@ struct oklc_ctx {
     VEC(const char *) clang_args;       /* --clang-arg */
     const char  *pch_dir;               /* precompiled preludes (parse/pch.c), or NULL */
     VEC(struct Intrinsic *) intrinsics; /* the user's (intrinsics/intrinsics.c) */
+    NameTable    intrinsic_names;       /* name -> index in intrinsics */
     const char  *backend_name;          /* by name (a plugin's), or NULL: `backend`'s */
     oklc_convention convention;         /* whose runtime calls the output */
     VEC(struct MemFile) mem_files;      /* oklc_add_header */

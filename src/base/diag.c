@@ -98,7 +98,7 @@ static void fill_info(oklc_ctx *c, const Diag *d, oklc_diag_info *out)
     if (d->loc.file && d->loc.file < c->views.len) {
         const FileView *v = &c->views.data[d->loc.file];
         out->file = v->name;
-        out->line = (unsigned)((int32_t)d->loc.line + v->line_delta);
+        out->line = (unsigned)oklc_presumed_line(c, d->loc);
         out->column = d->loc.col;
     }
 }

@@ -9,7 +9,7 @@
  * blank): a buffer that holds one gets a copy of its text with LF in its
  * place, the same length, so that every stage that splits lines, counts
  * them or ends a // comment knows only LF, and offsets and columns stay
- * those of the file. Files are read whole, up to SRC_MAX bytes.
+ * those of the file. Files are read whole, up to OKLC_SRC_MAX bytes.
  */
 #include <errno.h>
 #include <string.h>
@@ -66,6 +66,13 @@ uint32_t oklc_view_new(oklc_ctx *c, SrcFile *f, const char *name, int32_t line_d
     return (uint32_t)(c->views.len - 1);
 }
 
+long long oklc_presumed_line(const oklc_ctx *c, Loc loc)
+{
+    if (!loc.file || loc.file >= c->views.len)
+        return loc.line;
+    return (long long)loc.line + c->views.data[loc.file].line_delta;
+}
+
 Loc oklc_src_loc(oklc_ctx *c, uint32_t view, uint32_t off)
 {
     Loc loc = {view, 0, 0, off};
@@ -85,14 +92,10 @@ Loc oklc_src_loc(oklc_ctx *c, uint32_t view, uint32_t off)
     return loc;
 }
 
-/* The most a source file may hold (the input, an included file): offsets
- * are 32-bit, and a kernel with its headers is far smaller; a device such
- * as /dev/zero ends with EFBIG here, not when memory runs out. */
-#define SRC_MAX ((size_t)256 << 20)
 
 /* Reads fp to its end into a heap block, in chunks: pipes, devices and
  * /proc files have no size (st_size 0) or not the one they give. `hint`:
- * the size the file says it has. NULL with errno set (EFBIG past SRC_MAX,
+ * the size the file says it has. NULL with errno set (EFBIG past OKLC_SRC_MAX,
  * ENOMEM, EIO) when it cannot. */
 static char *read_all(FILE *fp, size_t hint, size_t *len)
 {
@@ -100,12 +103,12 @@ static char *read_all(FILE *fp, size_t hint, size_t *len)
     char *buf = NULL;
     for (;;) {
         if (!buf || n == cap) {
-            if (buf && cap > SRC_MAX) {
+            if (buf && cap > OKLC_SRC_MAX) {
                 oklc_free(buf);
                 errno = EFBIG;
                 return NULL;
             }
-            size_t ncap = !buf ? cap : cap > SRC_MAX / 2 ? SRC_MAX + 1 : cap * 2;
+            size_t ncap = !buf ? cap : cap > OKLC_SRC_MAX / 2 ? OKLC_SRC_MAX + 1 : cap * 2;
             char *t = oklc_realloc(buf, ncap);
             if (!t) {
                 oklc_free(buf);
@@ -157,7 +160,7 @@ char *oklc_read_file(oklc_ctx *c, const char *path, size_t *len)
         return NULL;
     }
     size_t hint = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0;
-    if (hint > SRC_MAX) {
+    if (hint > OKLC_SRC_MAX) {
         errno = EFBIG;
         return NULL;
     }

@@ -244,23 +244,28 @@ const char *oklc_occa_cpu_entries(oklc_ctx *c, const KernelOut *ks, size_t n)
  * to the device kernel through occa::kernel. */
 static void occa_run(Buf *b, const Kernel *k)
 {
-    oklc_buf_printf(b, "static int _occa_occa_run_%s(void *kernels, int index, const unsigned "
-                       "long grid[3],\n    const unsigned long block[3], void *const *args)\n{\n",
+    oklc_buf_printf(b, "static int _occa_occa_run_%s(void *_occa_kernels, int _occa_index,\n"
+                       "    const unsigned long _occa_grid[3],\n"
+                       "    const unsigned long _occa_block[3],\n"
+                       "    void *const *_occa_args)\n{\n",
                     k->name);
     for (size_t p = 0; p < k->nparams; p++) {
         const Var *v = k->params[p];
         if (v->type.pointer || v->type.array)
             oklc_buf_printf(b, "  occa::modeMemory_t *_occa_a%zu = "
-                               "*static_cast<occa::modeMemory_t **>(args[%zu]);\n", p, p);
+                               "*static_cast<occa::modeMemory_t **>(_occa_args[%zu]);\n", p, p);
         else {
             const char *t = v->type.reference ? v->type.element : v->type.spelling;
-            oklc_buf_printf(b, "  %s &_occa_a%zu = *static_cast<%s *>(args[%zu]);\n", t, p, t, p);
+            oklc_buf_printf(b, "  %s &_occa_a%zu = *static_cast<%s *>(_occa_args[%zu]);\n", t, p, t,
+                            p);
         }
     }
-    oklc_buf_puts(b, "  occa::kernel kernel(static_cast<occa::modeKernel_t **>(kernels)[index]);\n"
-                     "  kernel.setRunDims(occa::dim(grid[0], grid[1], grid[2]),\n"
-                     "                    occa::dim(block[0], block[1], block[2]));\n"
-                     "  kernel(");
+    oklc_buf_puts(b, "  occa::kernel _occa_kernel(\n"
+                     "      static_cast<occa::modeKernel_t **>(_occa_kernels)[_occa_index]);\n"
+                     "  _occa_kernel.setRunDims(\n"
+                     "      occa::dim(_occa_grid[0], _occa_grid[1], _occa_grid[2]),\n"
+                     "      occa::dim(_occa_block[0], _occa_block[1], _occa_block[2]));\n"
+                     "  _occa_kernel(");
     arg_names(b, k->nparams);
     oklc_buf_puts(b, ");\n  return 0;\n}\n");
 }
@@ -275,18 +280,19 @@ const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t 
             continue;
         const Kernel *k = ks[i].kernel;
         occa_run(&b, k);
-        oklc_buf_printf(&b, "extern \"C\" void %s(occa::modeKernel_t **deviceKernels", k->name);
+        oklc_buf_printf(&b, "extern \"C\" void %s(occa::modeKernel_t **_occa_kernels", k->name);
         for (size_t p = 0; p < k->nparams; p++) {
             const Var *v = k->params[p];
             oklc_buf_printf(&b, ", %s _occa_a%zu",
                             v->type.pointer || v->type.array ? "occa::modeMemory_t *"
                                                              : by_address(&c->arena, v), p);
         }
-        oklc_buf_puts(&b, ")\n{\n  void *const args[] = {");
+        oklc_buf_puts(&b, ")\n{\n  void *const _occa_args[] = {");
         for (size_t p = 0; p < k->nparams; p++)
             oklc_buf_printf(&b, "%s(void *)&_occa_a%zu", p ? ", " : "", p);
-        oklc_buf_printf(&b, "%s};\n  const _occa_launch_api api = {1, deviceKernels, "
-                            "_occa_occa_run_%s};\n  _occa_launch_%s(&api, args);\n}\n\n",
+        oklc_buf_printf(&b, "%s};\n  const _occa_launch_api _occa_api = {1, _occa_kernels, "
+                            "_occa_occa_run_%s};\n"
+                            "  _occa_launch_%s(&_occa_api, _occa_args);\n}\n\n",
                         k->nparams ? "" : "0", k->name, k->name);
     }
     return b.data;

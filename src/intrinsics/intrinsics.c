@@ -25,10 +25,8 @@
 
 const Intrinsic *oklc_intrinsic_find(oklc_ctx *c, const char *name)
 {
-    for (size_t i = c->intrinsics.len; i-- > 0;)
-        if (!strcmp(c->intrinsics.data[i]->name, name))
-            return c->intrinsics.data[i];
-    return NULL;
+    size_t i;
+    return oklc_names_get(&c->intrinsic_names, name, &i) ? c->intrinsics.data[i] : NULL;
 }
 
 const char *oklc_intrinsic_spelling(oklc_ctx *c, const char *name)
@@ -184,21 +182,61 @@ static const char *const backend_keys[OKLC_BACKEND_COUNT_] = {
     [OKLC_BACKEND_METAL] = "metal",
 };
 
-/* A spelling's $N: 1 to 9 (or $*), within the declaration's parameters. */
+/* The first character of spelling s that cannot be in an expression
+ * written where a call stands (a line, a ';', braces, a directive), or of
+ * a ')' or ']' that closes nothing; an unclosed '(' or '[': the end. NULL
+ * when it has none. */
+static const char *not_an_expression(const char *s)
+{
+    int depth = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\'') {         /* a literal: anything but its line's end */
+            const char *q = p + 1;
+            while (*q && *q != *p && *q != '\n')
+                q += q[0] == '\\' && q[1] ? 2 : 1;
+            if (*q != *p)
+                return q;
+            p = q;
+            continue;
+        }
+        if (*p == '\n' || *p == '\r' || *p == ';' || *p == '{' || *p == '}' || *p == '#')
+            return p;
+        depth += *p == '(' || *p == '[' ? 1 : *p == ')' || *p == ']' ? -1 : 0;
+        if (depth < 0)
+            return p;
+    }
+    return depth ? s + strlen(s) : NULL;
+}
+
+/* A spelling: an expression or a name on one line, whose $N are 1 to 9 (or
+ * $*), within the declaration's parameters. */
 static bool check_spelling(const Where *W, const oklc_intrinsic *in, int b, int nparams)
 {
     const char *s = in->spelling[b];
     bool ok = true;
-    if (!*s) {
+    if (!s[strspn(s, " \t\n\r\f\v")]) {
         oklc_diag_error(W->c, where(W, b, -1), "intrinsic '%s': the spelling on %s is empty",
                         in->name, backend_keys[b]);
         return false;
+    }
+    const char *bad = not_an_expression(s);
+    if (bad) {
+        oklc_diag_error(W->c, where(W, b, (long)(bad - s)),
+                        "intrinsic '%s': the spelling on %s is pasted where the call stands: an "
+                        "expression or a name on one line, its brackets balanced (no ';', "
+                        "braces or '#')", in->name, backend_keys[b]);
+        ok = false;
     }
     for (const char *p = strchr(s, '$'); p; p = strchr(p + 1, '$')) {
         long at = (long)(p - s);
         if (p[1] == '*')
             continue;
-        if (p[1] < '1' || p[1] > '9') {
+        if (p[1] >= '1' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9') {
+            oklc_diag_error(W->c, where(W, b, at),
+                            "intrinsic '%s': '$%c%c' in the spelling on %s: parameters are $1 "
+                            "to $9", in->name, p[1], p[2], backend_keys[b]);
+            ok = false;
+        } else if (p[1] < '1' || p[1] > '9') {
             oklc_diag_error(W->c, where(W, b, at),
                             "intrinsic '%s': '$' in the spelling on %s must be followed by a "
                             "parameter's number (1 to 9) or '*'", in->name, backend_keys[b]);
@@ -289,7 +327,7 @@ static const char *copy(oklc_ctx *c, const char *s)
 }
 
 /* Into the table, replacing an intrinsic of the same name. */
-static void add(oklc_ctx *c, const oklc_intrinsic *in, int nparams)
+static void add(oklc_ctx *c, const oklc_intrinsic *in, int nparams, Loc loc)
 {
     Intrinsic *t = oklc_arena_alloc(&c->arena, sizeof *t);
     t->name = copy(c, in->name);
@@ -298,11 +336,14 @@ static void add(oklc_ctx *c, const oklc_intrinsic *in, int nparams)
     for (int b = OKLC_BACKEND_NONE + 1; b < OKLC_BACKEND_COUNT_; b++)
         t->spelling[b] = copy(c, in->spelling[b]);
     t->nparams = nparams;
-    for (size_t i = 0; i < c->intrinsics.len; i++)
-        if (!strcmp(c->intrinsics.data[i]->name, t->name)) {
-            c->intrinsics.data[i] = t;
-            return;
-        }
+    t->loc = loc;
+    size_t i;
+    if (oklc_names_get(&c->intrinsic_names, t->name, &i)) {
+        c->intrinsics.data[i] = t;
+        oklc_names_put(&c->arena, &c->intrinsic_names, t->name, i);    /* t's own copy */
+        return;
+    }
+    oklc_names_put(&c->arena, &c->intrinsic_names, t->name, c->intrinsics.len);
     vec_push(&c->arena, &c->intrinsics, t);
 }
 
@@ -312,7 +353,7 @@ bool oklc_intrinsic_add(oklc_ctx *c, const oklc_intrinsic *in)
     int nparams;
     if (!check(&W, in, &nparams))
         return false;
-    add(c, in, nparams);
+    add(c, in, nparams, (Loc){0});
     return true;
 }
 
@@ -600,6 +641,7 @@ static bool load(Loader *L)
     VEC(oklc_intrinsic) found = {0};
     VEC(int) nparams = {0};
     VEC(uint32_t) name_at = {0};
+    NameTable seen = {0};
     i = 0;
     for (const cJSON *o = list ? list->child : NULL; o; o = o->next, i++) {
         Element none = {0};
@@ -614,24 +656,25 @@ static bool load(Loader *L)
         for (size_t k = 0; k < e->members.len; k++)
             if (!strncmp(text + e->members.data[k].key, "\"name\"", 6))
                 off = e->members.data[k].value;
-        for (size_t k = 0; k < found.len; k++)
-            if (!strcmp(found.data[k].name, in.name)) {
-                Diag *d = oklc_diag_error(c, at(L, off), "intrinsic '%s' is defined twice",
-                                          in.name);
-                oklc_diag_note(c, d, at(L, name_at.data[k]), "first defined here");
-                L->ok = false;
-            }
+        size_t k;
+        if (oklc_names_get(&seen, in.name, &k)) {
+            Diag *d = oklc_diag_error(c, at(L, off), "intrinsic '%s' is defined twice", in.name);
+            oklc_diag_note(c, d, at(L, name_at.data[k]), "first defined here");
+            L->ok = false;
+        }
         for (int b = 0; b < OKLC_BACKEND_COUNT_; b++)
             in.spelling[b] = copy(c, in.spelling[b]);
         in.name = copy(c, in.name);
         in.declaration = copy(c, in.declaration);
         in.body = copy(c, in.body);
+        if (!oklc_names_get(&seen, in.name, NULL))
+            oklc_names_put(&c->arena, &seen, in.name, found.len);
         vec_push(&c->arena, &found, in);
         vec_push(&c->arena, &nparams, np);
         vec_push(&c->arena, &name_at, off);
     }
     for (size_t k = 0; L->ok && k < found.len; k++)
-        add(c, &found.data[k], nparams.data[k]);
+        add(c, &found.data[k], nparams.data[k], at(L, name_at.data[k]));
     cJSON_Delete(root);
     c->arena.oom = outer;
     return L->ok;

@@ -24,6 +24,7 @@ typedef struct Intrinsic {
     const char *spelling[OKLC_BACKEND_COUNT_];
     const char *body;
     int         nparams;                      /* of the declaration; -1: unknown */
+    Loc         loc;                          /* its name in a JSON file, else none */
 } Intrinsic;
 
 /* oklc_add_intrinsic and oklc_load_intrinsics (oklc.c) without their

@@ -64,6 +64,7 @@ typedef struct Norm {
     VEC(DimName) dim_vars;             /* @dim variables in scope */
     VEC(const Token *) dim_types;      /* typedef names with @dim */
     bool         in_typedef;           /* the declaration began with typedef */
+    size_t       typedef_level;        /* ... at this depth of brackets (its ';' ends it) */
     bool         dim_wait;             /* a @dim declarator name is coming */
     size_t       dim_wait_level;
     const Token *dim_ident;            /* the last name seen while waiting */
@@ -650,6 +651,7 @@ static void dim_follow(Norm *N, const Token *t)
     if (t->kind == TK_IDENT) {
         if (oklc_tok_eq(t, "typedef")) {
             N->in_typedef = true;
+            N->typedef_level = N->frames.len;
         } else if (is_dim_type(N, t)) {
             N->dim_wait = true;            /* fmat_t m: m is a @dim array */
             N->dim_wait_level = N->frames.len;
@@ -669,8 +671,8 @@ static void dim_follow(Norm *N, const Token *t)
             dim_declared(N, N->dim_ident);
         N->dim_wait = false;
     }
-    if (t->punct == P_SEMI && N->frames.len == 0)
-        N->in_typedef = false;
+    if (t->punct == P_SEMI && N->frames.len == N->typedef_level)
+        N->in_typedef = false;    /* in a function too: a typedef in a kernel */
 }
 
 /* After `track`: scopes that closed take their names with them. */

@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cx.h"
 #include "../intrinsics/intrinsics.h"
@@ -291,8 +292,54 @@ static const char *const backend_defines[OKLC_BACKEND_COUNT_] = {
     [OKLC_BACKEND_METAL] = "-DOKLC_BACKEND_METAL",
 };
 
+/* The file a --clang-arg makes Clang read, at args[*i] (-include FILE,
+ * -includeFILE, --include=FILE, -imacros, -include-pch, @FILE), or NULL;
+ * *i moves past a separate operand. Longer names first: -include-pch is
+ * no -include of "-pch". */
+static const char *clang_file_operand(const ParseOptions *o, size_t *i)
+{
+    static const char *const opts[] = {"-include-pch", "--include", "-include", "--imacros",
+                                       "-imacros"};
+    const char *a = o->clang_args[*i];
+    if (a[0] == '@')
+        return a + 1;
+    for (size_t k = 0; k < OKLC_COUNTOF(opts); k++) {
+        size_t n = strlen(opts[k]);
+        if (strncmp(a, opts[k], n))
+            continue;
+        if (a[n])
+            return a + n + (a[n] == '=');
+        return *i + 1 < o->nclang_args ? o->clang_args[++*i] : NULL;
+    }
+    return NULL;
+}
+
+/* Clang reads what --clang-arg names to its end: a device (/dev/zero) or
+ * a huge file would take all memory. The same limit as oklc's own reads:
+ * a regular file of at most OKLC_SRC_MAX bytes. */
+static bool clang_files_ok(oklc_ctx *c, const ParseOptions *o)
+{
+    bool ok = true;
+    for (size_t i = 0; i < o->nclang_args; i++) {
+        const char *arg = o->clang_args[i], *file = clang_file_operand(o, &i);
+        struct stat st;
+        if (!file)
+            continue;
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > OKLC_SRC_MAX) {
+            oklc_diag_error(c, (Loc){0}, "--clang-arg %s: '%s' is %s", arg, file,
+                            stat(file, &st) != 0       ? "not there"
+                            : !S_ISREG(st.st_mode)     ? "not a regular file"
+                                                       : "larger than 256 MiB");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
 {
+    if (!clang_files_ok(c, o))
+        return NULL;
     bool math;
     char *text = clang_text(c, nz, &math);
     VEC(const char *) args = {0};

@@ -176,6 +176,37 @@ static const char *unqualified_spelling(Walk *W, CXType t)
     }
 }
 
+static bool holds_pointer(CXType t, int depth);
+
+static enum CXVisitorResult pointer_field(CXCursor cur, CXClientData data)
+{
+    int *depth = data;
+    if (!holds_pointer(clang_getCursorType(cur), *depth + 1))
+        return CXVisit_Continue;
+    *depth = -1;
+    return CXVisit_Break;
+}
+
+/* A pointer, or a struct, union or array with one inside (the fields of
+ * every kind of record: a union or a class too). */
+static bool holds_pointer(CXType t, int depth)
+{
+    CXType k = clang_getCanonicalType(t);
+    if (k.kind == CXType_Pointer || k.kind == CXType_BlockPointer ||
+        k.kind == CXType_MemberPointer || k.kind == CXType_LValueReference ||
+        k.kind == CXType_RValueReference)
+        return true;
+    if (depth >= 16)
+        return false;
+    if (k.kind == CXType_ConstantArray)
+        return holds_pointer(clang_getArrayElementType(k), depth + 1);
+    if (k.kind != CXType_Record)
+        return false;
+    int d = depth;
+    clang_Type_visitFields(k, pointer_field, &d);
+    return d < 0;
+}
+
 static const Shape *shape_of(Walk *W, CXType t, int depth)
 {
     CXType k = clang_getCanonicalType(t);
@@ -186,6 +217,7 @@ static const Shape *shape_of(Walk *W, CXType t, int depth)
     s->bytes = bytes > 0 ? bytes : -1;
     s->kind = SHAPE_OPAQUE;
     s->name = unqualified_spelling(W, k);
+    s->has_pointer = holds_pointer(k, depth);
     if (k.kind == CXType_Enum)
         k = clang_getEnumDeclIntegerType(clang_getTypeDeclaration(k));
     const char *scalar = scalar_name(k.kind);
@@ -364,6 +396,7 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
     v->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
     v->range = oklc_cx_range(cur);
     v->name_off = oklc_cx_offset(clang_getCursorLocation(cur));
+    oklc_walk_reserved(W, v->name, v->name_off);
     CXType t = kind == VAR_TYPEDEF ? clang_getTypedefDeclUnderlyingType(cur)
                                    : clang_getCursorType(cur);
     v->type = read_type(W, t);

@@ -13,7 +13,7 @@ static void pos(oklc_ctx *c, Buf *out, uint32_t off)
 {
     Loc loc = oklc_norm_loc(c->norm, off);
     const FileView *v = &c->views.data[loc.file];
-    oklc_buf_printf(out, "  @ %s:%d:%u\n", v->name, (int)loc.line + v->line_delta, loc.col);
+    oklc_buf_printf(out, "  @ %s:%lld:%u\n", v->name, oklc_presumed_line(c, loc), loc.col);
 }
 
 static void attr_text(Buf *out, const Attr *a)

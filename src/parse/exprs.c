@@ -180,28 +180,30 @@ static void atomic_form(Walk *W, CXCursor cur, Atomic *at)
     size_t b = tok_at(W, at->stmt.begin), e = tok_at(W, at->stmt.end);
     const Token *first = W->toks[b], *last = e > b ? W->toks[e - 1] : first;
     at->op = AT_OTHER;
-    if (oklc_tok_is_punct(first, P_INC) || oklc_tok_is_punct(first, P_DEC)) {
+    /* an assignment first: the lowest precedence, so a top-level one is the
+     * statement's operator (x *= 1 + c[t]++ is no x++) */
+    for (size_t k = b; k < e && at->op == AT_OTHER; k++) {
+        const Token *t = W->toks[k];
+        if (t->kind == TK_PUNCT && (t->punct == P_LPAREN || t->punct == P_LBRACKET ||
+                                    t->punct == P_LBRACE)) {
+            k = closing(W, k);
+            continue;
+        }
+        for (size_t i = 0; i < OKLC_COUNTOF(ops); i++)
+            if (oklc_tok_is_punct(t, ops[i].p) && k > b && k + 1 < e) {
+                at->op = ops[i].op;
+                at->lhs = tok_range(W, b, k);
+                at->rhs = tok_range(W, k + 1, e);
+                break;
+            }
+    }
+    bool assigns = at->op != AT_OTHER;
+    if (!assigns && (oklc_tok_is_punct(first, P_INC) || oklc_tok_is_punct(first, P_DEC))) {
         at->op = first->punct == P_INC ? AT_INC : AT_DEC;
         at->lhs = tok_range(W, b + 1, e);
-    } else if (oklc_tok_is_punct(last, P_INC) || oklc_tok_is_punct(last, P_DEC)) {
+    } else if (!assigns && (oklc_tok_is_punct(last, P_INC) || oklc_tok_is_punct(last, P_DEC))) {
         at->op = last->punct == P_INC ? AT_INC : AT_DEC;
         at->lhs = tok_range(W, b, e - 1);
-    } else {
-        for (size_t k = b; k < e && at->op == AT_OTHER; k++) {
-            const Token *t = W->toks[k];
-            if (t->kind == TK_PUNCT && (t->punct == P_LPAREN || t->punct == P_LBRACKET ||
-                                        t->punct == P_LBRACE)) {
-                k = closing(W, k);
-                continue;
-            }
-            for (size_t i = 0; i < OKLC_COUNTOF(ops); i++)
-                if (oklc_tok_is_punct(t, ops[i].p) && k > b && k + 1 < e) {
-                    at->op = ops[i].op;
-                    at->lhs = tok_range(W, b, k);
-                    at->rhs = tok_range(W, k + 1, e);
-                    break;
-                }
-        }
     }
     Children ch = {{clang_getNullCursor(), clang_getNullCursor()}, 0};
     clang_visitChildren(cur, two_children, &ch);

@@ -135,6 +135,7 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
         f->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
         f->decl = ext;
         f->name_off = name;
+        oklc_walk_reserved(W, f->name, name);
         f->specs_at = kind == CXCursor_FunctionTemplate ? after_template_head(W, ext.begin)
                                                         : ext.begin;
         f->has_body = clang_isCursorDefinition(cur);
@@ -173,6 +174,7 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
     k->attr = kattr;
     k->decl = ext;
     k->name_off = name;
+    oklc_walk_reserved(W, k->name, name);
     k->is_template = kind == CXCursor_FunctionTemplate;
     CXCursor up = clang_getCursorSemanticParent(cur);
     if (clang_getCursorKind(up) == CXCursor_Namespace)

@@ -33,8 +33,7 @@ static Diag *vdiag(oklc_ctx *c, DiagLevel lv, uint32_t off, const char *fmt, va_
 
 unsigned oklc_model_line(oklc_ctx *c, uint32_t off)
 {
-    Loc loc = oklc_norm_loc(c->norm, off);
-    return loc.line + (uint32_t)c->views.data[loc.file].line_delta;
+    return (unsigned)oklc_presumed_line(c, oklc_norm_loc(c->norm, off));
 }
 
 Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
@@ -196,6 +195,15 @@ void oklc_walk_misplaced(Walk *W, Attr *a, const char *what)
     m->misplaced[n - 1] = a;
     m->misplaced_what[n - 1] = what;
     m->nmisplaced = n;
+}
+
+/* The code oklc writes names its own variables, labels and functions
+ * _occa_...: a user's name never meets one of them. */
+void oklc_walk_reserved(Walk *W, const char *name, uint32_t off)
+{
+    if (!W->o->own_text && !strncmp(name, "_occa_", 6))
+        oklc_model_error(W->c, off, "'%s': names that start with '_occa_' are oklc's own (the "
+                         "code it writes uses them); rename it", name);
 }
 
 /* ---- the walk ------------------------------------------------------------------- */

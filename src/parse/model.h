@@ -44,6 +44,7 @@ typedef struct Shape {
     size_t             nfields;
     const struct Shape *elem;
     int64_t            count;
+    bool               has_pointer; /* a pointer, or a record or array holding one */
 } Shape;
 
 struct ShapeField {
@@ -382,6 +383,7 @@ typedef struct ParseOptions {
     const char **clang_args;  /* extra arguments (--clang-arg) */
     size_t       nclang_args;
     bool         wall;        /* -Wall: notes that are only advice */
+    bool         own_text;    /* oklc wrote it (a CPU relay): its _occa_ names are its own */
 } ParseOptions;
 
 /* Parses the normalized text and builds the model. Clang's errors are

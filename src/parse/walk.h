@@ -187,6 +187,8 @@ OKLC_INTERNAL void oklc_walk_claim(Walk *W, AnchorKind kind, uint32_t lo, uint32
                                    AttrList *out);
 /* An attribute where OKL has no meaning for it ("what": where it is). */
 OKLC_INTERNAL void oklc_walk_misplaced(Walk *W, Attr *a, const char *what);
+/* A name the user declares: those starting with _occa_ are oklc's own. */
+OKLC_INTERNAL void oklc_walk_reserved(Walk *W, const char *name, uint32_t off);
 
 /* ---- declarations (decls.c, functions.c) ------------------------------------- */
 

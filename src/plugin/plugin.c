@@ -2,9 +2,14 @@
  * plugin.c - plugins: loaded per context, each entry in the context's
  * registries beside the built-in ones (include/oklc/plugin.h).
  *
- * Loading opens the shared object (dlopen), compares its oklc_plugin_abi
- * with ours before calling anything in it, then calls oklc_plugin_init
- * with the host's table; what it registers is copied into the arena.
+ * Loading first checks the file, before any of its code can run: it and
+ * every folder above it belong to us or root and only their owner may
+ * write them (a sticky folder such as /tmp excepted; the kernel cache's
+ * rule), and its dynamic symbol table defines oklc_plugin_abi (dlopen
+ * would run a library's constructors). Then it opens the shared object
+ * (dlopen), compares its oklc_plugin_abi with ours before calling
+ * anything in it, and calls oklc_plugin_init with the host's table; what
+ * it registers is copied into the arena.
  * Every failure is a diagnostic, never a crash: a missing file, another
  * ABI version, no entry point, an init that says it failed.
  *
@@ -16,8 +21,13 @@
  * bottom of each kernel's body and of the file.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plugin.h"
 #include "../intrinsics/intrinsics.h"
@@ -82,7 +92,7 @@ static Plugins *plugins(oklc_ctx *c)
     return c->plugins;
 }
 
-static const char *dup(oklc_ctx *c, const char *s)
+static const char *keep(oklc_ctx *c, const char *s)
 {
     return s ? oklc_arena_strdup(&c->arena, s) : NULL;
 }
@@ -119,7 +129,7 @@ static oklc_pos pos_at(oklc_ctx *c, uint32_t off)
     if (l.file && l.file < c->views.len) {
         const FileView *v = &c->views.data[l.file];
         p.file = v->name;
-        p.line = (unsigned)((int32_t)l.line + v->line_delta);
+        p.line = (unsigned)oklc_presumed_line(c, l);
         p.column = l.col;
     }
     return p;
@@ -193,7 +203,7 @@ static int add_attribute(oklc_plugin_call *call, const oklc_plugin_attr *a)
         return fail(call, "attribute '@%s' may stand nowhere (its 'on' is 0)", a->name);
     PluginAttr *pa = oklc_arena_alloc(&c->arena, sizeof *pa);
     pa->a = *a;
-    pa->a.name = dup(c, a->name);
+    pa->a.name = keep(c, a->name);
     pa->p = call->p;
     AttrSpec *s = oklc_arena_alloc(&c->arena, sizeof *s);
     *s = (AttrSpec){pa->a.name, ATTR_PLUGIN, a->min_args, a->max_args, false, &pa->a};
@@ -204,21 +214,33 @@ static int add_attribute(oklc_plugin_call *call, const oklc_plugin_attr *a)
 
 static bool plugin_translate(Emit *E);
 
+/* A backend's name: -b NAME, and words of the output's first comment. */
+static bool is_backend_name(const char *s)
+{
+    if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        return false;
+    for (; *s; s++)
+        if (!oklc_ident_char(*s) && *s != '-' && *s != '.')
+            return false;
+    return true;
+}
+
 static int add_backend(oklc_plugin_call *call, const oklc_plugin_backend *b)
 {
     oklc_ctx *c = call->c;
-    if (!b || !b->name || !*b->name || strchr(b->name, ' '))
-        return fail(call, "a backend needs a name (no blanks)");
+    if (!b || !is_backend_name(b->name))
+        return fail(call, "a backend needs a name: a letter, then letters, digits, '_', '-' or "
+                          "'.' ('%s')", b && b->name ? b->name : "(null)");
     const Backend *base = b->base ? oklc_backend_find(c, b->base) : NULL;
     if (!base || base->plugin)
         return fail(call, "backend '%s': its base '%s' is not a built-in backend", b->name,
                     b->base ? b->base : "(null)");
     PluginBackend *pb = oklc_arena_alloc(&c->arena, sizeof *pb);
     pb->d = *b;
-    pb->d.name = dup(c, b->name);
+    pb->d.name = keep(c, b->name);
     pb->d.base = base->name;
-    pb->d.file_begin = dup(c, b->file_begin);
-    pb->d.file_end = dup(c, b->file_end);
+    pb->d.file_begin = keep(c, b->file_begin);
+    pb->d.file_end = keep(c, b->file_end);
     pb->base = base;
     pb->p = call->p;
     Backend *be = oklc_arena_alloc(&c->arena, sizeof *be);
@@ -237,7 +259,7 @@ static int add_stage(oklc_plugin_call *call, const oklc_plugin_stage *s)
     if (!s || !s->run || s->point < OKLC_BEFORE_PREPROCESS || s->point > OKLC_AFTER_TRANSPILE)
         return fail(call, "a stage needs a run function and a point");
     Stage st = {*s, call->p};
-    st.s.name = dup(c, s->name ? s->name : "(unnamed)");
+    st.s.name = keep(c, s->name ? s->name : "(unnamed)");
     vec_push(&c->arena, &plugins(c)->stages, st);
     return 0;
 }
@@ -319,23 +341,113 @@ static const oklc_plugin_host host = {
 
 /* ---- loading --------------------------------------------------------------------- */
 
-static const char *file_hash(oklc_ctx *c, const char *path)
+static const char *file_hash(oklc_ctx *c, const char *path, const char *bytes, size_t len)
 {
-    size_t len = 0;
-    const char *bytes = oklc_read_file(c, path, &len);
     XXH128_hash_t h = bytes ? XXH3_128bits(bytes, len) : XXH3_128bits(path, strlen(path));
     return oklc_arena_printf(&c->arena, "%016llx%016llx", (unsigned long long)h.high64,
                              (unsigned long long)h.low64);
 }
 
+/* Who may change `path` (the file, or a folder above it) other than us
+ * and root: why, or NULL when no one. */
+static const char *others_may_write(oklc_ctx *c, const char *path, bool folder)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return oklc_arena_printf(&c->arena, "'%s' cannot be checked: %s", path, strerror(errno));
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        return oklc_arena_printf(&c->arena, "'%s' belongs to user %ld, not to you (%ld) or root",
+                                 path, (long)st.st_uid, (long)geteuid());
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(folder && (st.st_mode & S_ISVTX)))
+        return oklc_arena_printf(&c->arena, "others can write '%s' (mode %03o)", path,
+                                 (unsigned)(st.st_mode & 0777));
+    return NULL;
+}
+
+/* The plugin's file and every folder above it (as named, and as its links
+ * resolve): only we and root may change them. A file that is not there is
+ * dlopen's to report. */
+static const char *untrusted(oklc_ctx *c, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return NULL;
+    const char *names[2] = {oklc_arena_strdup(&c->arena, real), path};
+    free(real);
+    const char *why = others_may_write(c, names[0], false);
+    for (int n = 0; n < 2 && !why; n++) {
+        char *dir = oklc_arena_strdup(&c->arena, names[n]);
+        for (char *slash; !why && (slash = strrchr(dir, '/'));) {
+            bool top = slash == dir;
+            slash[top] = '\0';    /* "/a/b" -> "/a" -> "/" */
+            why = others_may_write(c, dir, true);
+            if (top)
+                break;
+        }
+    }
+    return why;
+}
+
+/* Does the ELF file define `name` in its dynamic symbol table? Read from
+ * the file, so that nothing of a library that is no plugin runs. */
+static bool defines_symbol(const char *bytes, size_t len, const char *name)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)bytes;
+    if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff > len || (len - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
+        return false;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(bytes + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum ||
+            sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset)
+            continue;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        if (str->sh_offset > len || str->sh_size > len - str->sh_offset)
+            continue;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(bytes + sh[i].sh_offset);
+        const char *names = bytes + str->sh_offset;
+        size_t n = strlen(name);
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+            if (sym[k].st_shndx != SHN_UNDEF && sym[k].st_name < str->sh_size &&
+                str->sh_size - sym[k].st_name > n && !memcmp(names + sym[k].st_name, name, n + 1))
+                return true;
+    }
+    return false;
+}
+
 bool oklc_plugin_load(oklc_ctx *c, const char *path)
 {
     Loc none = {0};
+    if (!strchr(path, '/')) {    /* dlopen would search the library folders for it */
+        oklc_diag_error(c, none, "cannot load plugin '%s': give its path ('./%s'), so that the "
+                        "file checked is the file loaded", path, path);
+        return false;
+    }
+    const char *why = untrusted(c, path);
+    if (why) {
+        oklc_diag_error(c, none, "cannot load plugin '%s': %s, who could put code into it; "
+                        "only you and root may write the plugin and the folders above it",
+                        path, why);
+        return false;
+    }
+    size_t len = 0;
+    const char *bytes = oklc_read_file(c, path, &len);
+    if (bytes && (len < SELFMAG || memcmp(bytes, ELFMAG, SELFMAG))) {
+        oklc_diag_error(c, none, "'%s' is not an oklc plugin: not a shared object (ELF)", path);
+        return false;
+    }
+    if (bytes && !defines_symbol(bytes, len, "oklc_plugin_abi")) {
+        oklc_diag_error(c, none, "'%s' is not an oklc plugin: it defines no 'oklc_plugin_abi' "
+                                 "(OKLC_PLUGIN_ABI in include/oklc/plugin.h)",
+                        path);
+        return false;
+    }
     dlerror();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        const char *why = dlerror();
-        oklc_diag_error(c, none, "cannot load plugin '%s': %s", path, why ? why : "dlopen failed");
+        const char *err = dlerror();
+        oklc_diag_error(c, none, "cannot load plugin '%s': %s", path, err ? err : "dlopen failed");
         return false;
     }
     const unsigned *abi = dlsym(h, "oklc_plugin_abi");
@@ -363,14 +475,14 @@ bool oklc_plugin_load(oklc_ctx *c, const char *path)
         return false;
     }
     Plugins *P = plugins(c);
-    const char *hash = file_hash(c, path);
+    const char *hash = file_hash(c, path, bytes, len);
     for (size_t i = 0; i < P->loaded.len; i++)
         if (!strcmp(P->loaded.data[i]->hash, hash)) {    /* the same plugin twice */
             dlclose(h);
             return true;
         }
     Plugin *p = oklc_arena_alloc(&c->arena, sizeof *p);
-    *p = (Plugin){dup(c, path), h, hash};
+    *p = (Plugin){keep(c, path), h, hash};
     vec_push(&c->arena, &P->loaded, p);
     oklc_plugin_call call = {.c = c, .p = p};
     int before = c->nerrors;

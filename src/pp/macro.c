@@ -805,7 +805,7 @@ static Token *builtin_token(PP *pp, Macro *m, Token *site)
         break;
     }
     case BI_LINE:
-        oklc_buf_printf(&b, "%d", (int)at.line + v->line_delta);
+        oklc_buf_printf(&b, "%lld", oklc_presumed_line(c, at));
         break;
     case BI_COUNTER:
         oklc_buf_printf(&b, "%d", pp->counter++);

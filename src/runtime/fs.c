@@ -99,11 +99,11 @@ oklc_status oklc_rt_mkdirs(const char *path, mode_t mode)
 
 enum { REMOVE_DEPTH = 16 };    /* cache entries are flat: anything deeper is not ours */
 
-static void remove_at(int dir, const char *name, int depth);
+static void remove_at(int dir, const char *name, int depth, dev_t dev);
 
 /* Empties the open folder `fd` (and closes it); a second pass for file
  * systems whose readdir skips names while others are removed. */
-static void empty_folder(int fd, int depth)
+static void empty_folder(int fd, int depth, dev_t dev)
 {
     DIR *d = fdopendir(fd);
     if (!d) {
@@ -114,7 +114,7 @@ static void empty_folder(int fd, int depth)
         struct dirent *e;
         while ((e = readdir(d)))
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                remove_at(dirfd(d), e->d_name, depth + 1);
+                remove_at(dirfd(d), e->d_name, depth + 1, dev);
         rewinddir(d);
     }
     closedir(d);
@@ -123,11 +123,13 @@ static void empty_folder(int fd, int depth)
 /* Never through a link: `name` is looked at with AT_SYMLINK_NOFOLLOW, a
  * folder entered through a descriptor opened with O_NOFOLLOW (a folder
  * swapped for a link meanwhile is not entered), and what is in it removed
- * relative to that descriptor, so no path is resolved again. */
-static void remove_at(int dir, const char *name, int depth)
+ * relative to that descriptor, so no path is resolved again. Never into
+ * another file system either: a folder on a device other than `dev` (a
+ * mount point inside) stays, with all it holds. */
+static void remove_at(int dir, const char *name, int depth, dev_t dev)
 {
     struct stat st;
-    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != dev)
         return;
     if (!S_ISDIR(st.st_mode)) {
         unlinkat(dir, name, 0);    /* a link goes, its target stays */
@@ -136,15 +138,23 @@ static void remove_at(int dir, const char *name, int depth)
     if (depth >= REMOVE_DEPTH)
         return;
     int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat in;
     if (fd < 0)
         return;
-    empty_folder(fd, depth);
+    if (fstat(fd, &in) != 0 || in.st_dev != dev || in.st_ino != st.st_ino) {
+        close(fd);                /* swapped meanwhile, or a mount point */
+        return;
+    }
+    empty_folder(fd, depth, dev);
     unlinkat(dir, name, AT_REMOVEDIR);
 }
 
+/* What `name` is removed with: the device of the folder it is in. */
 void oklc_rt_remove_at(int dir, const char *name)
 {
-    remove_at(dir, name, 0);
+    struct stat st;
+    if (fstat(dir, &st) == 0)
+        remove_at(dir, name, 0, st.st_dev);
 }
 
 /* No allocation: this cleans up after failures, running out of memory
@@ -165,7 +175,7 @@ void oklc_rt_remove_tree(const char *path)
     int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
-    remove_at(fd, name, 0);
+    oklc_rt_remove_at(fd, name);
     close(fd);
 }
 

@@ -34,12 +34,6 @@ static uint32_t at(const Loop *l)
     return l->stmt.begin;
 }
 
-static unsigned line_of(oklc_ctx *c, uint32_t off)
-{
-    Loc loc = oklc_norm_loc(c->norm, off);
-    return loc.line + (uint32_t)c->views.data[loc.file].line_delta;
-}
-
 /* ---- @outer levels written inside @inner ones ------------------------------------ */
 
 /* Whether the header of l uses the iterator of `of`. */
@@ -83,16 +77,16 @@ static const char *why_not_hoisted(oklc_ctx *c, const Kernel *k, const Loop *in,
     if (in->nkids != 1 || !nothing_between(in->node, out->node))
         return oklc_arena_printf(&c->arena, ": other statements stand between it and the @inner "
                                             "loop at line %u, so it cannot move above",
-                                 line_of(c, at(in)));
+                                 oklc_model_line(c, at(in)));
     if (header_uses(k, out, in))
         return oklc_arena_printf(&c->arena, ": its range uses '%s' of the @inner loop at line "
                                             "%u, so it cannot move above",
-                                 in->iter, line_of(c, at(in)));
+                                 in->iter, oklc_model_line(c, at(in)));
     if (out->node->has_barrier)
         return oklc_arena_printf(&c->arena, ": it holds a barrier, which needs the threads of "
                                             "the @inner loop at line %u together, so it cannot "
                                             "move above",
-                                 line_of(c, at(in)));
+                                 oklc_model_line(c, at(in)));
     for (size_t i = 0; i < k->nlocals; i++) {
         const Var *v = k->locals[i];
         if ((v->shared || v->exclusive) && oklc_in_range(out->stmt, v->name_off))
@@ -100,7 +94,7 @@ static const char *why_not_hoisted(oklc_ctx *c, const Kernel *k, const Loop *in,
                                                 "be shared by the threads of the @inner loop at "
                                                 "line %u, so it cannot move above",
                                      v->shared ? "shared" : "exclusive", v->name,
-                                     line_of(c, at(in)));
+                                     oklc_model_line(c, at(in)));
     }
     return NULL;
 }
@@ -199,7 +193,7 @@ static void shape(Nest *n, const Loop *l, int outers, int inners)
         } else if (first->kind != l->kind) {
             nest_error(n, l, "this %s loop is at the same level as the %s loop at line %u; the "
                              "loops of one level of a nest must have the same attribute",
-                       kind_name(l->kind), kind_name(first->kind), line_of(n->c, at(first)));
+                       kind_name(l->kind), kind_name(first->kind), oklc_model_line(n->c, at(first)));
             return;
         }
     }
@@ -216,7 +210,7 @@ static void shape(Nest *n, const Loop *l, int outers, int inners)
                        "the loops of this nest are uneven: every path from the top @outer loop "
                        "must go through the same number of @outer and @inner loops (line %u "
                        "has %d levels, line %u has %d)",
-                       line_of(n->c, at(n->leaf)), n->leaf_level + 1, line_of(n->c, at(l)),
+                       oklc_model_line(n->c, at(n->leaf)), n->leaf_level + 1, oklc_model_line(n->c, at(l)),
                        lv + 1);
             return;
         }
@@ -260,7 +254,7 @@ static bool distinct_axes(oklc_ctx *c, const Loop *l, const Loop **path, int dep
         if (p->kind == l->kind && p->axis == l->axis && l->axis >= 0) {
             oklc_model_error(c, at(l), "%s axis %d is already used by the %s loop at line %u; "
                                        "the loops of one nest need different axes",
-                             kind_name(l->kind), l->axis, kind_name(p->kind), line_of(c, at(p)));
+                             kind_name(l->kind), l->axis, kind_name(p->kind), oklc_model_line(c, at(p)));
             return false;
         }
     }
@@ -343,7 +337,7 @@ static void uneven_inner(oklc_ctx *c, const Loop *l)
             oklc_model_diag(c, DIAG_NOTE, at(k),
                             "this @inner loop runs %lld times and the one at line %u %lld times: "
                             "the threads beyond the shorter loop wait in it",
-                            (long long)k->ntrips, line_of(c, at(first)),
+                            (long long)k->ntrips, oklc_model_line(c, at(first)),
                             (long long)first->ntrips);
             return;
         }

@@ -320,6 +320,7 @@ static void kernel_rules(oklc_ctx *c, const Model *m, Kernel *k, const ParseOpti
         barrier_rules(c, k->barriers[i]);
     if (k->root)
         jump_rules(c, k->root);
+    oklc_sema_block_effects(c, k);
 }
 
 bool oklc_sema_check(oklc_ctx *c, Model *m, const ParseOptions *o)

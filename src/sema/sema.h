@@ -26,6 +26,11 @@ OKLC_INTERNAL void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o
 OKLC_INTERNAL uint32_t oklc_sema_thread_write(oklc_ctx *c, const Model *m, const Kernel *k,
                                               const Var *v);
 
+/* Effects where a block runs as a whole (between @outer and @inner loops:
+ * @atomic, writes to the memory of pointer parameters): once per block on
+ * CPUs, once per thread on GPUs. A warning at each. */
+OKLC_INTERNAL void oklc_sema_block_effects(oklc_ctx *c, const Kernel *k);
+
 /* "@outer", "@inner", "@tile" - how the user wrote the loop's attribute. */
 OKLC_INTERNAL const char *oklc_loop_attr_name(const Loop *l);
 

@@ -226,13 +226,91 @@ static const Loop *inner_at(const Kernel *k, const Loop *outer, uint32_t at)
     return found;
 }
 
+/* ---- effects where the block runs as a whole --------------------------------------------- */
+
+/* Does use `ref` of pointer v update what it points to from its value
+ * (*p += x, p[i]++, ++p->n)? Not a plain store (every thread storing the
+ * same value leaves what one store leaves), not the pointer itself. */
+static bool updates_through(Text s, const Var *v, Range ref)
+{
+    if (!v->type.pointer && !v->type.array)
+        return false;
+    uint32_t p = past_selectors(s, ref.end), after = skip_blanks(s, ref.end);
+    uint32_t before = blanks_before(s, ref.begin);
+    bool deref = before > 0 && s.t[before - 1] == '*';
+    if (p == after && !deref)
+        return false;
+    uint32_t pre = blanks_before(s, deref ? before - 1 : before);
+    bool inc = pre >= 2 && (!memcmp(s.t + pre - 2, "++", 2) || !memcmp(s.t + pre - 2, "--", 2));
+    return inc || (p < s.len && assign_op(s, p) > 1) ||
+           (p + 1 < s.len && (!memcmp(s.t + p, "++", 2) || !memcmp(s.t + p, "--", 2)));
+}
+
+/* The innermost attributed loop around `at` is an @outer loop whose block
+ * has @inner loops: code there runs once per block on a CPU, and once per
+ * thread of the block on a GPU. */
+static bool between_outer_and_inner(const Kernel *k, uint32_t at)
+{
+    const Loop *in = NULL;
+    for (size_t i = 0; i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        if (l->kind != LOOP_REGULAR && oklc_in_range(l->stmt, at) &&
+            (!in || l->level > in->level))
+            in = l;
+    }
+    if (!in || in->kind != LOOP_OUTER)
+        return false;
+    for (size_t i = 0; i < k->nloops; i++) {
+        if (k->loops[i]->kind != LOOP_INNER)
+            continue;
+        for (const Loop *p = k->loops[i]->parent; p; p = p->parent)
+            if (p == in)
+                return true;
+    }
+    return false;
+}
+
+static bool in_atomic(const Kernel *k, uint32_t at)
+{
+    for (size_t i = 0; i < k->natomics; i++)
+        if (oklc_in_range(k->atomics[i]->stmt, at))
+            return true;
+    return false;
+}
+
+static void block_effect(oklc_ctx *c, uint32_t at, const char *what)
+{
+    oklc_model_diag(c, DIAG_WARNING, at,
+                    "%s between the @outer and the @inner loops runs once per block on the CPU "
+                    "backends (serial, OpenMP) and once per thread of the block on the GPU "
+                    "backends: OKL does not say how often; to run it once per block, put it "
+                    "in an @inner loop under a condition on the thread (if (t == 0))", what);
+}
+
+void oklc_sema_block_effects(oklc_ctx *c, const Kernel *k)
+{
+    Text s = {c->norm->text, (uint32_t)c->norm->len};
+    for (size_t i = 0; i < k->natomics; i++)
+        if (between_outer_and_inner(k, k->atomics[i]->stmt.begin))
+            block_effect(c, k->atomics[i]->attr->off, "this @atomic update");
+    for (size_t i = 0; i < k->nparams; i++) {
+        const Var *v = k->params[i];
+        for (size_t r = 0; r < v->nrefs; r++)
+            if (updates_through(s, v, v->refs[r]) && !in_atomic(k, v->refs[r].begin) &&
+                between_outer_and_inner(k, v->refs[r].begin))
+                block_effect(c, v->refs[r].begin,
+                             oklc_arena_printf(&c->arena, "this update of what '%s' points to",
+                                               v->name));
+    }
+}
+
 uint32_t oklc_sema_thread_write(oklc_ctx *c, const Model *m, const Kernel *k, const Var *v)
 {
     Text s = {c->norm->text, (uint32_t)c->norm->len};
     for (size_t r = 0; r < v->nrefs; r++) {
         const Loop *in = inner_at(k, v->loop, v->refs[r].begin);
         bool plain;
-        Range value;
+        Range value = {0, 0};
         if (!in || !writes(m, s, v, v->refs[r], &plain, &value))
             continue;
         if (!plain || reads_per_thread(k, value) || oklc_refers_in(v, value) ||

@@ -137,7 +137,7 @@ has err "'$tmp/notplugin.so' is not an oklc plugin"
 expect 1 env OKLC_PLUGINS="$tmp/abi.so" "$oklc" check "$tmp/plain.okl"
 has err "ABI version 99"
 expect 1 "$oklc" check --plugin "$tmp/plain.okl" "$tmp/plain.okl"
-has err "cannot load plugin"
+has err "'$tmp/plain.okl' is not an oklc plugin: not a shared object (ELF)"
 
 # (5) an intrinsic, through oklc_add_intrinsic
 build intrinsic '#include "oklc/plugin.h"
@@ -153,6 +153,60 @@ expect 0 "$oklc" transpile -b serial --plugin "$tmp/intrinsic.so" "$tmp/twice.ok
 has out 'float okl_twice(float x)'
 expect 0 "$oklc" transpile -b cuda --plugin "$tmp/intrinsic.so" "$tmp/twice.okl"
 has out 'a[i] = (2 * (a[i]));'
+
+# (6) what is refused before any code of the file runs: a plugin others
+# can write, or in a folder others can write (not sticky); a library that
+# is no plugin (its constructor never runs); a backend name that would
+# break out of the output's first comment
+build ctor '#include <stdio.h>
+__attribute__((constructor)) static void ran(void) { FILE *f = fopen(getenv("MARK"), "w"); if (f) fclose(f); }
+int answer(void) { return 42; }'
+rm -f "$tmp/ran"
+expect 1 env MARK="$tmp/ran" "$oklc" check --plugin "$tmp/ctor.so" "$tmp/plain.okl"
+has err "'$tmp/ctor.so' is not an oklc plugin"
+[ ! -e "$tmp/ran" ] || fail "a library that is no plugin ran its constructor"
+cp "$tmp/intrinsic.so" "$tmp/open.so" && chmod 666 "$tmp/open.so"
+expect 1 "$oklc" check --plugin "$tmp/open.so" "$tmp/twice.okl"
+has err "cannot load plugin '$tmp/open.so': others can write '$tmp/open.so' (mode 666)"
+mkdir -p "$tmp/shared" && cp "$tmp/intrinsic.so" "$tmp/shared/p.so" && chmod 777 "$tmp/shared"
+expect 1 "$oklc" check --plugin "$tmp/shared/p.so" "$tmp/twice.okl"
+has err "others can write '$tmp/shared' (mode 777)"
+ln -s "$tmp/shared/p.so" "$tmp/link.so"
+expect 1 "$oklc" check --plugin "$tmp/link.so" "$tmp/twice.okl"
+has err "others can write '$tmp/shared' (mode 777)"
+chmod 1777 "$tmp/shared"                 # sticky, as /tmp: others cannot swap the file
+expect 0 "$oklc" check --plugin "$tmp/shared/p.so" "$tmp/twice.okl"
+chmod 755 "$tmp/shared"
+expect 1 env -C "$tmp" "$oklc" check --plugin intrinsic.so "$tmp/twice.okl"
+has err "cannot load plugin 'intrinsic.so': give its path ('./intrinsic.so')"
+build badname '#include "oklc/plugin.h"
+OKLC_PLUGIN_ABI;
+int oklc_plugin_init(const oklc_plugin_host *h, oklc_plugin_call *c) {
+  oklc_plugin_backend b = {"x*/int/**/evil;/*", "serial", 0, 0, 0, 0, 0};
+  return h->add_backend(c, &b);
+}'
+expect 1 "$oklc" transpile -b serial --plugin "$tmp/badname.so" "$tmp/plain.okl"
+has err "a backend needs a name: a letter, then letters, digits"
+
+# (7) an emit callback that reports an error: exit 1, no output file
+build emiterror '#include "oklc/plugin.h"
+OKLC_PLUGIN_ABI;
+static const oklc_plugin_host *host;
+static const char *emit(void *u, oklc_plugin_call *c, const oklc_attr_view *a) {
+  (void)u;
+  host->report(c, OKLC_ERROR, a->pos.offset, "cannot write @mark here");
+  return "/* mark */";
+}
+int oklc_plugin_init(const oklc_plugin_host *h, oklc_plugin_call *c) {
+  host = h;
+  oklc_plugin_attr at = {.name = "mark", .max_args = 0, .on = OKLC_ON_STMT, .emit = emit};
+  return h->add_attribute(c, &at);
+}'
+printf '@kernel void k(int n, float *a) {\n  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) {\n    @mark a[i] = 0;\n  }\n}\n' >"$tmp/mark.okl"
+rm -f "$tmp/mark.cpp"
+expect 1 "$oklc" transpile -b serial --plugin "$tmp/emiterror.so" "$tmp/mark.okl" -o "$tmp/mark.cpp"
+has err "mark.okl:3:5: error: cannot write @mark here"
+[ ! -e "$tmp/mark.cpp" ] || fail "an output file after the plugin's error"
 
 [ "$failures" = 0 ] && echo "plugins: all passed"
 exit $((failures > 0))

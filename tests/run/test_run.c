@@ -1132,6 +1132,50 @@ static void test_dims(void **state)
     oklc_kernel_free(k);
 }
 
+/* @dim typedefs declared inside the kernel. */
+static void test_local_dims(void **state)
+{
+    (void)state;
+    enum { NB = 3 };
+    float x[NB * 8], want[NB * 8];
+    for (int i = 0; i < NB * 8; i++)
+        x[i] = want[i] = (float)i;
+    for (int b = 0; b < NB; b++)
+        for (int t = 0; t < 8; t++) {
+            want[b * 8 + t % 2 + 2 * (t / 2)] += 1;     /* m(t % 2, t / 2), @dim(2, 4) */
+            want[b * 8 + t % 4 + 4 * (t / 4)] += 10 * t; /* r(t % 4, t / 4), @dim(4, 2) */
+        }
+    RUN_ON("data.okl", "localDims", x, oklc_arg_int(NB));
+    same_floats(want, x, NB * 8);
+}
+
+/* Atomic updates read their right-hand side once: each cnt goes up by two. */
+static void test_atomic_effects(void **state)
+{
+    (void)state;
+    enum { NB = 2 };
+    int cnt[NB * 16] = {0}, hi[NB] = {-1, -1}, want_cnt[NB * 16];
+    float prod[NB] = {1, 1};
+    for (int i = 0; i < NB * 16; i++)
+        want_cnt[i] = 2;
+    oklc_kernel *k = build("data.okl", "atomicEffects");
+    oklc_memory *mc = to_device(cnt, sizeof cnt), *mp = to_device(prod, sizeof prod);
+    oklc_memory *mh = to_device(hi, sizeof hi);
+    RUN(k, oklc_arg_int(NB), oklc_arg_mem(mc), oklc_arg_mem(mp), oklc_arg_mem(mh));
+    to_host(mc, cnt, sizeof cnt);
+    to_host(mp, prod, sizeof prod);
+    to_host(mh, hi, sizeof hi);
+    same_ints(want_cnt, cnt, NB * 16);
+    for (int b = 0; b < NB; b++) {
+        assert_true(prod[b] == 1.0f);    /* 1 + 0 each time */
+        assert_int_equal(hi[b], 1);      /* the largest value read: 1 */
+    }
+    oklc_memory_free(mc);
+    oklc_memory_free(mp);
+    oklc_memory_free(mh);
+    oklc_kernel_free(k);
+}
+
 static void test_templates(void **state)
 {
     (void)state;
@@ -1705,6 +1749,7 @@ int main(void)
         cmocka_unit_test(test_histogram_slices),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
+        cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),
         cmocka_unit_test(test_triad_large),      cmocka_unit_test(test_intrinsics),

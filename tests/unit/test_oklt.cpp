@@ -370,12 +370,12 @@ static void device_and_launcher_metadata(void **)
         cJSON_Delete(j);
         assert_true(contains(o.launcher.source, "#include <occa/core/kernel.hpp>"));
         assert_true(contains(o.launcher.source,
-                             "extern \"C\" void two(occa::modeKernel_t **deviceKernels"));
+                             "extern \"C\" void two(occa::modeKernel_t **_occa_kernels"));
     }
     /* DPC++: OCCA's host functions, each value by reference */
     oklt::UserOutput d = ok(oklt::normalizeAndTranspile(input(oklt::TargetBackend::DPCPP, two)));
-    assert_true(contains(d.kernel.source, "extern \"C\" void _occa_two_0(sycl::queue *queue_, "
-                                          "sycl::nd_range<3> *range_, const int &n, float * x)"));
+    assert_true(contains(d.kernel.source, "extern \"C\" void _occa_two_0(sycl::queue *_occa_queue, "
+                                          "sycl::nd_range<3> *_occa_range, const int &n, float * x)"));
     /* the launcher backend: the launcher as the output */
     oklt::UserOutput l = ok(oklt::normalizeAndTranspile(input(oklt::TargetBackend::_LAUNCHER, two)));
     assert_true(contains(l.kernel.source, "extern \"C\" void two(occa::modeKernel_t **"));
