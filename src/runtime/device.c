@@ -111,6 +111,7 @@ static oklc_status open_kind(const Spec *s, const char *mode, oklc_device **out)
 
 oklc_status oklc_device_open(const char *spec, oklc_device **out)
 {
+    oklc_rt_dl_enter();
     if (!spec || !out)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_open: NULL %s",
                             spec ? "out" : "spec");
@@ -129,6 +130,7 @@ oklc_status oklc_device_open(const char *spec, oklc_device **out)
 
 void oklc_device_close(oklc_device *d)
 {
+    oklc_rt_dl_enter();
     if (!d)
         return;
     d->ops->close(d);
@@ -144,6 +146,7 @@ const char *oklc_device_mode(const oklc_device *d)
 
 oklc_status oklc_device_finish(oklc_device *d)
 {
+    oklc_rt_dl_enter();
     if (!d)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_finish: the device is NULL");
     return d->ops->finish(d);

@@ -26,6 +26,12 @@
  * may move that array and free it under the driver's getenv. So the
  * namespace gets a copy of its own, made once and kept: the driver sees
  * the environment of the moment its library was first loaded.
+ *
+ * A namespace's C library also sets up its per-thread state only for the
+ * threads it sees start (and the one that loaded it): on any other thread
+ * its ctype tables are NULL, and PoCL's first isspace() there crashed the
+ * process. oklc_rt_dl_enter, called by every runtime function that may
+ * reach a driver, runs each namespace's __ctype_init once per thread.
  */
 #define _GNU_SOURCE    /* dlmopen, dlinfo */
 #include <dlfcn.h>
@@ -41,12 +47,38 @@ extern char **environ;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char **frozen[4];    /* the namespaces' environments (kept: never freed) */
 
-/* The namespaces made so far, by group name. */
+/* The namespaces made so far, by group name, with their C library's
+ * per-thread set-up; nspaces grows (atomically) once an entry is whole. */
 static struct {
     const char *group;
     Lmid_t      id;
+    void      (*ctype_init)(void);
 } spaces[4];
 static size_t nspaces;
+static _Thread_local unsigned char entered[4];    /* this thread: set up in space i */
+
+void oklc_rt_dl_enter(void)
+{
+    size_t n = __atomic_load_n(&nspaces, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < n; i++)
+        if (!entered[i]) {
+            entered[i] = 1;
+            if (spaces[i].ctype_init)
+                spaces[i].ctype_init();
+        }
+}
+
+/* The namespace's own __ctype_init (glibc's; NULL elsewhere). */
+static void (*ctype_init_of(Lmid_t id))(void)
+{
+    void *libc = dlmopen(id, "libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void (*fn)(void) = NULL;
+    if (libc) {
+        oklc_rt_dl_symbol(libc, "__ctype_init", &fn);
+        dlclose(libc);
+    }
+    return fn;
+}
 
 static bool isolation_wanted(void)
 {
@@ -90,7 +122,9 @@ static void *open_library(const char *name, const char *group)
         if (h && i == nspaces && i < OKLC_COUNTOF(spaces) &&
             dlinfo(h, RTLD_DI_LMID, &spaces[i].id) == 0) {
             spaces[i].group = group;
-            nspaces++;
+            spaces[i].ctype_init = ctype_init_of(spaces[i].id);
+            entered[i] = 1;                /* dlmopen set this thread up */
+            __atomic_store_n(&nspaces, nspaces + 1, __ATOMIC_RELEASE);
             freeze_environment(h, i);
         }
         if (h)

@@ -169,6 +169,7 @@ oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const cha
                                      const char *name, const oklc_props *props,
                                      oklc_kernel **out)
 {
+    oklc_rt_dl_enter();
     char *entry = NULL;
     Template *tmpl = NULL;
     if (out)
@@ -197,6 +198,7 @@ oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const cha
 oklc_status oklc_kernel_build_only(oklc_device *d, const char *path, const char *name,
                                    const oklc_props *props, char **binary)
 {
+    oklc_rt_dl_enter();
     char *entry = NULL;
     if (!binary)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_build_only: NULL binary");
@@ -252,6 +254,7 @@ static oklc_status check_entry(const char *dir)
 oklc_status oklc_kernel_load(oklc_device *d, const char *binary, const char *name,
                              oklc_kernel **out)
 {
+    oklc_rt_dl_enter();
     if (!d || !binary || !name || !out)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_load: NULL %s",
                             !d ? "device" : !binary ? "binary" : !name ? "name" : "out");
@@ -280,6 +283,7 @@ oklc_status oklc_kernel_load(oklc_device *d, const char *binary, const char *nam
 
 void oklc_kernel_free(oklc_kernel *k)
 {
+    oklc_rt_dl_enter();
     if (!k)
         return;
     if (k->tmpl)
@@ -325,6 +329,7 @@ static oklc_status instance(oklc_kernel *k, int nargs, const oklc_arg *args,
 
 oklc_status oklc_kernel_run(oklc_kernel *k, int nargs, const oklc_arg *args)
 {
+    oklc_rt_dl_enter();
     if (!k || nargs < 0 || (nargs && !args))
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_kernel_run: %s",
                             !k ? "the kernel is NULL" : "a bad argument list");

@@ -37,6 +37,7 @@ size_t oklc_type_size(oklc_type t)
 
 oklc_status oklc_memory_alloc(oklc_device *d, size_t bytes, oklc_memory **out)
 {
+    oklc_rt_dl_enter();
     if (!d || !out)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_alloc: NULL %s",
                             d ? "out" : "device");
@@ -83,6 +84,7 @@ oklc_type oklc_memory_type(const oklc_memory *m)
 
 void oklc_memory_free(oklc_memory *m)
 {
+    oklc_rt_dl_enter();
     if (!m)
         return;
     m->dev->ops->free(m->dev, m->ptr);
@@ -111,6 +113,7 @@ static oklc_status check(const oklc_memory *m, const void *host, size_t bytes, s
 oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t bytes,
                                        size_t offset)
 {
+    oklc_rt_dl_enter();
     oklc_status st = check(m, src, bytes, offset, "oklc_memory_copy_from_host");
     if (st || !bytes)
         return st;
@@ -120,6 +123,7 @@ oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t b
 oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t bytes,
                                      size_t offset)
 {
+    oklc_rt_dl_enter();
     oklc_status st = check(m, dst, bytes, offset, "oklc_memory_copy_to_host");
     if (st || !bytes)
         return st;

@@ -368,6 +368,9 @@ OKLC_INTERNAL oklc_status oklc_rt_dl_load(DlLib *lib, const char *const *names, 
                                           const DlSym *syms, size_t nsyms, void *table);
 /* The symbol `name` of an open library as a function pointer (memcpy'd). */
 OKLC_INTERNAL bool oklc_rt_dl_symbol(void *handle, const char *name, void *fn);
+/* Sets up this thread in every namespace's C library (once per thread):
+ * first thing in each runtime function that may call a driver. */
+OKLC_INTERNAL void oklc_rt_dl_enter(void);
 /* dlopen of `path` into `group`'s namespace as oklc_rt_dl_load does (NULL
  * group: the process's own); NULL on failure, dlerror() says why. */
 OKLC_INTERNAL void *oklc_rt_dl_open(const char *path, const char *group);

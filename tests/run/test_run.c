@@ -16,6 +16,7 @@
 
 #include <ftw.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,6 +450,63 @@ static void test_reverse_blocks(void **state)
 {
     (void)state;
     reverse_blocks("reverseBlocks");
+}
+
+/* ---- threads: the device opened on this thread, used on others ---------------------------- */
+
+typedef struct {
+    int  id;
+    char error[512];    /* empty: its kernel built, ran and computed the right values */
+} Worker;
+
+/* A thread's build (a define of its own: a build of its own), run and check,
+ * without cmocka (its assertions jump within the main thread only). */
+static void *worker(void *arg)
+{
+    Worker *w = arg;
+    enum { N = 100 };
+    char path[4200], def[32];
+    snprintf(path, sizeof path, "%s/loops.okl", dir);
+    snprintf(def, sizeof def, "OKLC_TEST_THREAD=%d", w->id);
+    oklc_props *p = oklc_props_new();
+    oklc_kernel *k = NULL;
+    oklc_memory *m = NULL;
+    float x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(i + w->id);
+    oklc_arg args[2] = {oklc_arg_int(N)};
+    if (!p || oklc_props_define(p, def) || oklc_kernel_build(dev, path, "tileCheck", p, &k) ||
+        oklc_memory_alloc(dev, sizeof x, &m) || oklc_memory_copy_from_host(m, x, sizeof x, 0) ||
+        (args[1] = oklc_arg_mem(m), oklc_kernel_run(k, 2, args)) || oklc_device_finish(dev) ||
+        oklc_memory_copy_to_host(m, x, sizeof x, 0))
+        snprintf(w->error, sizeof w->error, "thread %d: %s", w->id, oklc_last_error());
+    for (int i = 0; i < N && !w->error[0]; i++)
+        if (x[i] != 2.0f * (float)(i + w->id) + (float)i)
+            snprintf(w->error, sizeof w->error, "thread %d: x[%d] = %g", w->id, i, x[i]);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+    oklc_props_free(p);
+    return NULL;
+}
+
+/* Builds, copies and runs from four threads at once, on the device this
+ * thread opened (OpenCL once crashed there: PoCL's C library, in a
+ * namespace of its own, knew no thread it had not seen start). */
+static void test_threads(void **state)
+{
+    (void)state;
+    enum { NT = 4 };
+    pthread_t t[NT];
+    Worker w[NT];
+    for (int i = 0; i < NT; i++) {
+        w[i] = (Worker){.id = i};
+        assert_int_equal(pthread_create(&t[i], NULL, worker, &w[i]), 0);
+    }
+    for (int i = 0; i < NT; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < NT; i++)
+        if (w[i].error[0])
+            fail_msg("%s", w[i].error);
 }
 
 /* Blocks one after the other in a @tile(N, @outer): a barrier after each. */
@@ -1738,6 +1796,7 @@ int main(void)
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
