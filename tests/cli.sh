@@ -135,7 +135,7 @@ grep -q '"entry":.*"_occa_entry_k"' "$tmp/k.json" || fail "transpile: no metadat
 [ "$(stat -c %a "$tmp/k.cpp")" = "$(printf '%o' $((0666 & ~$(umask))))" ] ||
   fail "the output file's mode is not 0666 minus the umask"
 expect 0 "$oklc" transpile -b serial -DN=16 -DOP=fmaxf "$tmp/k.okl"
-stdout_has "_occa_entry_k(void *const *_occa_args)"
+stdout_has "_occa_entry_k(void *const *_occa_args, char *_occa_message"
 grep -q "pragma omp" "$tmp/stdout" && fail "serial output has OpenMP pragmas"
 expect 0 "$oklc" transpile -b metal -DN=4 "$tmp/k.okl";  stdout_has "kernel void _occa_k_0("
 expect 0 "$oklc" transpile -b dpcpp -DN=4 "$tmp/k.okl";  stdout_has "_occa_k_0_run(void *_occa_queue"

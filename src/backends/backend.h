@@ -77,6 +77,23 @@ OKLC_INTERNAL void oklc_emit_dims(Emit *E, const Kernel *k);
 /* The kernels and template instances the output provides, with their
  * entry symbols; reports instances that name no template kernel. */
 OKLC_INTERNAL bool oklc_emit_kernel_list(Emit *E);
+
+/* A test a launch of a nest makes before it runs (docs/launchers.md): a
+ * step or tile size that is not positive, an @inner loop with more
+ * iterations than @max_inner_dims gives the block. C++ of the kernel's
+ * arguments and the file's constants. */
+typedef struct LaunchCheck {
+    const Loop *loop;
+    const char *refused;      /* true when the launch is refused */
+    const char *message;      /* a printf format of two long longs: */
+    const char *a, *b;
+} LaunchCheck;
+
+/* The checks of the nest of top-level @outer loop `top` of kernel k; those
+ * of loops whose headers read the nest's own variables are not among them
+ * (known only inside, where a step is the user's, as in any loop). */
+OKLC_INTERNAL size_t oklc_emit_launch_checks(Emit *E, const Kernel *k, const Loop *top,
+                                             const LaunchCheck **out);
 /* `return` in an @outer or @inner loop ends that iteration (of a block or
  * a thread), not the kernel; where the loops stay loops (CPUs) it becomes
  * `continue` when that loop is the nearest, else (and for `continue` too

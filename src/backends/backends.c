@@ -537,6 +537,75 @@ void oklc_emit_jumps(Emit *E, const Kernel *k, bool loops_stay)
         jump(&J, k->root);
 }
 
+/* ---- what a launch checks ------------------------------------------------------------------ */
+
+typedef VEC(LaunchCheck) LaunchChecks;
+
+/* Does loop l's header read a variable of the nest of `top` (an
+ * enclosing iterator, a declaration in the nest)? */
+static bool reads_nest(const Kernel *k, const Loop *top, const Loop *l)
+{
+    for (size_t i = 0; i < k->nlocals; i++) {
+        const Var *v = k->locals[i];
+        if (oklc_in_range(top->stmt, v->name_off) && !oklc_in_range(l->header, v->name_off) &&
+            oklc_refers_in(v, l->header))
+            return true;
+    }
+    return false;
+}
+
+static void add_check(Emit *E, LaunchChecks *v, const Loop *l, const char *refused,
+                      const char *message, const char *a, const char *b)
+{
+    LaunchCheck c = {l, refused, message, a, b};
+    vec_push(&E->c->arena, v, c);
+}
+
+/* A step or tile size neither Clang nor an instance showed positive (an
+ * argument, a constexpr variable): what the counts divide by. */
+static void positive_check(Emit *E, LaunchChecks *v, const Loop *l, const char *what,
+                           const char *text)
+{
+    Arena *a = &E->c->arena;
+    const char *x = oklc_arena_printf(a, "(long long)(%s)", text);
+    add_check(E, v, l, oklc_arena_printf(a, "%s <= 0", x),
+              oklc_arena_printf(a, "the %s of the %s loop at line %u is %%lld: it must be "
+                                   "positive", what, l->tile_part ? "@tile"
+                                   : l->kind == LOOP_OUTER ? "@outer" : "@inner",
+                                oklc_model_line(E->c, l->stmt.begin)),
+              x, "0");
+}
+
+size_t oklc_emit_launch_checks(Emit *E, const Kernel *k, const Loop *top,
+                               const LaunchCheck **out)
+{
+    LaunchChecks v = {0};
+    const Attr *mid = top->max_inner_dims;
+    Arena *a = &E->c->arena;
+    for (size_t i = 0; i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        if (!oklc_in_range(top->stmt, l->stmt.begin) || !l->analyzed || reads_nest(k, top, l))
+            continue;
+        if (l->tile_part == 1 && l->tile_value == INT64_MIN)
+            positive_check(E, &v, l, "tile size", l->tile_size);
+        if (!l->stride_known && l->tile_part != 2)
+            positive_check(E, &v, l, "step", l->tile_part ? l->tile_other->stride : l->stride);
+        if (mid && l->kind == LOOP_INNER && !l->trips_known && l->axis >= 0 &&
+            l->axis < mid->nargs) {
+            const char *n = oklc_arena_printf(a, "(long long)(%s)", l->trips_wide);
+            const char *max = oklc_arena_printf(a, "(long long)(%s)", mid->args[l->axis].text);
+            add_check(E, &v, l, oklc_arena_printf(a, "%s > %s", n, max),
+                      oklc_arena_printf(a, "the @inner loop at line %u runs %%lld iterations "
+                                           "on axis %d, more than the %%lld threads of its "
+                                           "block (@max_inner_dims)",
+                                        oklc_model_line(E->c, l->stmt.begin), l->axis),
+                      n, max);
+        }
+    }
+    *out = v.data;
+    return v.len;
+}
+
 /* ---- kernels and instances ------------------------------------------------------------- */
 
 static const Kernel *find_kernel(const Model *m, const char *name, size_t len)
@@ -582,6 +651,44 @@ static void add_kernel(Emit *E, const Kernel *k, const char *name, const char *s
     vec_push(&E->c->arena, &E->kernels, ko);
 }
 
+/* A size or step that is positive when `names` have the instance's values
+ * (`instance`: its name), as a literal must be; false after the error. A
+ * value that stays unknown (a constexpr variable) is the launcher's check
+ * (docs/launchers.md). */
+static bool positive_in(Emit *E, const char *instance, const ConstNames *names, uint32_t at,
+                        const char *what, const char *text)
+{
+    int64_t v;
+    ConstEval st = oklc_const_eval(text, names, &v);
+    if (st == CONST_UNKNOWN || (st == CONST_VALUE && v > 0 && v <= INT32_MAX))
+        return true;
+    if (st == CONST_OVERFLOW)
+        oklc_model_error(E->c, at, "in instance '%s': the %s %s overflows (or divides by zero) "
+                         "when evaluated", instance, what, text);
+    else
+        oklc_model_error(E->c, at, "in instance '%s': the %s %s is %lld: it must be %s",
+                         instance, what, text, (long long)v,
+                         v > 0 ? "at most 2147483647" : "positive");
+    return false;
+}
+
+/* The tile sizes and steps of kernel k's instance, once its template
+ * parameters have values: 0 or -1 is no more a size here than written. */
+static bool instance_sizes(Emit *E, const Kernel *k, const char *instance, const char **targs,
+                           size_t ntargs)
+{
+    ConstNames names = {k->tparams, targs, ntargs < k->ntparams ? ntargs : k->ntparams};
+    bool ok = true;
+    for (size_t i = 0; i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        if (l->tile_part == 1 && l->tile_value == INT64_MIN)
+            ok &= positive_in(E, instance, &names, l->attr->args[0].off, "tile size", l->tile_size);
+        if (l->tile_part != 1 && l->analyzed && !l->stride_known)
+            ok &= positive_in(E, instance, &names, l->step.begin, "step", l->stride);
+    }
+    return ok;
+}
+
 bool oklc_emit_kernel_list(Emit *E)
 {
     oklc_ctx *c = E->c;
@@ -614,6 +721,7 @@ bool oklc_emit_kernel_list(Emit *E)
         for (size_t a = 0; a < ntargs; a++)
             oklc_buf_printf(&name, "%s%s", a ? ", " : "", targs[a]);
         oklc_buf_puts(&name, ">");
+        ok &= instance_sizes(E, k, name.data, targs, ntargs);
         add_kernel(E, k, name.data, oklc_arena_printf(&c->arena, "_%zu", i), targs, ntargs);
     }
     return ok;

@@ -730,9 +730,30 @@ static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
 
+/* The tests a run makes before each nest (oklc_emit_launch_checks), as
+ * `if (refused) _occa_refuse(...); else` before its loop: one statement
+ * with the loop, wherever it is. Recorded first: the OpenMP pragma that
+ * goes before the same loop comes after. */
+static void launch_checks(Cpu *C)
+{
+    for (size_t i = 0; i < C->k->nouters; i++) {
+        Loop *top = C->k->outers[i];
+        const LaunchCheck *checks;
+        size_t n = oklc_emit_launch_checks(C->E, C->k, top, &checks);
+        Buf b;
+        oklc_buf_init(&b, C->a);
+        for (size_t j = 0; j < n; j++)
+            oklc_buf_printf(&b, "%sif (%s) _occa_refuse(\"%s\", %s, %s); else", j ? " " : "",
+                            checks[j].refused, checks[j].message, checks[j].a, checks[j].b);
+        if (n)
+            oklc_emit_pragma_before(C->E, top->attrs, top->nattrs, top->stmt.begin, b.data);
+    }
+}
+
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
     Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp};
+    launch_checks(&C);
     find_blocks(&C);
     /* uses first, then what is built from their text */
     for (size_t i = 0; i < k->nlocals; i++)
@@ -785,12 +806,17 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     }
 }
 
-/* Entry points: extern "C" void _occa_entry_K(void *const *_occa_args), where
- * args[i] points to the value of argument i (a pointer's value for
- * memory). _occa_call, in the CPU prelude, unpacks them. The kernel's type
- * is spelled out: another function may have its name (a kernel "dot"). */
+/* Entry points: extern "C" int _occa_entry_K(void *const *_occa_args,
+ * char *_occa_message, size_t _occa_size), where args[i] points to the
+ * value of argument i (a pointer's value for memory); non-zero when the
+ * kernel refused the run, with why in message. _occa_run, in the CPU
+ * prelude, unpacks them; _occa_entry_refuses tells the runtime so. The
+ * kernel's type is spelled out: another function may have its name (a
+ * kernel "dot"). */
 static void entries(Emit *E)
 {
+    oklc_buf_puts(&E->tail, "extern \"C\" const int _occa_entry_refuses = 1;   /* the "
+                            "runtime: entries of this convention */\n");
     for (size_t i = 0; i < E->kernels.len; i++) {
         KernelOut *ko = &E->kernels.data[i];
         const Kernel *k = ko->kernel;
@@ -798,13 +824,15 @@ static void entries(Emit *E)
         fn[0] = ko->name;
         ko->functions = fn;
         ko->nfunctions = 1;
-        oklc_buf_printf(&E->tail, "extern \"C\" void %s(void *const *_occa_args) {\n"
-                        "  _occa_call(static_cast<void (*)(", ko->entry);
+        oklc_buf_printf(&E->tail, "extern \"C\" int %s(void *const *_occa_args, char "
+                        "*_occa_message,\n    size_t _occa_size) {\n"
+                        "  return _occa_run(static_cast<void (*)(", ko->entry);
         for (size_t p = 0; p < k->nparams; p++)
             oklc_buf_printf(&E->tail, "%s%s", p ? ", " : "",
                             oklc_subst_targs(E->c, k, k->params[p]->type.spelling, ko->targs,
                                              ko->ntargs));
-        oklc_buf_printf(&E->tail, ")>(&%s), _occa_args);\n}\n", ko->name);
+        oklc_buf_printf(&E->tail, ")>(&%s), _occa_args, _occa_message, _occa_size);\n}\n",
+                        ko->name);
     }
 }
 

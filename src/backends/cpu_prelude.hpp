@@ -34,6 +34,8 @@
 #include <stdint.h>
 #include <stdio.h>      /* printf, which CUDA, HIP and OpenCL kernels have too */
 #include <stdlib.h>
+#include <exception>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -407,7 +409,8 @@ _occa_SHFL(okl_shfl_sync, int) _occa_SHFL(okl_shfl_up_sync, unsigned int)
 _occa_SHFL(okl_shfl_down_sync, unsigned int) _occa_SHFL(okl_shfl_xor_sync, int)
 
 /* ---- The calling convention: the backends turn each kernel K into
- *   extern "C" void _occa_entry_K(void *const *args) { _occa_call(&K, args); }
+ *   extern "C" int _occa_entry_K(void *const *args, char *message, size_t size)
+ *   { return _occa_run(&K, args, message, size); }
  * args[i] points to argument i, suitably aligned for its type: to a variable
  * holding the pointer for a pointer parameter, to the value for a scalar, to
  * the bytes of a struct passed by value. A kernel named like a function
@@ -438,6 +441,28 @@ inline void call(void (*f)(_occa_P...), void *const *args, indices<_occa_I...>) 
 
 template <class... _occa_P> inline void _occa_call(void (*f)(_occa_P...), void *const *args) {
   okl::detail::call(f, args, typename okl::detail::make_indices<sizeof...(_occa_P)>::type());
+}
+
+/* A run the kernel's loops refuse before a nest (docs/launchers.md: a step
+ * that is not positive, more iterations than @max_inner_dims): an
+ * exception, which the entry turns into the runtime's error (and which an
+ * OCCA program gets as OCCA's errors, a std::exception). */
+inline void _occa_refuse(const char *format, long long a, long long b) {
+  char message[400];
+  snprintf(message, sizeof message, format, a, b);
+  throw std::runtime_error(message);
+}
+
+/* An entry's run: 0, or 1 with the reason in message. */
+template <class... _occa_P>
+inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, size_t size) {
+  try {
+    _occa_call(f, args);
+  } catch (const std::exception &e) {
+    snprintf(message, size, "%s", e.what());
+    return 1;
+  }
+  return 0;
 }
 
 #pragma GCC visibility pop

@@ -74,6 +74,8 @@ typedef struct Nest {
     const char *block[3];        /* threads per axis: an expression */
     int64_t     nblock[3];       /* when constant, else -1 */
     VEC(Range)  bounds;          /* the headers the launcher computes from */
+    const LaunchCheck *checks;   /* what the launcher tests first */
+    size_t      nchecks;
 } Nest;
 
 typedef VEC(const char *) Texts;
@@ -165,27 +167,35 @@ static void grid_sizes(Gpu *G, Nest *n)
     }
 }
 
+/* The variable of the nest (an @outer iterator, a declaration in the
+ * nest) that @inner loop l's count uses: the launcher cannot compute that
+ * count; NULL when it can (from the kernel's arguments). */
+static const Var *block_var(Gpu *G, const Nest *n, const Loop *l)
+{
+    for (size_t i = 0; !l->trips_known && i < G->k->nlocals; i++) {
+        const Var *v = G->k->locals[i];
+        if (in_nest(v, n->top) && !oklc_in_range(l->header, v->name_off) &&
+            oklc_refers_in(v, l->header))
+            return v;
+    }
+    return NULL;
+}
+
 /* Inner counts must be known where the launcher runs: from the kernel's
  * arguments, not from the @outer iterators or the nest's variables. */
 static bool launcher_can_count(Gpu *G, const Nest *n, const Loop *inner_top)
 {
-    for (size_t i = 0; i < G->k->nlocals; i++) {
-        const Var *v = G->k->locals[i];
-        if (!in_nest(v, n->top))
-            continue;
-        for (size_t j = 0; j < G->k->nloops; j++) {
-            const Loop *l = G->k->loops[j];
-            if (l->kind != LOOP_INNER || l->trips_known || !oklc_in_range(n->top->stmt, l->stmt.begin) ||
-                (v->name_off >= l->header.begin && v->name_off < l->header.end))
-                continue;
-            if (oklc_refers_in(v, l->header)) {
-                oklc_gpu_error(G, l->stmt.begin,
-                               "on GPUs the number of threads of a block is set at launch: this "
-                               "@inner loop's count uses '%s', which depends on the block; give "
-                               "the @outer loop at line %u @max_inner_dims(...)",
-                               v->name, oklc_model_line(G->E->c, inner_top->stmt.begin));
-                return false;
-            }
+    for (size_t j = 0; j < G->k->nloops; j++) {
+        const Loop *l = G->k->loops[j];
+        const Var *v = l->kind == LOOP_INNER && oklc_in_range(n->top->stmt, l->stmt.begin)
+                           ? block_var(G, n, l) : NULL;
+        if (v) {
+            oklc_gpu_error(G, l->stmt.begin,
+                           "on GPUs the number of threads of a block is set at launch: this "
+                           "@inner loop's count uses '%s', which depends on the block; give "
+                           "the @outer loop at line %u @max_inner_dims(...)",
+                           v->name, oklc_model_line(G->E->c, inner_top->stmt.begin));
+            return false;
         }
     }
     return true;
@@ -218,6 +228,9 @@ static bool nest_shape(Gpu *G, Nest *n)
     if (!outer_levels(G, n, n->top, 0))
         return false;
     grid_sizes(G, n);
+    n->nchecks = oklc_emit_launch_checks(G->E, G->k, n->top, &n->checks);
+    for (size_t i = 0; i < n->nchecks; i++)
+        vec_push(G->a, &n->bounds, n->checks[i].loop->header);
     const Loop *inner_top = n->outer[0] ? n->outer[0] : n->top;
     const Attr *mid = n->top->max_inner_dims;
     if (mid) {                 /* @max_inner_dims(x, y, z): the block as given */
@@ -881,10 +894,24 @@ static const char *read_argument(Gpu *G, const Var *p, size_t i)
                              t, i);
 }
 
-/* Runs nest `index`: its grid and block, then the launch; `ind` starts
- * each line. */
+/* ---- the launcher's checks ---------------------------------------------------------------- */
+
+/* The launcher's tests before the launch (oklc_emit_launch_checks): a
+ * refusal is the runtime's error. */
+static void launch_checks(const Nest *n, const char *ind, Buf *b)
+{
+    for (size_t i = 0; i < n->nchecks; i++) {
+        const LaunchCheck *c = &n->checks[i];
+        oklc_buf_printf(b, "%sif (%s)\n%s  return _occa_refuse(_occa_api, \"%s\", %s, %s);\n", ind,
+                        c->refused, ind, c->message, c->a, c->b);
+    }
+}
+
+/* Runs nest `index`: its checks, grid and block, then the launch; `ind`
+ * starts each line. */
 static void launch(const Nest *n, size_t index, const char *ind, Buf *b)
 {
+    launch_checks(n, ind, b);
     oklc_buf_printf(b, "%sconst unsigned long _occa_grid[3] = {_occa_count(%s), _occa_count(%s), "
                        "_occa_count(%s)};\n",
                     ind, n->grid[0], n->grid[1], n->grid[2]);

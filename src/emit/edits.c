@@ -145,7 +145,9 @@ void oklc_edits_rewind(Edits *e, uint32_t mark)
  * ("float *m [[okl::dim(4)]],", "sh_t [[okl::shared]];"); one before what
  * it belongs to, with the blanks after it ("[[okl::outer]] for",
  * "{ [[okl::shared]] float s[8];", "* [[okl::restrict]] p"), so that an
- * edit at the start of that statement stays at its start. The blanks
+ * edit at the start of that statement stays at its start. Specs in a row
+ * go alike: as the last one ("[[okl::outer]] [[okl::max_inner_dims(64)]]
+ * for"). The blanks
  * before it stop at the spec before it: that one ends in "]]". */
 static Edit spec_edit(const Edits *e, size_t i)
 {
@@ -154,8 +156,14 @@ static Edit spec_edit(const Edits *e, size_t i)
         return (Edit){s->off, s->end, EDIT_REPLACE, e->specs_seq, s->keep};
     const char *t = e->text;
     uint32_t b = s->off, end = s->end, next = end, last = i ? e->specs->specs[i - 1].end : 0;
-    while (next < e->len && (t[next] == ' ' || t[next] == '\t'))
-        next++;
+    /* what the specs in a row stand before (a few: blanks are all it is) */
+    for (size_t j = i + 1; j <= i + 16; j++) {
+        while (next < e->len && (t[next] == ' ' || t[next] == '\t'))
+            next++;
+        if (j >= e->specs->nspecs || e->specs->specs[j].off != next)
+            break;
+        next = e->specs->specs[j].end;
+    }
     if (next >= e->len || strchr(",;)=[]", t[next])) {
         while (b > last && (t[b - 1] == ' ' || t[b - 1] == '\t'))
             b--;

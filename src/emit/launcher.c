@@ -13,13 +13,26 @@
 #include "emit.h"
 
 static const char launch_api[] =
+    "#include <cstdio>\n"
+    "\n"
     "/* The runtime's launch API (docs/launchers.md). */\n"
     "struct _occa_launch_api {\n"
     "  int version;\n"
     "  void *device;\n"
     "  int (*run)(void *device, int index, const unsigned long grid[3],\n"
     "             const unsigned long block[3], void *const *args);\n"
+    "  int (*fail)(void *device, const char *message);\n"
     "};\n"
+    "\n"
+    "/* A launch the kernel's loops refuse: the runtime's error. */\n"
+    "static inline int _occa_refuse(const _occa_launch_api *_occa_api,\n"
+    "                               const char *_occa_format, long long _occa_a,\n"
+    "                               long long _occa_b)\n"
+    "{\n"
+    "  char _occa_message[400];\n"
+    "  std::snprintf(_occa_message, sizeof _occa_message, _occa_format, _occa_a, _occa_b);\n"
+    "  return _occa_api->fail(_occa_api->device, _occa_message);\n"
+    "}\n"
     "\n"
     "/* An iteration count as a size: none when negative. */\n"
     "static inline unsigned long _occa_count(long long n) { return n > 0 ? (unsigned long)n "
@@ -58,7 +71,7 @@ const char *oklc_launcher_source(oklc_ctx *c, const Normalized *nz, const Model 
                     OKLC_VERSION_STRING, oklc_comment_text(&c->arena, backend),
                     oklc_comment_text(&c->arena, path));
     if (occa)
-        oklc_buf_puts(&b, "#include <occa/core/kernel.hpp>\n\n");
+        oklc_buf_puts(&b, "#include <stdexcept>\n#include <occa/core/kernel.hpp>\n\n");
     oklc_buf_puts(&b, launch_api);
     oklc_buf_puts(&b, "\n/* ---- the file's declarations ---- */\n");
     oklc_edits_render(&ed, 0, (uint32_t)nz->len, &b);

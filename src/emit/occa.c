@@ -274,7 +274,11 @@ const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t 
 {
     Buf b;
     oklc_buf_init(&b, &c->arena);
-    oklc_buf_puts(&b, "\n/* ---- OCCA's entries (docs/occa.md) ---- */\n");
+    oklc_buf_puts(&b, "\n/* ---- OCCA's entries (docs/occa.md) ---- */\n"
+                      "/* A launch the kernel's loops refuse: an exception, as OCCA's\n"
+                      " * errors are (occa::exception is a std::exception). */\n"
+                      "static int _occa_occa_fail(void *, const char *_occa_message)\n{\n"
+                      "  throw std::runtime_error(_occa_message);\n}\n\n");
     for (size_t i = 0; i < n; i++) {
         if (is_template(&ks[i]))
             continue;
@@ -290,8 +294,8 @@ const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t 
         oklc_buf_puts(&b, ")\n{\n  void *const _occa_args[] = {");
         for (size_t p = 0; p < k->nparams; p++)
             oklc_buf_printf(&b, "%s(void *)&_occa_a%zu", p ? ", " : "", p);
-        oklc_buf_printf(&b, "%s};\n  const _occa_launch_api _occa_api = {1, _occa_kernels, "
-                            "_occa_occa_run_%s};\n"
+        oklc_buf_printf(&b, "%s};\n  const _occa_launch_api _occa_api = {2, _occa_kernels, "
+                            "_occa_occa_run_%s, _occa_occa_fail};\n"
                             "  _occa_launch_%s(&_occa_api, _occa_args);\n}\n\n",
                         k->nparams ? "" : "0", k->name, k->name);
     }

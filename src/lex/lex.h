@@ -129,4 +129,24 @@ OKLC_INTERNAL bool oklc_int_literal(const char *s, size_t n, uint64_t *val, bool
 /* Value of a character literal; false with *err set when malformed. */
 OKLC_INTERNAL bool oklc_char_literal(const char *s, size_t n, int64_t *val, const char **err);
 
+/* ---- consteval.c ---------------------------------------------------------- */
+
+typedef enum ConstEval {
+    CONST_VALUE,     /* *out holds it */
+    CONST_UNKNOWN,   /* a name without a value, a token it does not evaluate */
+    CONST_OVERFLOW   /* leaves int64, or divides by zero */
+} ConstEval;
+
+/* Names with values: template parameters and an instance's arguments. */
+typedef struct ConstNames {
+    const char *const *names;
+    const char *const *values;   /* texts, evaluated in turn; NULL: unknown */
+    size_t             n;
+} ConstNames;
+
+/* The value of integer constant expression `text` (names: NULL or the
+ * values of names). */
+OKLC_INTERNAL ConstEval oklc_const_eval(const char *text, const ConstNames *names,
+                                        int64_t *out);
+
 #endif

@@ -243,8 +243,8 @@ static enum CXChildVisitResult param_visit(CXCursor cur, CXCursor parent, CXClie
         p->k->nparams = p->params.len;
         p->k->body = oklc_cx_range(cur);
         W->body = cur;
-        W->tparams = p->tparams.data;
-        W->ntparams = p->tparams.len;
+        W->tparams = p->k->tparams = p->tparams.data;
+        W->ntparams = p->k->ntparams = p->tparams.len;
         /* the body's statements, one by one, under its node */
         Stmt *root = oklc_arena_alloc(&W->c->arena, sizeof *root);
         root->kind = ST_COMPOUND;

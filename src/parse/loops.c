@@ -169,6 +169,7 @@ static void trip_count(Walk *W, CXCursor fs, Loop *l, Range start, Range bound, 
                                        l->down ? "decreases" : "increases", (long long)vs);
         return;
     }
+    l->stride_known = ks;
     const char *lo = operand(W, l->down ? l->bound : l->start);
     const char *hi = operand(W, l->down ? l->start : l->bound);
     const char *st = operand(W, l->stride);
@@ -585,9 +586,13 @@ static int64_t literal_value(const char *s)
 static const char *tile_size_error(Walk *W, const char *size, int64_t value)
 {
     if (value != INT64_MIN)
-        return value > INT32_MAX ? oklc_arena_printf(&W->c->arena, "the tile size %s does not "
-                                                     "fit in an int (at most 2147483647)", size)
-                                 : NULL;
+        return value > INT32_MAX
+                   ? oklc_arena_printf(&W->c->arena, "the tile size %s%s does not fit in an int "
+                                       "(at most 2147483647)", size,
+                                       literal_value(size) != INT64_MIN ? ""
+                                       : oklc_arena_printf(&W->c->arena, " (= %lld)",
+                                                           (long long)value))
+                   : NULL;
     for (const char *p = size; *p; p++) {
         bool number = isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]));
         bool in_word = p > size && (isalnum((unsigned char)p[-1]) || p[-1] == '_' ||
@@ -631,13 +636,14 @@ static Loop *tile_levels(Walk *W, Loop *proto, Attr *tile)
     }
     const char *size = tile->nargs ? tile->args[0].text : "1";
     int64_t tv = literal_value(size);
-    bool constant = tv != INT64_MIN;
-    if (!constant)
-        tv = -1;
+    ConstEval st = tv != INT64_MIN ? CONST_VALUE : oklc_const_eval(size, NULL, &tv);
     proto->tile_size = size;
     proto->tile_check = check;
-    proto->tile_value = constant ? tv : INT64_MIN;
-    proto->tile_error = tile_size_error(W, size, proto->tile_value);
+    proto->tile_value = st == CONST_VALUE ? tv : INT64_MIN;
+    proto->tile_error = st == CONST_OVERFLOW
+                            ? oklc_arena_printf(&W->c->arena, "the tile size %s overflows (or "
+                                                "divides by zero) when evaluated", size)
+                            : tile_size_error(W, size, proto->tile_value);
 
     Loop *first = new_loop(W, proto, level_kind(parts[0]), tile, W->loop);
     first->tile_part = 1;

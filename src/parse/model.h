@@ -136,6 +136,7 @@ struct Loop {
     uint32_t    iter_off;
     const char *start, *bound;/* expressions, as text */
     const char *stride;       /* how much one iteration moves, as text (> 0) */
+    bool        stride_known; /* Clang computed it (positive), else it is checked later */
     Cmp         cmp;
     bool        down;         /* counts down */
     const char *trips;        /* number of iterations, as an expression */
@@ -256,6 +257,8 @@ struct Kernel {
     bool        is_template;
     const char *in_namespace; /* the namespace around it, or NULL */
     const char *template_params;  /* "typename T, int N", or NULL */
+    const char **tparams;     /* their names: T, N */
+    size_t      ntparams;
     const char *return_type;
     Var       **params;
     size_t      nparams;

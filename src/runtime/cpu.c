@@ -3,11 +3,16 @@
  * the system's C++ compiler into a shared library, loaded with dlopen.
  *
  * Device memory is host memory aligned to 64 bytes (a cache line, and the
- * widest AVX-512 load). A kernel is `extern "C" void entry(void *const *)`
- * (see args.c for what each pointer points to), so one call works for any
- * number and mix of arguments on every ABI. The two devices differ in the
- * transpiler's backend, -fopenmp, and the number of threads, which an
- * OpenMP build lets us set through its _occa_set_num_threads.
+ * widest AVX-512 load). An OKL kernel is `extern "C" int entry(void *const
+ * *, char *message, size_t size)` (see args.c for what each pointer points
+ * to), so one call works for any number and mix of arguments on every ABI;
+ * non-zero when the kernel refused the run (docs/launchers.md), saying why
+ * in message (the library says so: _occa_entry_refuses). Any other
+ * kernel (native source, a library of one's own with metadata) is `extern
+ * "C" void name(void *const *)`.
+ * The two devices differ in the transpiler's backend, -fopenmp, and the
+ * number of threads, which an OpenMP build lets us set through its
+ * _occa_set_num_threads.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -249,8 +254,10 @@ static oklc_status load(oklc_kernel *k, const char *dir, const char *metadata,
     else if (!symbol(k->lib, name, &fn))
         st = oklc_rt_fail(OKLC_ERR_ARGUMENT, "no kernel '%s' in '%s' (dlsym: %s)", k->name,
                           binary, dlerror());
-    else
+    else if (dlsym(k->lib, "_occa_entry_refuses"))   /* oklc's output */
         memcpy(&k->entry, &fn, sizeof fn);
+    else
+        memcpy(&k->native_entry, &fn, sizeof fn);
     if (!st && openmp && symbol(k->lib, "_occa_set_num_threads", &fn))
         memcpy(&k->set_threads, &fn, sizeof fn);
     oklc_free(binary);
@@ -271,7 +278,12 @@ static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *co
     (void)args;
     if (k->set_threads && k->dev->threads)
         k->set_threads(k->dev->threads);
-    k->entry(ptrs);
+    char why[512];
+    if (k->native_entry)
+        k->native_entry(ptrs);
+    else if (k->entry(ptrs, why, sizeof why))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "cannot run '%s' on the %s device: %s", k->name,
+                            k->dev->ops->name, why);
     return OKLC_OK;
 }
 

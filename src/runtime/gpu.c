@@ -313,6 +313,7 @@ typedef struct Launch {
     int           code;
     const char   *call;
     size_t        grid[3], block[3];
+    char          refused[512];  /* the launcher's own refusal (fail_function) */
 } Launch;
 
 
@@ -346,8 +347,23 @@ static int run_function(void *device, int index, const unsigned long grid[3],
     return 0;
 }
 
+static int fail_function(void *device, const char *message)
+{
+    Launch *l = device;
+    if (!l->fail) {
+        l->fail = true;
+        l->code = GPU_OWN_ERROR;
+        l->failed = -1;
+        snprintf(l->refused, sizeof l->refused, "%s", message ? message : "(no message)");
+    }
+    return -1;
+}
+
 static oklc_status launch_failed(const Launch *l, int returned)
 {
+    if (l->refused[0])
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "cannot run '%s' on the %s device '%s': %s",
+                            l->k->name, l->k->dev->ops->name, l->k->dev->label, l->refused);
     const oklc_kernel *k = l->k;
     const DeviceOps *ops = k->dev->ops;
     char where[512] = "", how[256];
@@ -423,7 +439,8 @@ oklc_status oklc_gpu_run(oklc_kernel *k, int nargs, const oklc_arg *args, void *
     if (k->nparams < 0) {
         st = run_native(&l, ptrs);
     } else {
-        LaunchApi api = {.version = 1, .device = &l, .run = run_function};
+        LaunchApi api = {.version = 2, .device = &l, .run = run_function,
+                         .fail = fail_function};
         int r = k->launch(&api, ptrs);
         st = r || l.fail ? launch_failed(&l, r) : OKLC_OK;
     }

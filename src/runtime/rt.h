@@ -214,10 +214,13 @@ enum { GPU_OWN_ERROR = -2147483647 - 1 };    /* DeviceOps.launch: a failure of o
 
 /* The launch API of docs/launchers.md, as the launcher declares it. */
 struct LaunchApi {
-    int   version;    /* 1 */
+    int   version;    /* 2 */
     void *device;
     int (*run)(void *device, int index, const unsigned long grid[3],
                const unsigned long block[3], void *const *args);
+    /* a launch the kernel's loops refuse (a step that is not positive,
+     * more threads than @max_inner_dims): the message; returns non-zero */
+    int (*fail)(void *device, const char *message);
 };
 
 /* The DeviceOps entries every GPU-like kind shares. */
@@ -594,7 +597,10 @@ struct oklc_kernel {
     Param       *params;
     int          nparams;      /* -1: native, arguments unchecked */
     void        *lib;          /* the loaded binary (dlopen handle); GPU: the launcher */
-    void       (*entry)(void *const *args);
+    /* CPU devices: the entry of oklc's output (non-zero: the kernel refused
+     * the run, saying why in message), or any other's */
+    int        (*entry)(void *const *args, char *message, size_t size);
+    void       (*native_entry)(void *const *args);
     void       (*set_threads)(int);   /* OpenMP builds: _occa_set_num_threads */
     /* GPU-like devices */
     int        (*launch)(const LaunchApi *api, void *const *args);   /* OKL: the launcher */

@@ -1495,6 +1495,82 @@ static void test_atomics(void **state)
     oklc_kernel_free(k);
 }
 
+/* ---- limits.okl: what a launch checks before it runs ------------------------------------ */
+
+/* Running k with (n, s, x) fails naming the kernel and `what`, before any
+ * of the kernel runs: x stays as it was. */
+static void refused(oklc_kernel *k, const char *name, int n, int s, const char *what)
+{
+    enum { N = 256 };
+    int x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = -1;
+    oklc_memory *m = to_device(x, sizeof x);
+    oklc_arg args[] = {oklc_arg_int(n), oklc_arg_int(s), oklc_arg_mem(m)};
+    assert_int_equal(oklc_kernel_run(k, 3, args), OKLC_ERR_ARGUMENT);
+    const char *e = oklc_last_error();
+    if (!strstr(e, name) || !strstr(e, what))
+        fail_msg("expected '%s' about '%s' in: %s", what, name, e);
+    to_host(m, x, sizeof x);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(x[i], -1);
+    oklc_memory_free(m);
+}
+
+static void test_launch_checks(void **state)
+{
+    (void)state;
+    oklc_kernel *step = build("limits.okl", "stepArg"), *tile = build("limits.okl", "tileArg");
+    oklc_kernel *inner = build("limits.okl", "maxInner");
+    /* a step or tile size of 0 never ends on a CPU, divides by zero in a
+     * GPU launcher; a negative one counts nothing */
+    refused(step, "'stepArg'", 100, 0, "the step of the @outer loop at line 6 is 0: it must be positive");
+    refused(step, "'stepArg'", 100, -2, "the step of the @outer loop at line 6 is -2");
+    refused(tile, "'tileArg'", 100, 0, "the tile size of the @tile loop at line 14 is 0: it must be positive");
+    refused(tile, "'tileArg'", 100, -1, "the tile size of the @tile loop at line 14 is -1");
+    /* 100 iterations in a block of 64 threads would lose 36 on a GPU */
+    refused(inner, "'maxInner'", 2, 100, "the @inner loop at line 21 runs 100 iterations on axis 0, more than "
+                           "the 64 threads of its block (@max_inner_dims)");
+    int x[2 * 50], want[2 * 50];
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 50; i++)
+            want[b * 50 + i] = b + i;
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(inner, oklc_arg_int(2), oklc_arg_int(50), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, 2 * 50);
+    int y[100] = {0};
+    oklc_memory *my = to_device(y, sizeof y);
+    RUN(step, oklc_arg_int(100), oklc_arg_int(7), oklc_arg_mem(my));
+    to_host(my, y, sizeof y);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(y[i], i % 7 ? 0 : i);
+    oklc_memory_free(m);
+    oklc_memory_free(my);
+    oklc_kernel_free(step);
+    oklc_kernel_free(tile);
+    oklc_kernel_free(inner);
+}
+
+/* An instance's step is checked once its parameters have values. */
+static void test_instance_steps(void **state)
+{
+    (void)state;
+    build_fails("limits.okl", "blockStep<0>", "in instance 'blockStep<0>': the step BS is 0: it "
+                                              "must be positive");
+    build_fails("limits.okl", "blockStep<-4>", "the step BS is -4");
+    int x[20] = {0}, want[20];
+    for (int i = 0; i < 20; i++)
+        want[i] = i % 8;
+    oklc_kernel *k = build("limits.okl", "blockStep<8>");
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(20), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, 20);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
 /* ---- atomic_block.okl: CPUs only -------------------------------------------------------- */
 
 static void test_atomic_block(void **state)
@@ -1809,6 +1885,7 @@ int main(void)
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
+        cmocka_unit_test(test_launch_checks),    cmocka_unit_test(test_instance_steps),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),
         cmocka_unit_test(test_triad_large),      cmocka_unit_test(test_intrinsics),

@@ -145,9 +145,10 @@ static void transpile_outputs(void **state)
     assert_true(oklc_transpile_buffer(c, "k.okl", cpu_kernel, strlen(cpu_kernel), 0));
     const char *out = strstr(oklc_output(c, NULL), "/* ---- the kernels ---- */");
     assert_non_null(out);
-    assert_non_null(strstr(out, "_occa_entry_k_0(void *const *_occa_args) {\n"
-                                "  _occa_call(static_cast<void (*)(const int, float *, int *)>"
-                                "(&k<float>), _occa_args);\n}"));
+    assert_non_null(strstr(out, "_occa_entry_k_0(void *const *_occa_args, char *_occa_message,\n"
+                                "    size_t _occa_size) {\n"
+                                "  return _occa_run(static_cast<void (*)(const int, float *, int *)>"
+                                "(&k<float>), _occa_args, _occa_message, _occa_size);\n}"));
     assert_null(strstr(out, "okl::"));               /* no attribute, no okl::at left */
     assert_non_null(strstr(out, "x[(i % 4) + (4) * (i / 4)]"));
     assert_null(oklc_launcher(c, NULL));

@@ -482,6 +482,72 @@ static void dot_digit_starts_a_number(void **state)
     assert_int_equal(t->next->kind, TK_NUMBER);
 }
 
+/* ---- integer constant expressions (consteval.c) ---------------------------------------- */
+
+static int64_t const_ok(const char *text, const ConstNames *names)
+{
+    int64_t v = -12345;
+    ConstEval st = oklc_const_eval(text, names, &v);
+    if (st != CONST_VALUE)
+        fail_msg("oklc_const_eval(%s) gave status %d", text, (int)st);
+    return v;
+}
+
+static void const_eval_operators(void **state)
+{
+    (void)state;
+    assert_int_equal(const_ok("16", NULL), 16);
+    assert_int_equal(const_ok(" 2 + 3 * 4 ", NULL), 14);
+    assert_int_equal(const_ok("(2 + 3) * 4", NULL), 20);
+    assert_int_equal(const_ok("10 - 4 - 3", NULL), 3);          /* left-associative */
+    assert_int_equal(const_ok("64 / 4 / 2", NULL), 8);
+    assert_int_equal(const_ok("1 << 4 | 1", NULL), 17);
+    assert_int_equal(const_ok("-(-3) + ~0 + !0", NULL), 3);
+    assert_int_equal(const_ok("3 < 4 && 4 <= 4 && 5 >= 5 && 6 > 5 && 1 == 1 && 1 != 2", NULL), 1);
+    assert_int_equal(const_ok("0 ? 7 : 1 ? 8 : 9", NULL), 8);
+    assert_int_equal(const_ok("0x10 % 5 ^ 0b11 & 6", NULL), 3);
+    assert_int_equal(const_ok("65536 * 65536", NULL), 4294967296LL);   /* exact, not int */
+    assert_int_equal(const_ok("1 << 31", NULL), 2147483648LL);
+    assert_int_equal(const_ok("true + false", NULL), 1);
+}
+
+static void const_eval_names(void **state)
+{
+    (void)state;
+    const char *names[] = {"BS", "T", "N"}, *values[] = {"2 * 8", "float", NULL};
+    ConstNames cn = {names, values, 3};
+    assert_int_equal(const_ok("BS * 4", &cn), 64);
+    int64_t v = 99;
+    assert_int_equal(oklc_const_eval("N + 1", &cn, &v), CONST_UNKNOWN);   /* no value */
+    assert_int_equal(oklc_const_eval("T", &cn, &v), CONST_UNKNOWN);       /* a type */
+    assert_int_equal(oklc_const_eval("BSX", &cn, &v), CONST_UNKNOWN);
+    assert_int_equal(oklc_const_eval("BS", NULL, &v), CONST_UNKNOWN);
+    assert_int_equal(v, 99);                                              /* untouched */
+}
+
+static void const_eval_refuses(void **state)
+{
+    (void)state;
+    int64_t v;
+    static const char *const unknown[] = {"sizeof(int)", "(int)3", "a = 2", "x <<= 1", "1.5",
+                                          "2 +", "(3", "3)", "", "'a'", "f(2)"};
+    for (size_t i = 0; i < OKLC_COUNTOF(unknown); i++)
+        if (oklc_const_eval(unknown[i], NULL, &v) != CONST_UNKNOWN)
+            fail_msg("'%s' is not unknown", unknown[i]);
+    static const char *const over[] = {"1 / 0", "5 % (2 - 2)", "9223372036854775807 + 1",
+                                       "1 << 63", "4294967296 * 4294967296",
+                                       "-9223372036854775807 - 2", "18446744073709551615"};
+    for (size_t i = 0; i < OKLC_COUNTOF(over); i++)
+        if (oklc_const_eval(over[i], NULL, &v) != CONST_OVERFLOW)
+            fail_msg("'%s' does not overflow", over[i]);
+    char deep[400];
+    memset(deep, '(', 200);
+    strcpy(deep + 200, "1");
+    memset(deep + 201, ')', 198);
+    deep[399] = '\0';
+    assert_int_equal(oklc_const_eval(deep, NULL, &v), CONST_UNKNOWN);  /* too deep, no crash */
+}
+
 /* ---- integer literal values ------------------------------------------------------- */
 
 static void int_literal_bases(void **state)
@@ -1650,6 +1716,9 @@ int main(void)
         T(separator_needs_a_following_char),
         T(dot_digit_starts_a_number),
         /* integer literal values */
+        T(const_eval_operators),
+        T(const_eval_names),
+        T(const_eval_refuses),
         T(int_literal_bases),
         T(int_literal_separators),
         T(int_literal_suffixes),

@@ -489,7 +489,7 @@ static const char one_launcher[] =
     "               void *const *);\n};\n"
     "extern \"C\" int _occa_launch_one(const _occa_launch_api *api, void *const *args)\n"
     "{\n    const unsigned long one[3] = {1, 1, 1};\n"
-    "    return api->version == 1 ? api->run(api->device, 0, one, one, args) : 99;\n}\n";
+    "    return api->version == 2 ? api->run(api->device, 0, one, one, args) : 99;\n}\n";
 
 /* An entry of our own: the binary of `dir`, a launcher and the metadata. */
 static const char *okl_entry(const char *dir, const char *name, const char *launcher,
