@@ -23,7 +23,9 @@
  * What depends on the spaces (the pointers' declarations, &v.x, the calls)
  * is written per context: a kernel, or an instance of a function.
  */
+#include <assert.h>
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -50,6 +52,8 @@ typedef struct Instance {
     const Function *f;
     Space          *sig;         /* per parameter (SP_UNKNOWN: not a pointer) */
     const char     *name;
+    size_t          next;        /* the next instance of f (SIZE_MAX: none) */
+    size_t          tfrom, tto;  /* its calls' targets: targets[tfrom, tto) */
 } Instance;
 
 /* Which instance a call calls, from which context (SIZE_MAX: a kernel). */
@@ -57,15 +61,74 @@ typedef struct Target {
     size_t caller, call, callee;
 } Target;
 
+/* A key and an index, in an array sorted by both: what has a key, found
+ * by binary search (a file may hold thousands of kernels, functions and
+ * calls, and a search of a whole list per look-up made this pass cubic). */
+typedef struct Keyed {
+    uintptr_t key;
+    size_t    i;
+} Keyed;
+
+typedef VEC(Keyed) KeyedList;
+
+/* The instances of one function, in the order they were made. */
+typedef struct FnInstances {
+    size_t first, last, count;
+} FnInstances;
+
 typedef struct Spaces {
     Emit          *E;
     VEC(Var *)     vars;         /* every variable of the file */
     size_t        *slots;        /* a hash table of indexes into vars, by the Var's address */
     size_t         mask;         /* its size - 1 (a power of 2) */
     Space         *space;        /* of each pointer among them, in the loaded context */
+    KeyedList      refs;         /* every use of them: key its offset, i its var */
+    size_t        *next_ptr;     /* per refs entry: the first at or after it of a pointer or
+                                    array variable (refs.len: none); */
+    size_t        *next_obj;     /* of another variable */
+    KeyedList      bodies;       /* functions with a body: key the name's offset */
+    KeyedList      fns;          /* every function: key its address */
+    FnInstances   *fn_inst;      /* per entry of fns */
+    KeyedList      kernel_calls; /* key the kernel's address, i the call */
+    KeyedList      fn_calls;     /* key the function's address */
+    KeyedList      components;   /* &v.x: key the offset */
+    size_t         kernel_targets; /* targets[0, this) are the kernels' */
     VEC(Instance)  inst;
     VEC(Target)    targets;
 } Spaces;
+
+static int by_key(const void *a, const void *b)
+{
+    const Keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void sort_keyed(KeyedList *l)
+{
+    if (l->len)
+        qsort(l->data, l->len, sizeof *l->data, by_key);
+}
+
+/* The first entry whose key is at least `key` (l->len: none). */
+static size_t first_keyed(const KeyedList *l, uintptr_t key)
+{
+    size_t lo = 0, hi = l->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->data[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void add_keyed(Spaces *S, KeyedList *l, uintptr_t key, size_t i)
+{
+    vec_push(&S->E->c->arena, l, ((Keyed){key, i}));
+}
 
 /* ---- what points where ------------------------------------------------------------------ */
 
@@ -133,23 +196,43 @@ static Space space_of(const Spaces *S, size_t i)
 /* The memory an expression points into: that of the first pointer or
  * array it names (p, a + i, &s[j], cond ? a : b), else that of the object
  * whose address it takes (&x). */
+static bool points(const Var *v)
+{
+    return v->type.pointer || v->type.array;
+}
+
+/* The uses of the variables in the order of their offsets (for equal
+ * offsets, that of the variables), and for each the next use of a
+ * pointer or array, and of another variable. */
+static void index_refs(Spaces *S)
+{
+    for (size_t i = 0; i < S->vars.len; i++)
+        for (size_t j = 0; j < S->vars.data[i]->nrefs; j++)
+            add_keyed(S, &S->refs, S->vars.data[i]->refs[j].begin, i);
+    sort_keyed(&S->refs);
+    size_t n = S->refs.len;
+    S->next_ptr = oklc_arena_alloc(&S->E->c->arena, (n + 1) * sizeof *S->next_ptr);
+    S->next_obj = oklc_arena_alloc(&S->E->c->arena, (n + 1) * sizeof *S->next_obj);
+    S->next_ptr[n] = S->next_obj[n] = n;
+    for (size_t k = n; k-- > 0;) {
+        bool p = points(S->vars.data[S->refs.data[k].i]);
+        S->next_ptr[k] = p ? k : S->next_ptr[k + 1];
+        S->next_obj[k] = p ? S->next_obj[k + 1] : k;
+    }
+}
+
+/* The variable of refs entry k if it lies in r, else SIZE_MAX. */
+static size_t ref_var_in(const Spaces *S, size_t k, Range r)
+{
+    return k < S->refs.len && oklc_in_range(r, (uint32_t)S->refs.data[k].key)
+               ? S->refs.data[k].i : SIZE_MAX;
+}
+
 static Space base_space(const Spaces *S, Range r)
 {
-    size_t ptr = SIZE_MAX, obj = SIZE_MAX;
-    uint32_t ptr_at = UINT32_MAX, obj_at = UINT32_MAX;
-    for (size_t i = 0; i < S->vars.len; i++) {
-        const Var *v = S->vars.data[i];
-        bool p = v->type.pointer || v->type.array;
-        for (size_t j = 0; j < v->nrefs; j++) {
-            uint32_t at = v->refs[j].begin;
-            if (!oklc_in_range(r, at))
-                continue;
-            if (p && at < ptr_at)
-                ptr_at = at, ptr = i;
-            else if (!p && at < obj_at)
-                obj_at = at, obj = i;
-        }
-    }
+    size_t first = first_keyed(&S->refs, r.begin);
+    size_t ptr = ref_var_in(S, S->next_ptr[first], r);
+    size_t obj = ref_var_in(S, S->next_obj[first], r);
     if (ptr != SIZE_MAX)
         return space_of(S, ptr);
     if (obj != SIZE_MAX && memchr(S->E->nz->text + r.begin, '&', r.end - r.begin))
@@ -237,40 +320,79 @@ static void load_instance(Spaces *S, const Instance *in)
     derive_locals(S, in->f->locals, in->f->nlocals);
 }
 
-static bool in_context(const Call *c, const Kernel *k, const Function *f)
-{
-    return k ? c->kernel == k : c->function == f;
-}
-
 /* ---- instances ------------------------------------------------------------------------------ */
 
-static const Function *callee(const Model *m, const Call *c)
+/* The functions, the calls by context, the &v.x by offset. */
+static void index_model(Spaces *S)
 {
+    const Model *m = S->E->m;
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        add_keyed(S, &S->fns, (uintptr_t)m->functions[i], i);
+        if (m->functions[i]->has_body)
+            add_keyed(S, &S->bodies, m->functions[i]->name_off, i);
+    }
+    S->fn_inst = oklc_arena_alloc(&S->E->c->arena, (m->nfunctions + 1) * sizeof *S->fn_inst);
     for (size_t i = 0; i < m->nfunctions; i++)
-        if (m->functions[i]->name_off == c->callee_off && m->functions[i]->has_body)
-            return m->functions[i];
-    return NULL;
+        S->fn_inst[i] = (FnInstances){SIZE_MAX, SIZE_MAX, 0};
+    for (size_t c = 0; c < m->ncalls; c++) {
+        if (m->calls[c].kernel)
+            add_keyed(S, &S->kernel_calls, (uintptr_t)m->calls[c].kernel, c);
+        if (m->calls[c].function)
+            add_keyed(S, &S->fn_calls, (uintptr_t)m->calls[c].function, c);
+    }
+    for (size_t i = 0; i < m->ncomponents; i++)
+        add_keyed(S, &S->components, m->components[i].range.begin, i);
+    sort_keyed(&S->fns);
+    sort_keyed(&S->bodies);
+    sort_keyed(&S->kernel_calls);
+    sort_keyed(&S->fn_calls);
+    sort_keyed(&S->components);
+}
+
+/* The instances of f (one of the model's functions). */
+static FnInstances *instances_of(const Spaces *S, const Function *f)
+{
+    size_t k = first_keyed(&S->fns, (uintptr_t)f);
+    assert(k < S->fns.len && S->fns.data[k].key == (uintptr_t)f);
+    return &S->fn_inst[k];
+}
+
+/* The first function with a body named where the call names one. */
+static const Function *callee(const Spaces *S, const Call *c)
+{
+    size_t k = first_keyed(&S->bodies, c->callee_off);
+    if (k == S->bodies.len || S->bodies.data[k].key != c->callee_off)
+        return NULL;
+    return S->E->m->functions[S->bodies.data[k].i];
 }
 
 /* The instance of f for these spaces: an existing one where they agree
  * (a space not known agrees with any), else a new one. */
 static size_t instance_for(Spaces *S, const Function *f, const Space *sig)
 {
-    for (size_t i = 0; i < S->inst.len; i++) {
+    FnInstances *fi = instances_of(S, f);
+    for (size_t i = fi->first; i != SIZE_MAX; i = S->inst.data[i].next) {
         const Instance *in = &S->inst.data[i];
-        bool same = in->f == f;
+        bool same = true;
         for (size_t p = 0; same && p < f->nparams; p++)
             same = sig[p] == SP_UNKNOWN || in->sig[p] == sig[p];
         if (same)
             return i;
     }
     Instance in = {f, oklc_arena_alloc(&S->E->c->arena, (f->nparams + 1) * sizeof(Space)),
-                   f->name};
+                   f->name, SIZE_MAX, 0, 0};
     /* (a @globalPtr parameter's space came from its declaration) */
     for (size_t p = 0; p < f->nparams; p++)
         in.sig[p] = is_pointer(f->params[p]) && sig[p] == SP_UNKNOWN ? SP_PRIVATE : sig[p];
     vec_push(&S->E->c->arena, &S->inst, in);
-    return S->inst.len - 1;
+    size_t i = S->inst.len - 1;
+    if (fi->last != SIZE_MAX)
+        S->inst.data[fi->last].next = i;
+    else
+        fi->first = i;
+    fi->last = i;
+    fi->count++;
+    return i;
 }
 
 /* The space of g's parameter a in a call: the argument's, or the one its
@@ -297,10 +419,13 @@ static Space param_space(Spaces *S, const Function *g, const Call *call, size_t 
 static void context_calls(Spaces *S, const Kernel *k, const Function *f, size_t caller)
 {
     const Model *m = S->E->m;
-    for (size_t c = 0; c < m->ncalls; c++) {
+    const KeyedList *calls = k ? &S->kernel_calls : &S->fn_calls;
+    uintptr_t key = k ? (uintptr_t)k : (uintptr_t)f;
+    for (size_t e = first_keyed(calls, key); e < calls->len && calls->data[e].key == key; e++) {
+        size_t c = calls->data[e].i;
         const Call *call = &m->calls[c];
-        const Function *g = callee(m, call);
-        if (!g || !in_context(call, k, f))
+        const Function *g = callee(S, call);
+        if (!g)
             continue;
         Space *sig = oklc_arena_alloc(&S->E->c->arena, (g->nparams + 1) * sizeof *sig);
         for (size_t a = 0; a < g->nparams; a++)
@@ -318,19 +443,19 @@ static void find_instances(Spaces *S)
         load_kernel(S, m->kernels[k]);
         context_calls(S, m->kernels[k], NULL, SIZE_MAX);
     }
+    S->kernel_targets = S->targets.len;
     for (size_t i = 0; i < S->inst.len; i++) {    /* (the list grows) */
         Instance in = S->inst.data[i];
         load_instance(S, &in);
+        S->inst.data[i].tfrom = S->targets.len;
         context_calls(S, NULL, in.f, i);
+        S->inst.data[i].tto = S->targets.len;
     }
     /* a function called several ways: an instance per way, each named;
      * one named as a built-in function: renamed */
     for (size_t i = 0; i < S->inst.len; i++) {
         Instance *in = &S->inst.data[i];
-        size_t ways = 0;
-        for (size_t j = 0; j < S->inst.len; j++)
-            ways += S->inst.data[j].f == in->f;
-        if (ways < 2) {
+        if (instances_of(S, in->f)->count < 2) {
             if (builtin(S->E, in->f->name))
                 in->name = oklc_arena_printf(&S->E->c->arena, "_occa_%s", in->f->name);
             continue;
@@ -402,13 +527,26 @@ static bool write_vars(Spaces *S, Var *const *vars, size_t n)
 
 /* &v.x in a range: OpenCL C takes no address of a vector's component; a
  * pointer to the vector's elements does the same. */
+static int by_index(const void *a, const void *b)
+{
+    const Keyed *x = a, *y = b;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static void component_addresses(Spaces *S, Range r)
 {
     Emit *E = S->E;
-    for (size_t i = 0; i < E->m->ncomponents; i++) {
-        const ComponentAddr *c = &E->m->components[i];
-        if (!oklc_in_range(r, c->range.begin))
-            continue;
+    /* those in r, in the model's order */
+    size_t from = first_keyed(&S->components, r.begin), to = from;
+    while (to < S->components.len && oklc_in_range(r, (uint32_t)S->components.data[to].key))
+        to++;
+    Keyed *in = oklc_arena_alloc(&E->c->arena, (to - from + 1) * sizeof *in);
+    if (to > from) {
+        memcpy(in, S->components.data + from, (to - from) * sizeof *in);
+        qsort(in, to - from, sizeof *in, by_index);
+    }
+    for (size_t k = 0; k < to - from; k++) {
+        const ComponentAddr *c = &E->m->components[in[k].i];
         Space s = base_space(S, c->vector);
         if (s <= SP_PRIVATE && E->be->gpu->private_space)
             s = SP_PRIVATE;
@@ -425,11 +563,13 @@ static void component_addresses(Spaces *S, Range r)
 static void rename_calls(Spaces *S, size_t caller)
 {
     const Model *m = S->E->m;
-    for (size_t t = 0; t < S->targets.len; t++) {
+    size_t from = caller == SIZE_MAX ? 0 : S->inst.data[caller].tfrom;
+    size_t to = caller == SIZE_MAX ? S->kernel_targets : S->inst.data[caller].tto;
+    for (size_t t = from; t < to; t++) {
         const Target *tg = &S->targets.data[t];
         const Call *c = &m->calls[tg->call];
         const Instance *in = &S->inst.data[tg->callee];
-        if (tg->caller != caller || in->name == in->f->name || c->name_off == UINT32_MAX)
+        if (in->name == in->f->name || c->name_off == UINT32_MAX)
             continue;
         oklc_edit_replace(&S->E->ed, c->name_off, c->name_off + (uint32_t)strlen(in->f->name),
                           in->name);
@@ -504,10 +644,9 @@ static bool write_function(Spaces *S, const Function *f)
     bool ok = true;
     Buf b;
     oklc_buf_init(&b, &S->E->c->arena);
-    for (size_t i = 0; i < S->inst.len; i++)
-        if (S->inst.data[i].f == def)
-            oklc_buf_printf(&b, "%s%s", b.len ? (f->has_body ? "\n\n" : ";\n") : "",
-                            render_instance(S, i, f == def ? NULL : f, &ok));
+    for (size_t i = instances_of(S, def)->first; i != SIZE_MAX; i = S->inst.data[i].next)
+        oklc_buf_printf(&b, "%s%s", b.len ? (f->has_body ? "\n\n" : ";\n") : "",
+                        render_instance(S, i, f == def ? NULL : f, &ok));
     if (b.len) {
         oklc_edit_replace(&S->E->ed, f->decl.begin, f->decl.end, b.data);
     } else if (f->has_body) {         /* no kernel calls it */
@@ -544,6 +683,8 @@ bool oklc_gpu_spaces(Emit *E)
     }
     S->space = oklc_arena_alloc(&E->c->arena, (S->vars.len + 1) * sizeof *S->space);
     index_vars(S);
+    index_refs(S);
+    index_model(S);
     E->target = S;
     find_instances(S);
     bool ok = write_vars(S, m->globals, m->nglobals);

@@ -72,6 +72,16 @@ typedef struct NameTable {
 OKLC_INTERNAL bool oklc_names_get(const NameTable *t, const char *name, size_t *value);
 OKLC_INTERNAL void oklc_names_put(Arena *a, NameTable *t, const char *name, size_t value);
 
+/* Persistent sets of numbers (idset.c): adding to a set gives a new set
+ * and leaves the old one as it was, so sets share their parts. NULL is the
+ * empty set. A look-up or an addition costs O(log n) in the largest number
+ * (32 steps at most), whatever the size of the set. */
+typedef struct IdSet IdSet;
+OKLC_INTERNAL bool oklc_idset_has(const IdSet *s, uint32_t id);
+OKLC_INTERNAL const IdSet *oklc_idset_add(Arena *a, const IdSet *s, uint32_t id);
+OKLC_INTERNAL const IdSet *oklc_idset_union(Arena *a, const IdSet *x, const IdSet *y);
+OKLC_INTERNAL const IdSet *oklc_idset_intersect(Arena *a, const IdSet *x, const IdSet *y);
+
 /* Runs fn(arg) on a new thread with `size` bytes of stack and waits for
  * it (stack.c); false, and nothing run, when no such thread can be had. */
 OKLC_INTERNAL bool oklc_run_on_stack(size_t size, void (*fn)(void *), void *arg);

@@ -49,7 +49,6 @@ enum TokFlag {
 };
 
 typedef struct Expansion Expansion;
-typedef struct Hideset Hideset;
 
 struct Token {
     uint8_t     kind;       /* TokKind */
@@ -61,7 +60,8 @@ struct Token {
     uint32_t    lead_len;
     Loc         loc;        /* where the spelling is (a #define body for macros) */
     Expansion  *exp;        /* the macro expansion that created it, or NULL */
-    Hideset    *hs;         /* macros that must not expand this token */
+    const IdSet *hs;        /* macros that must not expand this token (their
+                               numbers: PP's macro_ids) */
     Token      *next;
 };
 

@@ -229,12 +229,48 @@ static void enter_ctl(Walk *W, CXCursor cur, CXCursorKind k, Range r, Frame *f)
     f->ctl = true;
 }
 
+/* May an expression inside `bound` start where an attribute that starts
+ * statements is anchored and still unclaimed? If not, it claims nothing
+ * and its extent is not needed: Clang computes the extent of a + b from
+ * those of a and b, so asking it for every operator of a line of N terms
+ * costs N^2. */
+static bool may_claim(const Walk *W, Range bound)
+{
+    if (bound.begin == UINT32_MAX || bound.end == UINT32_MAX)
+        return true;
+    size_t n = W->nz->nattrs, a = 0, b = n;
+    while (a < b) {                      /* first anchor >= bound.begin */
+        size_t mid = a + (b - a) / 2;
+        if (W->anchors[mid]->anchor_off < bound.begin)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (size_t i = a; i < n && W->anchors[i]->anchor_off <= bound.end; i++)
+        if (!W->claimed[i] && W->anchors[i]->anchor == ANCHOR_NEXT)
+            return true;
+    return false;
+}
+
+/* The extent of a statement or expression that has no node of its own
+ * (`known` NULL), when something needs it: an unknown one otherwise. */
+static Range extent(Walk *W, CXCursor cur, CXCursorKind k, Frame *f, const Range *known)
+{
+    if (known)
+        return *known;
+    if (oklc_walk_is_expression(k) && !may_claim(W, f->bound))
+        return (Range){UINT32_MAX, UINT32_MAX};
+    f->bound = oklc_cx_range(cur);
+    return f->bound;
+}
+
 /* A statement or an expression, inside a function body: what it adds to
  * the model. False: its children are walked already (or not at all). */
-static bool dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Frame *f)
+static bool dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Frame *f,
+                     const Range *known)
 {
     AttrList attrs = {0};
-    Range r = oklc_cx_range(cur);
+    Range r = extent(W, cur, k, f, known);
     if (r.begin != UINT32_MAX && k != CXCursor_DeclStmt)
         oklc_walk_claim(W, ANCHOR_NEXT, r.begin, r.begin, &attrs);
     switch (k) {
@@ -323,15 +359,20 @@ static Range stmt_head(Walk *W, CXCursorKind k, Range r)
 static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Frame *f)
 {
     Stmt *up = W->stmt;
-    Range r = oklc_cx_range(cur);
     bool expr = oklc_walk_is_expression(k);
     W->uses_double |= expr && oklc_walk_names_double(clang_getCursorType(cur));
+    f->expr = expr;
+    if (!W->kernel || W->in_lambda || (expr && W->in_expr)) {
+        W->in_expr += expr;
+        return dispatch(W, cur, parent, k, f, NULL);
+    }
+    Range r = oklc_cx_range(cur);
+    f->bound = r;
     bool in_head = up && r.begin >= up->head.begin && r.end <= up->head.end &&
                    up->head.end > up->head.begin;
-    f->expr = expr;
-    if (!W->kernel || W->in_lambda || in_head || (expr && W->in_expr) || r.begin == UINT32_MAX) {
+    if (in_head || r.begin == UINT32_MAX) {
         W->in_expr += expr;
-        return dispatch(W, cur, parent, k, f);
+        return dispatch(W, cur, parent, k, f, &r);
     }
     Stmt *s = oklc_arena_alloc(&W->c->arena, sizeof *s);
     s->kind = stmt_kind(k);
@@ -348,7 +389,7 @@ static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fr
     f->up = up;
     f->nbarriers = W->barriers.len;
     W->in_expr += expr;
-    return dispatch(W, cur, parent, k, f);
+    return dispatch(W, cur, parent, k, f, &r);
 }
 
 /* The barrier of a function called by the statement s: a statement of
@@ -440,8 +481,12 @@ static bool declaration(Walk *W, CXCursor cur, CXCursorKind k)
 static bool enter(Walk *W, CXCursor cur, CXCursor parent, Frame *f)
 {
     CXCursorKind k = clang_getCursorKind(cur);
-    if (!clang_Location_isFromMainFile(clang_getCursorLocation(cur)))
+    /* Clang finds where a + b is from where a is (asked at each operator
+     * of a line of N terms: N^2); a built-in operator's operands lie in
+     * the file it lies in, so they are not asked (f->main_file). */
+    if (!f->main_file && !clang_Location_isFromMainFile(clang_getCursorLocation(cur)))
         return false;
+    f->operands = k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator;
     switch (k) {
     case CXCursor_LambdaExpr:
         vec_push(&W->c->arena, &W->lambdas, oklc_cx_range(cur));
@@ -537,10 +582,15 @@ static enum CXChildVisitResult step(CXCursor cur, CXCursor parent, CXClientData 
     size_t top = W->frames.len;
     while (top > W->base && !clang_equalCursors(W->frames.data[top - 1].cur, parent))
         top--;
-    if (top == W->base && !clang_equalCursors(parent, W->root))
+    bool in_frame = top > W->base;        /* the parent's frame is frames[top - 1] */
+    if (!in_frame && !clang_equalCursors(parent, W->root))
         top = enclosing_frame(W, cur);
     unwind(W, top);
-    Frame f = {.cur = cur};
+    Frame f = {.cur = cur, .bound = {UINT32_MAX, UINT32_MAX}};
+    if (in_frame) {
+        f.bound = W->frames.data[top - 1].bound;
+        f.main_file = W->frames.data[top - 1].operands;
+    }
     if (!enter(W, cur, parent, &f)) {
         leave(W, &f);
         return CXChildVisit_Continue;
@@ -571,7 +621,7 @@ void oklc_walk_children(Walk *W, CXCursor cur)
 
 void oklc_walk_subtree(Walk *W, CXCursor cur, CXCursor parent)
 {
-    Frame f = {.cur = cur};
+    Frame f = {.cur = cur, .bound = {UINT32_MAX, UINT32_MAX}};
     if (enter(W, cur, parent, &f))
         oklc_walk_children(W, cur);
     leave(W, &f);

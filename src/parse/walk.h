@@ -48,6 +48,11 @@ typedef struct Ctl {
  * are: the state entering it changed. */
 typedef struct Frame {
     CXCursor cur;
+    Range    bound;       /* holds the cursor: its extent, else its parent's bound
+                             (UINT32_MAX: none known) */
+    bool     main_file;   /* known to be in the main file: no need to ask */
+    bool     operands;    /* a built-in binary operator: its children are in the
+                             main file where it is */
     Stmt    *node;        /* its statement node; W->stmt becomes `up` again */
     Stmt    *up;
     size_t   nbarriers;   /* barriers before it */

@@ -29,13 +29,8 @@ struct Macro {
     Token        *body;           /* ends in TK_EOF */
     Loc           def;
     Builtin       builtin;
+    uint32_t      id;             /* its name's number, in hidesets */
     Macro        *next;           /* hash chain */
-};
-
-struct Hideset {
-    Hideset    *next;
-    const char *name;
-    uint32_t    len;
 };
 
 enum {
@@ -76,12 +71,27 @@ static void grow_table(PP *pp)
         }
 }
 
+/* A hideset holds macros by the number of their name (the same after
+ * #undef and a new #define), as a persistent set (base/idset.c): a chain
+ * of 100,000 macros makes hidesets of 100,000 names, each the one before
+ * and one more. */
+static uint32_t macro_id(PP *pp, const char *name)
+{
+    size_t id;
+    if (!oklc_names_get(&pp->macro_ids, name, &id)) {
+        id = pp->macro_ids.len;
+        oklc_names_put(&pp->c->arena, &pp->macro_ids, name, id);
+    }
+    return (uint32_t)id;
+}
+
 static void add_builtin(PP *pp, const char *name, Builtin b)
 {
     Macro *m = oklc_arena_alloc(&pp->c->arena, sizeof *m);
     m->name = name;
     m->len = (uint32_t)strlen(name);
     m->builtin = b;
+    m->id = macro_id(pp, name);
     *slot(pp, m->name, m->len) = m;
 }
 
@@ -108,41 +118,6 @@ Macro *oklc_macro_find(PP *pp, const Token *name)
 bool oklc_macro_defined(PP *pp, const char *name, size_t len)
 {
     return *slot(pp, name, len) != NULL;
-}
-
-/* ---- hidesets ---------------------------------------------------------------- */
-
-static bool hs_has(const Hideset *hs, const char *name, size_t len)
-{
-    for (; hs; hs = hs->next)
-        if (hs->len == len && !memcmp(hs->name, name, len))
-            return true;
-    return false;
-}
-
-static Hideset *hs_add(PP *pp, Hideset *hs, const char *name, size_t len)
-{
-    if (hs_has(hs, name, len))
-        return hs;
-    Hideset *h = oklc_arena_alloc(&pp->c->arena, sizeof *h);
-    *h = (Hideset){hs, name, (uint32_t)len};
-    return h;
-}
-
-static Hideset *hs_union(PP *pp, Hideset *a, const Hideset *b)
-{
-    for (; b; b = b->next)
-        a = hs_add(pp, a, b->name, b->len);
-    return a;
-}
-
-static Hideset *hs_intersect(PP *pp, const Hideset *a, const Hideset *b)
-{
-    Hideset *r = NULL;
-    for (; a; a = a->next)
-        if (hs_has(b, a->name, a->len))
-            r = hs_add(pp, r, a->name, a->len);
-    return r;
 }
 
 /* ---- token lists ------------------------------------------------------------------ */
@@ -380,6 +355,7 @@ Token *oklc_macro_define(PP *pp, Token *directive)
     Macro *m = oklc_arena_alloc(&c->arena, sizeof *m);
     m->name = oklc_arena_strndup(&c->arena, t->text, t->len);
     m->len = t->len;
+    m->id = macro_id(pp, m->name);
     m->def = t->loc;
     Token *name = t;
     t = t->next;
@@ -835,7 +811,7 @@ static Token *builtin_token(PP *pp, Macro *m, Token *site)
 
 /* Gives the expansion the invocation's leading whitespace and hideset, and
  * splices it in front of `rest`. Returns the new first token. */
-static Token *splice(PP *pp, Token *site, Token *list, Hideset *hs, Token *rest)
+static Token *splice(PP *pp, Token *site, Token *list, const IdSet *hs, Token *rest)
 {
     if (!list) {
         /* Keep comments and line breaks before a macro that expands to
@@ -848,7 +824,7 @@ static Token *splice(PP *pp, Token *site, Token *list, Hideset *hs, Token *rest)
     size_t n = 0;
     Token *last = list;
     for (Token *t = list; t; t = t->next) {
-        t->hs = hs_union(pp, hs, t->hs);
+        t->hs = oklc_idset_union(&pp->c->arena, hs, t->hs);
         last = t;
         n++;
     }
@@ -875,7 +851,7 @@ bool oklc_macro_expand(PP *pp, Token **rest, Token *t)
     Macro *m = oklc_macro_find(pp, t);
     if (!m)
         return false;
-    if (hs_has(t->hs, m->name, m->len)) {
+    if (oklc_idset_has(t->hs, m->id)) {
         t->flags |= TF_NOEXPAND;   /* painted blue for good */
         return false;
     }
@@ -890,7 +866,7 @@ bool oklc_macro_expand(PP *pp, Token **rest, Token *t)
     if (!m->funclike) {
         Subst s = {pp, m, NULL, exp, false, false};
         Token *body = subst_range(&s, m->body, NULL);
-        *rest = splice(pp, t, s.failed ? NULL : body, hs_add(pp, t->hs, m->name, m->len),
+        *rest = splice(pp, t, s.failed ? NULL : body, oklc_idset_add(&c->arena, t->hs, m->id),
                        t->next);
         return true;
     }
@@ -911,7 +887,8 @@ bool oklc_macro_expand(PP *pp, Token **rest, Token *t)
         s.va_present = expanded_arg(pp, va)->kind != TK_EOF;
     }
     Token *body = subst_range(&s, m->body, NULL);
-    Hideset *hs = hs_add(pp, hs_intersect(pp, t->hs, rparen->hs), m->name, m->len);
+    const IdSet *hs = oklc_idset_add(&c->arena, oklc_idset_intersect(&c->arena, t->hs,
+                                                                    rparen->hs), m->id);
     *rest = splice(pp, t, s.failed ? NULL : body, hs, rparen->next);
     return true;
 }

@@ -35,6 +35,7 @@ struct PP {
     oklc_ctx *c;
     Macro   **table;            /* open hash table of macros */
     size_t    table_cap, nmacros;
+    NameTable macro_ids;        /* macro names -> the numbers hidesets hold */
     VEC(Token *) out;           /* output tokens */
     size_t    budget;           /* tokens expansions may still create */
     bool      over_budget;      /* reported: stop expanding */

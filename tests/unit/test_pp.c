@@ -597,6 +597,99 @@ static void deep_arguments(void **state)
     free(src);
 }
 
+/* Chains of macros, each naming the one before: every level's hideset is
+ * the one before and one more name (a persistent set, base/idset.c). A
+ * name hidden again after #undef and a new #define is the same name. */
+static void macro_chains(void **state)
+{
+    (void)state;
+    enum { LEVELS = 2000 };
+    Buf b;
+    Arena a = {0};
+    oklc_buf_init(&b, &a);
+    oklc_buf_puts(&b, "#define D0 D2000 x\n#define F0(v) F2000(v) v\n");
+    for (int i = 1; i <= LEVELS; i++)
+        oklc_buf_printf(&b, "#define D%d D%d\n#define F%d(v) F%d(v)\n", i, i - 1, i, i - 1);
+    /* D2000 and F2000 come back hidden: they are in their own expansion */
+    oklc_buf_puts(&b, "D2000 F2000(1)\n#undef D0\n#define D0 D2000 y\nD1\n");
+    EXPECT_PP(b.data, "D2000 x F2000(1) 1\nD1 y\n");
+    oklc_arena_free(&a);
+}
+
+/* ---- hidesets' sets (base/idset.c) ------------------------------------------- */
+
+enum { NSETS = 24, NIDS = 200 };
+
+/* Numbers over all 32 bits (deep tries) and small ones side by side. */
+static uint32_t id_of(int k)
+{
+    return k < NIDS / 2 ? (uint32_t)k : (uint32_t)k * 2654435761u;
+}
+
+static void expect_set(const IdSet *s, const bool *bits)
+{
+    for (int k = 0; k < NIDS; k++)
+        assert_int_equal(oklc_idset_has(s, id_of(k)), bits[k]);
+}
+
+/* Random additions, unions and intersections agree with arrays of bools,
+ * and a set once made never changes. */
+static void idset_operations(void **state)
+{
+    (void)state;
+    Arena a = {0};
+    const IdSet *set[NSETS] = {0};
+    static bool bits[NSETS][NIDS];
+    bool old_bits[NIDS];
+    unsigned seed = 12345;
+    for (int round = 0; round < 3000; round++) {
+        seed = seed * 1103515245u + 12345u;
+        int i = (int)(seed >> 8) % NSETS, j = (int)(seed >> 13) % NSETS;
+        int op = (int)(seed >> 18) % 4, k = (int)(seed >> 20) % NIDS;
+        const IdSet *old = set[i];
+        memcpy(old_bits, bits[i], sizeof old_bits);
+        if (op < 2) {
+            set[i] = oklc_idset_add(&a, set[i], id_of(k));
+            bits[i][k] = true;
+        } else if (op == 2) {
+            set[i] = oklc_idset_union(&a, set[i], set[j]);
+            for (int n = 0; n < NIDS; n++)
+                bits[i][n] |= bits[j][n];
+        } else {
+            set[i] = oklc_idset_intersect(&a, set[i], set[j]);
+            for (int n = 0; n < NIDS; n++)
+                bits[i][n] &= bits[j][n];
+        }
+        expect_set(set[i], bits[i]);
+        expect_set(old, old_bits);
+    }
+    assert_false(oklc_idset_has(NULL, 0));
+    assert_null(oklc_idset_intersect(&a, set[0], NULL));
+    assert_ptr_equal(oklc_idset_union(&a, set[1], NULL), set[1]);
+    oklc_arena_free(&a);
+}
+
+/* A long chain of sets, each the one before plus one number: every set
+ * keeps exactly its numbers. */
+static void idset_chain(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    Arena a = {0};
+    const IdSet **chain = malloc(N * sizeof *chain);
+    const IdSet *s = NULL;
+    for (uint32_t i = 0; i < N; i++)
+        chain[i] = s = oklc_idset_add(&a, s, N - 1 - i);
+    assert_ptr_equal(oklc_idset_add(&a, s, 5), s);     /* there already: the same set */
+    for (uint32_t i = 0; i < N; i += 997)
+        for (uint32_t id = 0; id < N; id += 13)
+            assert_int_equal(oklc_idset_has(chain[i], id), id >= N - 1 - i);
+    assert_ptr_equal(oklc_idset_intersect(&a, chain[N - 1], chain[7]), chain[7]);
+    assert_ptr_equal(oklc_idset_union(&a, chain[N / 2], chain[9]), chain[N / 2]);
+    free(chain);
+    oklc_arena_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +720,9 @@ int main(void)
         cmocka_unit_test_teardown(macro_errors, teardown),
         cmocka_unit_test_teardown(runaway_expansion, teardown),
         cmocka_unit_test_teardown(deep_arguments, teardown),
+        cmocka_unit_test_teardown(macro_chains, teardown),
+        cmocka_unit_test(idset_operations),
+        cmocka_unit_test(idset_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
