@@ -326,6 +326,7 @@ static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fr
     Range r = oklc_cx_range(cur);
     bool expr = oklc_walk_is_expression(k);
     W->uses_double |= expr && oklc_walk_names_double(clang_getCursorType(cur));
+    W->uses_half |= expr && oklc_walk_names_half(clang_getCursorType(cur));
     bool in_head = up && r.begin >= up->head.begin && r.end <= up->head.end &&
                    up->head.end > up->head.begin;
     f->expr = expr;
@@ -484,6 +485,9 @@ static bool enter(Walk *W, CXCursor cur, CXCursor parent, Frame *f)
         if (k == CXCursor_ClassTemplate)       /* a struct too: with methods, a class */
             oklc_walk_record(W, cur, k);
         break;
+    case CXCursor_TypeRef:       /* sizeof(half), f<half>(x), a function's result */
+        W->uses_half |= oklc_walk_names_half(clang_getCursorType(cur));
+        break;
     default:
         break;
     }
@@ -605,6 +609,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
     m->cxx = W.cxx.data, m->ncxx = W.cxx.len;
     m->uses_double = W.uses_double;
+    m->uses_half = W.uses_half;
     m->globals = W.globals.data, m->nglobals = W.globals.len;
     m->typedefs = W.typedefs.data, m->ntypedefs = W.typedefs.len;
     m->fields = W.fields.data, m->nfields = W.fields.len;
