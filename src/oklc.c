@@ -453,6 +453,7 @@ static Emit *emit(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m
     oklc_plugins_emit(E);
     if (!oklc_emit_intrinsics(E) || !be->translate(E))    /* the user's intrinsics first */
         return NULL;
+    oklc_emit_half(E);
     return E;
 }
 

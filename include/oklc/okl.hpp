@@ -31,6 +31,21 @@ typedef unsigned char uchar;
 typedef unsigned short int ushort;
 typedef unsigned int uint;
 typedef unsigned long int ulong;
+/* half: IEEE binary16 (docs/okl.md). The backends make it the target's
+ * own type (_Float16, __half, OpenCL's and Metal's half, sycl::half); here,
+ * a class that converts to and from float, as each of them does, so that
+ * every Clang parses it alike (Clang 14 has no _Float16 on x86-64). Its
+ * arithmetic is float's. */
+struct half {
+  half() = default;
+  half(float value);
+  operator float() const;
+  half &operator+=(float); half &operator-=(float);
+  half &operator*=(float); half &operator/=(float);
+  half &operator++(); half &operator--(); half operator++(int); half operator--(int);
+private:
+  unsigned short _occa_bits;
+};
 
 /* Vector types (CUDA/HIP layout: charN holds signed char): aggregates with
  * make_<type>N(), and element-wise operators between two vectors, or a
@@ -293,12 +308,7 @@ float __expf(float) noexcept; float __logf(float) noexcept; float __sinf(float) 
 float __cosf(float) noexcept; float __powf(float, float) noexcept;
 }
 float __fdividef(float, float); float __saturatef(float);
-struct __half {
-  __half() = default;
-  __half(float value);
-  operator float() const;
-};
-typedef __half half;
+typedef half __half;    /* CUDA's and HIP's name of half */
 __half __float2half(float); float __half2float(__half);
 #define OKLC_ATOMIC(F, T) T F(T *address, T value);
 #define OKLC_ATOMIC3(F)                                                       \

@@ -129,7 +129,8 @@ oklc_status oklc_device_finish(oklc_device *d);
  * oklc_type_name gives is what a template argument becomes: a kernel
  * `template <typename T> ... (T *x)` run on OKLC_TYPE_UINT32 memory is the
  * instance T = uint). The vector types are the power-of-two ones, whose
- * size is the same on every device. */
+ * size is the same on every device. A device whose target lacks half
+ * fails to build a kernel that uses it, saying so (docs/backends.md). */
 typedef enum oklc_type {
     OKLC_TYPE_NONE = 0,    /* untyped memory (oklc_memory_alloc) */
     OKLC_TYPE_BOOL,        /* bool */
@@ -149,13 +150,20 @@ typedef enum oklc_type {
     OKLC_TYPE_FLOAT2,
     OKLC_TYPE_FLOAT4,
     OKLC_TYPE_DOUBLE2,
-    OKLC_TYPE_DOUBLE4
+    OKLC_TYPE_DOUBLE4,
+    OKLC_TYPE_HALF         /* half: IEEE binary16, 2 bytes (oklc_half_from_float) */
 } oklc_type;
 
 /* "float", "uint", "double2"; NULL for OKLC_TYPE_NONE or no type. */
 const char *oklc_type_name(oklc_type t);
 /* Bytes of one element; 0 for OKLC_TYPE_NONE or no type. */
 size_t oklc_type_size(oklc_type t);
+/* half's bits (IEEE binary16) from a float, rounded to nearest, ties to
+ * even (too large: infinity; NaN stays NaN), and back (exact): C has no
+ * half type, so host data of OKLC_TYPE_HALF memory is uint16_t. A kernel's
+ * half scalar parameter takes oklc_arg_float, converted so. */
+uint16_t oklc_half_from_float(float f);
+float oklc_half_to_float(uint16_t h);
 
 /* Untyped memory: `bytes` of it. It runs any kernel whose parameter is a
  * pointer, but cannot say what a template kernel's type parameter is. */
@@ -351,8 +359,9 @@ static inline oklc_arg oklc_arg_struct(const void *data, size_t size)
  * kept with the kernel for the next runs (thread-safe); a build error is
  * the build's status.
  * OKLC_ARG_INT passes integer parameters of up to 4 bytes (converted to the
- * parameter's size), OKLC_ARG_LONG those of 8; OKLC_ARG_FLOAT and
- * OKLC_ARG_DOUBLE float and double; OKLC_ARG_STRUCT a struct of the same
+ * parameter's size), OKLC_ARG_LONG those of 8; OKLC_ARG_FLOAT float and
+ * half (rounded: oklc_half_from_float), OKLC_ARG_DOUBLE double;
+ * OKLC_ARG_STRUCT a struct of the same
  * size. On the OpenMP device a kernel's library stays mapped after
  * oklc_kernel_free: the OpenMP runtime's idle threads live in it.
  * On GPU-like devices the run is queued (oklc_device_finish waits for it;

@@ -133,6 +133,10 @@ OKLC_INTERNAL const char *oklc_atomic_rhs(Arena *a, const char *type, const char
 /* A variable named like one of the target's keywords becomes _occa_<name>,
  * at its declaration and every use. */
 OKLC_INTERNAL void oklc_emit_rename_keywords(Emit *E, const char *const *keywords, size_t n);
+/* `#define OKLC_PRELUDE_HALF 1` in the head when the output names half:
+ * each prelude then defines half as the target's binary16 type, or stops
+ * with an #error where the target or its compiler lacks one. */
+OKLC_INTERNAL void oklc_emit_half(Emit *E);
 /* The type the atomic functions of CUDA, HIP and SYCL take for an
  * @atomic's x, by size, sign and kind (NULL: none of 4 or 8 bytes). */
 OKLC_INTERNAL const char *oklc_atomic_native_type(const Atomic *at);

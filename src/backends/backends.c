@@ -319,6 +319,12 @@ void oklc_emit_rename_keywords(Emit *E, const char *const *keywords, size_t n)
     }
 }
 
+void oklc_emit_half(Emit *E)
+{
+    if (oklc_uses_half(E->m, E->kernels.data, E->kernels.len))
+        oklc_buf_puts(&E->head, "#define OKLC_PRELUDE_HALF 1\n");
+}
+
 /* ---- attributes ------------------------------------------------------------------ */
 
 /* Does the declarator already say restrict (`@restrict float *__restrict__ x`:

@@ -46,6 +46,18 @@ typedef unsigned short int ushort;
 typedef unsigned int uint;
 typedef unsigned long int ulong;
 
+/* half, IEEE binary16, when the kernel names it (the backend defines
+ * OKLC_PRELUDE_HALF): the compiler's _Float16 (GCC 12 and Clang 15 and
+ * later on x86-64; AArch64), else an #error rather than a kernel that
+ * cannot name its type. SYCL's is sycl::half (dpcpp_prelude.hpp). */
+#if defined(OKLC_PRELUDE_HALF) && !defined(SYCL_LANGUAGE_VERSION)
+#ifdef __FLT16_MANT_DIG__
+typedef _Float16 half;
+#else
+#error "the kernel uses half: this C++ compiler has no _Float16 (GCC 12, Clang 15 have it)"
+#endif
+#endif
+
 /* ---- Vector types: CUDA's aggregates and alignment (charN holds signed
  * char), with make_<type>N, and element-wise operators as templates on a
  * trait (v: the vector, s: its scalar, n: its size, i: only in integer

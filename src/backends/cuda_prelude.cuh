@@ -66,10 +66,11 @@
  *    is not float; &v.y is a proxy that converts to a pointer), charN holds
  *    char rather than signed char, and 4-vectors of 8-byte scalars
  *    (double4, long4, ulong4) are 32-byte aligned (16 in CUDA);
- *  - __half and half (okl.hpp's CUDA/HIP builtins) need <cuda_fp16.h>: the
- *    prelude includes it (hip_fp16.h on HIP) when OKLC_PRELUDE_HALF is
- *    defined; NVRTC then needs -I with the toolkit's include directory.
- *    CUDA's __half makes float + __half ambiguous;
+ *  - half and __half need <cuda_fp16.h>: the prelude includes it
+ *    (hip_fp16.h on HIP; hiprtc has it built in) when OKLC_PRELUDE_HALF is
+ *    defined, which the backend does when the kernel names half; NVRTC
+ *    then needs -I with the toolkit's include folder, which the runtime
+ *    gives it. CUDA's __half makes float + __half ambiguous;
  *  - CUDA 13 deprecates double4, long4 and ulong4 (warning 1444): the
  *    prelude silences it for its own text; compile kernels with
  *    -D__NV_NO_VECTOR_DEPRECATION_DIAG (NVRTC and nvcc) to silence it in

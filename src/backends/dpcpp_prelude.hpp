@@ -10,6 +10,10 @@
 #ifndef OKLC_DPCPP_PRELUDE_HPP
 #define OKLC_DPCPP_PRELUDE_HPP
 
+#ifdef OKLC_PRELUDE_HALF
+using half = sycl::half;    /* the kernel names half (the CPU prelude left it out) */
+#endif
+
 /* @shared memory comes in units aligned for any OKL type (double4: 32). */
 struct alignas(32) _occa_local_unit {
   unsigned char _occa_bytes[32];
@@ -41,10 +45,21 @@ inline const char *_occa_sycl_run(void (*f)(sycl::queue *, sycl::nd_range<3> *, 
                                   const unsigned long *block, void *const *args) {
   static thread_local char message[512];
   try {
+    sycl::queue *q = static_cast<sycl::queue *>(queue);
+#ifdef OKLC_PRELUDE_HALF
+    /* half is an optional feature (SYCL 2020 5.7): say which, rather than
+     * the implementation's errc::kernel_not_supported */
+    if (!q->get_device().has(sycl::aspect::fp16)) {
+      snprintf(message, sizeof message, "the kernel uses half, which the SYCL device '%s' "
+               "lacks (no sycl::aspect::fp16)",
+               q->get_device().get_info<sycl::info::device::name>().c_str());
+      return message;
+    }
+#endif
     sycl::nd_range<3> range(sycl::range<3>(grid[2] * block[2], grid[1] * block[1],
                                            grid[0] * block[0]),
                             sycl::range<3>(block[2], block[1], block[0]));
-    okl::detail::sycl_submit(f, static_cast<sycl::queue *>(queue), &range, args,
+    okl::detail::sycl_submit(f, q, &range, args,
                              typename okl::detail::make_indices<sizeof...(_occa_P)>::type());
     return nullptr;
   } catch (const std::exception &e) {

@@ -457,16 +457,6 @@ void oklc_opencl_drop_includes(Emit *E)
 /* What OpenCL C needs the file to be; the address spaces last, since a
  * function written once per combination of spaces is rebuilt from the text
  * of its parts (opencl_spaces.c). */
-/* A template kernel's instance with double among its arguments. */
-static bool instance_uses_double(const Emit *E)
-{
-    for (size_t i = 0; i < E->kernels.len; i++)
-        for (size_t t = 0; t < E->kernels.data[i].ntargs; t++)
-            if (oklc_names(E->kernels.data[i].targs[t], "double"))
-                return true;
-    return false;
-}
-
 static bool prepare(Emit *E)
 {
     if (!c_only(E) || !c12_limits(E))
@@ -483,7 +473,7 @@ static bool prepare(Emit *E)
         if (E->m->kernels[i]->is_template)
             type_param_casts(E, E->m->kernels[i]);
     oklc_opencl_drop_includes(E);
-    if (E->m->uses_double || instance_uses_double(E))
+    if (E->m->uses_double || oklc_instances_name(E->kernels.data, E->kernels.len, "double"))
         oklc_buf_puts(&E->head, "#define OKLC_PRELUDE_FP64 1\n");
     return oklc_gpu_spaces(E);
 }

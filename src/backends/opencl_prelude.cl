@@ -39,6 +39,9 @@
  * and defines the double helpers (make_double4, rcbrt and sincos on
  * double), or stops with an #error on a device without doubles. Without it
  * nothing here names double, so that float kernels build on such devices.
+ * Half: likewise OKLC_PRELUDE_HALF (the kernel names half) enables
+ * cl_khr_fp16, or stops with an #error on a device without it; the
+ * runtime's message names the kernel and the device.
  *
  * What a kernel may trip on (OKL on CPUs, CUDA and HIP is C++):
  *  - float3 (every 3-vector) has the size and alignment of a 4-vector: 16
@@ -72,6 +75,14 @@
  */
 #ifndef OKLC_OPENCL_PRELUDE_CL
 #define OKLC_OPENCL_PRELUDE_CL
+
+#ifdef OKLC_PRELUDE_HALF
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#else
+#error "the kernel uses half, which this OpenCL device does not have (no cl_khr_fp16)"
+#endif
+#endif
 
 #ifdef OKLC_PRELUDE_FP64
 #ifdef cl_khr_fp64

@@ -93,6 +93,11 @@ typedef struct KernelOut {
     const char   *suffix;     /* names of an instance: "_1" (the --instance index) */
 } KernelOut;
 
+/* A template instance's arguments name `type` ("double"): the model
+ * cannot see it (the template's body names its parameter). */
+OKLC_INTERNAL bool oklc_instances_name(const KernelOut *ks, size_t n, const char *type);
+/* The output names half: the model does, or an instance's arguments. */
+OKLC_INTERNAL bool oklc_uses_half(const Model *m, const KernelOut *ks, size_t n);
 /* The metadata JSON (cJSON), in the arena. */
 OKLC_INTERNAL const char *oklc_metadata_json(oklc_ctx *c, const KernelOut *ks, size_t n,
                                              const char *input_hash);

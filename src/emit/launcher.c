@@ -40,6 +40,16 @@ static const char launch_api[] =
     "static inline unsigned long _occa_max(unsigned long a, unsigned long b) { return a < b ? b "
     ": a; }\n";
 
+/* half on the host, where the file names it: the launcher computes
+ * nothing in it, but declarations and instances name it. */
+static const char host_half[] =
+    "\n/* half: binary16 where the compiler has it, else a name of its size */\n"
+    "#ifdef __FLT16_MANT_DIG__\n"
+    "typedef _Float16 half;\n"
+    "#else\n"
+    "struct half { unsigned short _occa_bits; };\n"
+    "#endif\n";
+
 /* #include <x>: a header of the device's (okl_intrinsic.h, cuda_fp16.h...)
  * has no place on the host; the standard library's stay. */
 static void host_include(Edits *ed, Range line, const char *args, void *data)
@@ -73,6 +83,8 @@ const char *oklc_launcher_source(oklc_ctx *c, const Normalized *nz, const Model 
     if (occa)
         oklc_buf_puts(&b, "#include <stdexcept>\n#include <occa/core/kernel.hpp>\n\n");
     oklc_buf_puts(&b, launch_api);
+    if (oklc_uses_half(m, ks, n))
+        oklc_buf_puts(&b, host_half);
     oklc_buf_puts(&b, "\n/* ---- the file's declarations ---- */\n");
     oklc_edits_render(&ed, 0, (uint32_t)nz->len, &b);
     oklc_buf_puts(&b, "\n/* ---- the launchers ---- */\n");

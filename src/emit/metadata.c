@@ -165,7 +165,7 @@ static const Scalar scalars[] = {
     {"signed char", "int", 1}, {"unsigned char", "int", 1}, {"uchar", "int", 1},
     {"bool", "int", 1}, {"short", "int", 2}, {"unsigned short", "int", 2},
     {"ushort", "int", 2}, {"int8_t", "int", 1}, {"uint8_t", "int", 1},
-    {"int16_t", "int", 2}, {"uint16_t", "int", 2},
+    {"int16_t", "int", 2}, {"uint16_t", "int", 2}, {"half", "float", 2}, {"__half", "float", 2},
 };
 
 /* How the runtime passes an argument: memory (a pointer), int or float (a
@@ -197,9 +197,23 @@ static const char *arg_kind(Arena *a, const Var *v, const char *type, bool subst
     }
     if (v->is_int && v->size > 0 && v->size <= 8)
         return "int";
-    if (v->is_float && (v->size == 4 || v->size == 8))
+    if (v->is_float && (v->size == 2 || v->size == 4 || v->size == 8))
         return "float";
     return "struct";
+}
+
+bool oklc_instances_name(const KernelOut *ks, size_t n, const char *type)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = 0; t < ks[i].ntargs; t++)
+            if (oklc_names(ks[i].targs[t], type))
+                return true;
+    return false;
+}
+
+bool oklc_uses_half(const Model *m, const KernelOut *ks, size_t n)
+{
+    return m->uses_half || oklc_instances_name(ks, n, "half");
 }
 
 /* ---- the document ------------------------------------------------------- */

@@ -260,16 +260,12 @@ static const Shape *param_shape(Walk *W, CXType t)
     return shape_of(W, k, 0);
 }
 
-/* double, an array of it or a pointer to it, or one of OKL's double
- * vectors (which some targets have only with an extension). */
-bool oklc_walk_names_double(CXType t)
+/* What t holds: the type under its pointers, references and arrays. */
+static CXType element_of(CXType t)
 {
     for (int depth = 0; depth < 8; depth++) {
         t = clang_getCanonicalType(t);
         switch (t.kind) {
-        case CXType_Double:
-        case CXType_LongDouble:
-            return true;
         case CXType_Pointer:
         case CXType_LValueReference:
         case CXType_RValueReference:
@@ -280,18 +276,42 @@ bool oklc_walk_names_double(CXType t)
         case CXType_VariableArray:
             t = clang_getArrayElementType(t);
             continue;
-        case CXType_Record: {
-            CXString sp = clang_getCursorSpelling(clang_getTypeDeclaration(t));
-            const char *n = clang_getCString(sp);
-            bool d = !strncmp(n, "double", 6) && n[6] >= '2' && n[6] <= '4' && !n[7];
-            clang_disposeString(sp);
-            return d;
-        }
         default:
-            return false;
+            return t;
         }
     }
-    return false;
+    return clang_getCanonicalType(t);
+}
+
+/* A struct of the prelude's: `name`, or with `vector` one of name2..name4. */
+static bool prelude_record(CXType t, const char *name, bool vector)
+{
+    if (t.kind != CXType_Record)
+        return false;
+    CXString sp = clang_getCursorSpelling(clang_getTypeDeclaration(t));
+    const char *n = clang_getCString(sp);
+    size_t len = strlen(name);
+    bool is = !strncmp(n, name, len) &&
+              (vector ? n[len] >= '2' && n[len] <= '4' && !n[len + 1] : !n[len]);
+    clang_disposeString(sp);
+    return is;
+}
+
+/* double, an array of it or a pointer to it, or one of OKL's double
+ * vectors (which some targets have only with an extension). */
+bool oklc_walk_names_double(CXType t)
+{
+    t = element_of(t);
+    return t.kind == CXType_Double || t.kind == CXType_LongDouble ||
+           prelude_record(t, "double", true);
+}
+
+/* half (the prelude's class; _Float16 or __fp16 if written so), an array
+ * of it or a pointer to it: the backends define it only then. */
+bool oklc_walk_names_half(CXType t)
+{
+    t = element_of(t);
+    return t.kind == CXType_Half || t.kind == CXType_Float16 || prelude_record(t, "half", false);
 }
 
 /* The attributes of a declaration: before its specifiers, after its name,
@@ -404,6 +424,7 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
         v->type.shape = param_shape(W, t);
     v->typedef_var = typedef_of(W, t);
     W->uses_double |= kind != VAR_TYPEDEF && oklc_walk_names_double(t);
+    W->uses_half |= oklc_walk_names_half(t);    /* even unused: the name must exist */
     long long size = clang_Type_getSizeOf(t);
     v->size = size > 0 ? size : -1;
     switch (clang_getCanonicalType(t).kind) {
@@ -419,6 +440,7 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
         v->is_float = true;
         break;
     default:
+        v->is_float = prelude_record(clang_getCanonicalType(t), "half", false);
         break;
     }
     if (v->name_off > v->range.begin)

@@ -353,14 +353,12 @@ static Range stmt_head(Walk *W, CXCursorKind k, Range r)
 /* Every statement of a kernel gets a node in the statement tree (not the
  * ones inside another statement's head: a for's init, an if's condition),
  * and so does an expression in statement position. */
-/* Every statement of a kernel gets a node in the statement tree (not the
- * ones inside another statement's head: a for's init, an if's condition),
- * and so does an expression in statement position. */
 static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Frame *f)
 {
     Stmt *up = W->stmt;
     bool expr = oklc_walk_is_expression(k);
     W->uses_double |= expr && oklc_walk_names_double(clang_getCursorType(cur));
+    W->uses_half |= expr && oklc_walk_names_half(clang_getCursorType(cur));
     f->expr = expr;
     if (!W->kernel || W->in_lambda || (expr && W->in_expr)) {
         W->in_expr += expr;
@@ -529,6 +527,9 @@ static bool enter(Walk *W, CXCursor cur, CXCursor parent, Frame *f)
         if (k == CXCursor_ClassTemplate)       /* a struct too: with methods, a class */
             oklc_walk_record(W, cur, k);
         break;
+    case CXCursor_TypeRef:       /* sizeof(half), f<half>(x), a function's result */
+        W->uses_half |= oklc_walk_names_half(clang_getCursorType(cur));
+        break;
     default:
         break;
     }
@@ -655,6 +656,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
     m->cxx = W.cxx.data, m->ncxx = W.cxx.len;
     m->uses_double = W.uses_double;
+    m->uses_half = W.uses_half;
     m->globals = W.globals.data, m->nglobals = W.globals.len;
     m->typedefs = W.typedefs.data, m->ntypedefs = W.typedefs.len;
     m->fields = W.fields.data, m->nfields = W.fields.len;

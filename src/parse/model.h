@@ -367,6 +367,7 @@ typedef struct Model {
     const char **type_names;  /* every typedef and alias name */
     size_t      ntype_names;
     bool        uses_double;  /* a value of type double anywhere in the code */
+    bool        uses_half;    /* the type half named anywhere in the code */
     Var       **globals;      /* file-scope variables */
     size_t      nglobals;
     Var       **typedefs;     /* typedefs with OKL attributes */

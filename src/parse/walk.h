@@ -106,6 +106,7 @@ typedef struct Walk {
     VEC(CxxConstruct)  cxx;
     VEC(const char *)  type_names;
     bool               uses_double;
+    bool               uses_half;
     VEC(Var *)         fparams, flocals;
     VEC(Var *)         globals, typedefs, fields;
 
@@ -208,6 +209,7 @@ OKLC_INTERNAL void oklc_walk_decl_attrs(Walk *W, Range ext, uint32_t name_off, A
                                         AttrList *prev, AttrList *ptr);
 OKLC_INTERNAL Var *oklc_walk_referenced_var(Walk *W, CXCursor ref);
 OKLC_INTERNAL bool oklc_walk_names_double(CXType t);
+OKLC_INTERNAL bool oklc_walk_names_half(CXType t);
 OKLC_INTERNAL void oklc_walk_local_decls(Walk *W, CXCursor declstmt, CXCursor parent);
 OKLC_INTERNAL void oklc_walk_record(Walk *W, CXCursor cur, CXCursorKind k);
 OKLC_INTERNAL void oklc_walk_cxx_construct(Walk *W, CXCursor cur, CXCursorKind k);

@@ -243,9 +243,9 @@ static bool wanted(const Param *p, oklc_arg_kind *kind)
     case PARAM_INT:
         *kind = p->size == 8 ? OKLC_ARG_LONG : OKLC_ARG_INT;
         return p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8;
-    case PARAM_FLOAT:
+    case PARAM_FLOAT:                  /* half: a float, rounded (C has no half) */
         *kind = p->size == 8 ? OKLC_ARG_DOUBLE : OKLC_ARG_FLOAT;
-        return p->size == 4 || p->size == 8;
+        return p->size == 2 || p->size == 4 || p->size == 8;
     }
     return false;
 }
@@ -285,7 +285,12 @@ static void convert(const Param *p, const oklc_arg *a, Slot *s)
             s->i32 = a->u.i32;
         break;
     case OKLC_ARG_LONG: s->i64 = a->u.i64; break;
-    case OKLC_ARG_FLOAT: s->f32 = a->u.f32; break;
+    case OKLC_ARG_FLOAT:
+        if (p && p->size == 2)
+            s->f16 = oklc_half_from_float(a->u.f32);
+        else
+            s->f32 = a->u.f32;
+        break;
     case OKLC_ARG_DOUBLE: s->f64 = a->u.f64; break;
     case OKLC_ARG_MEMORY: s->ptr = a->u.mem->ptr; break;
     case OKLC_ARG_STRUCT: break;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -142,11 +143,14 @@ static const char *error_name(int code)
 
 /* ---- NVRTC ------------------------------------------------------------------------------ */
 
+/* Where the CUDA toolkit may be, in order. */
+#define TOOLKIT_HOMES {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"}
+
 static oklc_status load_nvrtc(void)
 {
     static const char *const fixed[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                         "libnvrtc.so.11.2"};
-    const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    const char *homes[] = TOOLKIT_HOMES;
     char *found[OKLC_COUNTOF(homes)] = {0};
     const char *names[OKLC_COUNTOF(homes) + OKLC_COUNTOF(fixed)];
     size_t n = 0;
@@ -198,12 +202,43 @@ oklc_status oklc_rt_nvrtc_version(char version[32])
     return oklc_gpu_rtc_version(&nvrtc_rtc, version);
 }
 
+/* "-I<toolkit>/include" of the first toolkit that has cuda_fp16.h (which
+ * the prelude includes for half), or NULL: NVRTC searches no folder of
+ * its own, as nvcc does. */
+static char *toolkit_include(void)
+{
+    const char *homes[] = TOOLKIT_HOMES;
+    for (size_t i = 0; i < OKLC_COUNTOF(homes); i++) {
+        if (!homes[i] || !*homes[i])
+            continue;
+        char *header = oklc_rt_format("%s/include/cuda_fp16.h", homes[i]);
+        bool there = header && access(header, R_OK) == 0;
+        oklc_free(header);
+        if (there)
+            return oklc_rt_format("-I%s/include", homes[i]);
+    }
+    return NULL;
+}
+
 oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what, bool okl,
                                   const char *const *opts, size_t nopts, char **binary,
                                   size_t *size, char **log)
 {
-    return oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, okl, opts, nopts, binary, size,
-                                log);
+    char *include = toolkit_include();
+    const char **all = oklc_malloc((nopts + 1) * sizeof *all);
+    if (!all) {
+        oklc_free(include);
+        return oklc_rt_oom();
+    }
+    for (size_t i = 0; i < nopts; i++)
+        all[i] = opts[i];
+    if (include)                      /* last: the caller's -I come first */
+        all[nopts++] = include;
+    oklc_status st = oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, okl, all, nopts, binary,
+                                          size, log);
+    oklc_free(all);
+    oklc_free(include);
+    return st;
 }
 
 /* ---- the device ------------------------------------------------------------------------- */

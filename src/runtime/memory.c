@@ -23,6 +23,7 @@ static const struct {
     [OKLC_TYPE_INT2] = {"int2", 8},       [OKLC_TYPE_INT4] = {"int4", 16},
     [OKLC_TYPE_FLOAT2] = {"float2", 8},   [OKLC_TYPE_FLOAT4] = {"float4", 16},
     [OKLC_TYPE_DOUBLE2] = {"double2", 16}, [OKLC_TYPE_DOUBLE4] = {"double4", 32},
+    [OKLC_TYPE_HALF] = {"half", 2},
 };
 
 const char *oklc_type_name(oklc_type t)
@@ -33,6 +34,58 @@ const char *oklc_type_name(oklc_type t)
 size_t oklc_type_size(oklc_type t)
 {
     return (unsigned)t < OKLC_COUNTOF(types) ? types[t].size : 0;
+}
+
+/* ---- half: binary16 is sign:1 exponent:5 (bias 15) fraction:10; float's
+ * is 1:8 (bias 127):23 --------------------------------------------------------- */
+
+/* |f| below 2^-14, as a count of 2^-24 (the subnormal unit), rounded:
+ * e is float's biased exponent (a normal float's: its implicit bit is
+ * added), m its fraction. */
+static uint16_t subnormal_half(uint32_t e, uint32_t m)
+{
+    uint32_t shift = 126 - e;                   /* (m + 2^23) * 2^(e-150) / 2^-24 */
+    if (shift > 24)
+        return 0;                               /* under half of 2^-24 */
+    m |= 0x800000;
+    uint32_t h = m >> shift, rest = m & ((1u << shift) - 1), tie = 1u << (shift - 1);
+    return (uint16_t)(h + (rest > tie || (rest == tie && (h & 1))));
+}
+
+uint16_t oklc_half_from_float(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t e = (x >> 23) & 0xff, m = x & 0x7fffff;
+    if (e == 0xff)                              /* infinity; NaN stays a (quiet) NaN */
+        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 | (m >> 13) : 0));
+    if (e >= 127 + 16)                          /* 2^16 and more: infinity */
+        return (uint16_t)(sign | 0x7c00);
+    if (e < 127 - 14)
+        return (uint16_t)(sign | subnormal_half(e, m));
+    uint32_t h = ((e - 127 + 15) << 10) | (m >> 13), rest = m & 0x1fff;
+    /* a carry out of the fraction is the next exponent, up to infinity */
+    return (uint16_t)(sign | (h + (rest > 0x1000 || (rest == 0x1000 && (h & 1)))));
+}
+
+float oklc_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, x;
+    if (e == 0x1f)
+        x = sign | 0x7f800000 | (m << 13);
+    else if (e)
+        x = sign | ((e + 127 - 15) << 23) | (m << 13);
+    else if (!m)
+        x = sign;
+    else {                                      /* subnormal: a normal float */
+        for (e = 127 - 14; !(m & 0x400); e--)
+            m <<= 1;
+        x = sign | (e << 23) | ((m & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
 }
 
 oklc_status oklc_memory_alloc(oklc_device *d, size_t bytes, oklc_memory **out)

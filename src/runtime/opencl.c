@@ -640,18 +640,22 @@ static cl_int build(const oklc_device *d, cl_program prog, const char *options, 
     return err;
 }
 
-/* `dir` is a build's temporary folder, or (load) a cache entry. */
+/* `dir` is a build's temporary folder, or (load) a cache entry; `kernel`
+ * the one asked for, when known (a prelude's #error, such as a kernel
+ * using half on a device without it, is about the whole program). */
 static oklc_status build_failed(const oklc_device *d, cl_int err, const char *what,
-                                const char *options, const char *dir, bool tmp, const char *log)
+                                const char *kernel, const char *options, const char *dir,
+                                bool tmp, const char *log)
 {
     return oklc_rt_fail(err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
                                 err == CL_COMPILER_NOT_AVAILABLE
                             ? OKLC_ERR_COMPILE
                             : OKLC_ERR_DEVICE,
-                        "cannot build the OpenCL program of '%s' for '%s': clBuildProgram: "
-                        "%s (%d)\noptions: %s\n(the source %s in %s%s)\n%s", what, d->label,
-                        error_name(err), (int)err, options, tmp ? "stays" : "is", dir,
-                        tmp ? " for an hour" : "", log ? log : "");
+                        "cannot build the OpenCL program of '%s'%s%s%s for '%s': "
+                        "clBuildProgram: %s (%d)\noptions: %s\n(the source %s in %s%s)\n%s",
+                        what, kernel ? " (kernel '" : "", kernel ? kernel : "",
+                        kernel ? "')" : "", d->label, error_name(err), (int)err, options,
+                        tmp ? "stays" : "is", dir, tmp ? " for an hour" : "", log ? log : "");
 }
 
 /* The program's binary for our one device (empty when it gives none). */
@@ -710,7 +714,7 @@ static oklc_status build_device(const oklc_device *d, const Build *b, const char
     if (!st) {
         oklc_rt_count_compile();
         if ((err = build(d, prog, options, log)))
-            st = build_failed(d, err, b->path, options, dir, true, *log);
+            st = build_failed(d, err, b->path, b->name, options, dir, true, *log);
     }
     if (!st)
         st = write_binary(d, prog, bin);
@@ -769,7 +773,7 @@ static oklc_status from_source(const oklc_device *d, const char *dir, const char
             st = cl_fail(OKLC_ERR_DEVICE, err, "clCreateProgramWithSource", "'%s'", path);
     }
     if (!st && (err = build(d, prog, options, &log))) {
-        st = build_failed(d, err, path, options, dir, false, log);
+        st = build_failed(d, err, path, NULL, options, dir, false, log);
         cl.ReleaseProgram(prog);
         prog = NULL;
     }

@@ -540,6 +540,7 @@ typedef union Slot {
     int16_t  i16;
     int32_t  i32;
     int64_t  i64;
+    uint16_t f16;    /* half's bits */
     float    f32;
     double   f64;
     void    *ptr;

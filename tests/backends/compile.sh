@@ -8,9 +8,11 @@
 # "// BACKEND: unsupported" (cpu: serial and openmp; gpu: cuda, hip and
 # opencl), and must then fail with a diagnostic, never crash.
 # A kernel that one compiler cannot take, for a reason outside oklc, says so
-# in a line "// compile-skip: WORD (why)": commands with that word skip it.
+# in a line "// compile-skip: WORD (why)": commands with that word (or a
+# program of that name: clang++ for /usr/bin/clang++) skip it; WORD,WORD
+# needs both, a backend or its family being words too (cpu,clang++).
 # The kernels are checked JOBS at a time (default: the number of CPUs).
-# Usage: compile.sh OKLC BACKEND 'COMPILE COMMAND' FOLDER...
+# Usage: compile.sh OKLC BACKEND 'COMPILE COMMAND' FOLDER|FILE...
 #   e.g. compile.sh build/oklc cuda 'nvcc -std=c++17 -arch=sm_90 -c -x cu -o kernel.o' tests/valid
 # The command runs in a folder of its own (nvcc and hipcc, run as root, replace
 # an output /dev/null with a file).
@@ -25,13 +27,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR="$tmp"    # the compilers' temporary files: hipcc leaves empty folders
 
+# skips WORD: every comma-separated part of it is a word of this run
+skips() {
+  local part
+  for part in ${1//,/ }; do
+    case " $family $backend $compile " in *" $part "* | *"/$part "*) ;; *) return 1 ;; esac
+  done
+}
+
 # check N INPUT: its report goes to $tmp/N.log, a failure leaves $tmp/N.fail
 check() {
   local n=$1 input=$2 dir="$tmp/$1" args launcher=() status std cmd
   mkdir "$dir"
   exec >"$tmp/$n.log" 2>&1
   for word in $(sed -n 's|^// compile-skip: \([^ ]*\).*|\1|p' "$input"); do
-    case " $compile " in *" $word "*) echo "skipped: $input ($word)"; return ;; esac
+    if skips "$word"; then echo "skipped: $input ($word)"; return; fi
   done
   eval "args=($(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1))"
   [ $family = gpu ] && launcher=(--launcher "$dir/launcher.cpp")
@@ -67,7 +77,9 @@ check() {
 jobs=${JOBS:-$(nproc)}
 n=0
 for folder in "$@"; do
-  for input in "$folder"/*.okl; do
+  inputs=("$folder"/*.okl)
+  [ -f "$folder" ] && inputs=("$folder")
+  for input in "${inputs[@]}"; do
     n=$((n + 1))
     check $n "$input" &
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done

@@ -15,6 +15,8 @@
 #    OKLC_BACKEND_CUDA or OKLC_BACKEND_HIP (the CUDA/HIP builtins, which no
 #    CPU backend has). A kernel including <okl_intrinsic.h> (the declarations
 #    only stub of tests/syntax/include) is compiled but not linked;
+#  - half with OKLC_PRELUDE_HALF: _Float16 where the compiler has it, else
+#    the prelude's #error;
 #  - tests/prelude/cpu/values.cpp, compiled and run: values and types of the
 #    prelude's definitions, alone, after the user's <cmath>, <algorithm>, ...
 #    and `using namespace std;` (-DUSER_STD), with -fopenmp, and pasted
@@ -70,6 +72,21 @@ for cxx in "$clangxx" "$gxx"; do
     [ "$pragmas" = "$([ -n "$simd" ] && echo 1 || echo 0)" ] ||
       fail "$cxx: _occa_simd [$simd] gives $pragmas '#pragma omp simd'"
   done
+
+  # half (OKLC_PRELUDE_HALF): _Float16 where the compiler has it, else an
+  # #error that says so.
+  printf '%s\n' 'static_assert(sizeof(half) == 2, "binary16");' \
+    'half f(half a, half b) { return a * b + (half)0.5f; }' >"$tmp/half.cpp"
+  if "$cxx" -std=c++17 -E -dM -x c++ /dev/null | grep -q __FLT16_MANT_DIG__; then
+    run "$cxx: half" "$cxx" "${warn[@]}" -DOKLC_PRELUDE_HALF -fsyntax-only -include "$prelude" \
+      "$tmp/half.cpp"
+  else
+    checked=$((checked + 1))
+    "$cxx" -std=c++17 -DOKLC_PRELUDE_HALF -fsyntax-only -include "$prelude" "$tmp/half.cpp" \
+      >"$tmp/out" 2>&1
+    grep -q 'error: "the kernel uses half: this C++ compiler has no _Float16' "$tmp/out" ||
+      { fail "$cxx: half without _Float16 must stop with its #error"; head -n 5 "$tmp/out"; }
+  fi
 
   # Its macros: those of the headers it includes, its guard, _occa_simd
   # (which the generated code uses), nothing else.

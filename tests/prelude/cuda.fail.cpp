@@ -5,5 +5,5 @@ void kernel(float *out, int *count) {
   out[threadIdx.x] = 0; // ERROR: CUDA only
   atomicAdd(count, 1); // ERROR: CUDA only
   out[0] = __shfl_down_sync(0xffffffffu, out[0], 1); // ERROR: CUDA only
-  half h = 1.0f; // ERROR: CUDA only
+  __half h = 1.0f; // ERROR: CUDA only (half is every backend's)
 }

@@ -23,7 +23,9 @@
 #    -cl-std=CL1.2 -fsyntax-only -Wall -Wextra -Werror), with and without
 #    OKLC_PRELUDE_FP64, and with Clang for a device without doubles: the
 #    prelude alone, opencl.cl (every name), values.cl, which runs on the
-#    device and checks its values.
+#    device and checks its values; with Clang, OKLC_PRELUDE_HALF (half,
+#    cl_khr_fp16), and one clear error for FP64 and HALF on a device
+#    without their extension.
 # A compiler that is not installed is skipped with a message (exit 0);
 # OKLC_REQUIRE_GPU_TOOLS=1 makes a skip a failure. NVCC, HIPCC, CLANG and
 # CC name the compilers (default: nvcc or /usr/local/cuda/bin/nvcc, hipcc,
@@ -365,13 +367,22 @@ else
         "$dir/$test.cl"
     done
   done
-  checked=$((checked + 1))
-  if "${cl[@]}" "${nofp64[@]}" -DOKLC_PRELUDE_FP64 "$cl_prelude" >"$tmp/out" 2>&1 ||
-     ! grep -q 'error: "the kernel uses double, which this OpenCL device does not have' \
-       "$tmp/out" || [ "$(grep -c 'error:' "$tmp/out")" != 1 ]; then
-    fail "clang -x cl: OKLC_PRELUDE_FP64 without cl_khr_fp64 must stop with one clear error"
-    head -n 10 "$tmp/out"
-  fi
+  # half: with cl_khr_fp16 (Clang's OpenCL C has it; PoCL here does not)
+  run "clang -x cl [-DOKLC_PRELUDE_HALF]: the prelude alone" "${cl[@]}" -DOKLC_PRELUDE_HALF \
+    "$cl_prelude"
+  # one_error MACRO EXTENSION TYPE: the prelude with MACRO on a device
+  # without EXTENSION stops with one error, which says why
+  one_error() {
+    checked=$((checked + 1))
+    if "${cl[@]}" -Xclang -cl-ext=-"$2" -D"$1" "$cl_prelude" >"$tmp/out" 2>&1 ||
+       ! grep -q "error: \"the kernel uses $3, which this OpenCL device does not have" \
+         "$tmp/out" || [ "$(grep -c 'error:' "$tmp/out")" != 1 ]; then
+      fail "clang -x cl: $1 without $2 must stop with one clear error"
+      head -n 10 "$tmp/out"
+    fi
+  }
+  one_error OKLC_PRELUDE_FP64 cl_khr_fp64 double
+  one_error OKLC_PRELUDE_HALF cl_khr_fp16 half
   # Its macros: OpenCL's, its guard, nothing else.
   : >"$tmp/nothing.cl"
   "$clang" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -DOKLC_PRELUDE_FP64 -E -dM \

@@ -1266,6 +1266,72 @@ static void test_templates(void **state)
     oklc_kernel_free(kd);
 }
 
+/* ---- half.okl ---------------------------------------------------------------------------- */
+
+/* n halves of host values (C has no half: binary16 bits) on the device. */
+static oklc_memory *halves(const float *values, int n, uint16_t *bits)
+{
+    for (int i = 0; i < n; i++)
+        bits[i] = oklc_half_from_float(values[i]);
+    oklc_memory *m = NULL;
+    assert_int_equal(oklc_memory_alloc_typed(dev, OKLC_TYPE_HALF, (size_t)n, &m), OKLC_OK);
+    assert_int_equal(oklc_memory_copy_from_host(m, bits, (size_t)n * 2, 0), OKLC_OK);
+    return m;
+}
+
+static void same_halves(const float *want, oklc_memory *m, int n)
+{
+    uint16_t got[128];
+    assert_true(n <= 128);
+    to_host(m, got, (size_t)n * 2);
+    for (int i = 0; i < n; i++)
+        if (oklc_half_to_float(got[i]) != want[i])
+            fail_msg("element %d: expected %g, got %g (0x%04x)", i, want[i],
+                     oklc_half_to_float(got[i]), got[i]);
+}
+
+/* Values in steps of 1/4 below 64: exact in half, sums and products too. */
+static void test_half(void **state)
+{
+    (void)state;
+    enum { N = 77 };
+    float a[N], b[N], ab[N + 3], x[N], y[N + 3], want_ab[N + 3], want_y[N + 3];
+    uint16_t bits[N + 3];
+    for (int i = 0; i < N + 3; i++)             /* past N: left alone */
+        ab[i] = want_ab[i] = y[i] = want_y[i] = -1;
+    for (int i = 0; i < N; i++) {
+        a[i] = 0.5f * (i % 40), b[i] = 3 - 0.25f * (i % 50);
+        x[i] = 0.5f * (i % 13), y[i] = 0.25f * (i % 30);
+        want_ab[i] = a[i] + b[i];
+        want_y[i] = 1.5f * x[i] + y[i];
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/half.okl", dir);
+    oklc_kernel *axpy = NULL;
+    oklc_status st = oklc_kernel_build(dev, path, "axpyHalf", NULL, &axpy);
+    if (st && device_is("opencl") && strstr(oklc_last_error(), "no cl_khr_fp16")) {
+        /* a device without half (PoCL here): the error names the kernel and why */
+        assert_int_equal(st, OKLC_ERR_COMPILE);
+        assert_non_null(strstr(oklc_last_error(), "(kernel 'axpyHalf') for '"));
+        print_message("half: the device lacks cl_khr_fp16, as its error says\n");
+        return;
+    }
+    if (st)
+        fail_msg("building axpyHalf: %s", oklc_last_error());
+    oklc_kernel *add = build("half.okl", "addHalves");    /* T from the memory: half */
+    oklc_memory *ma = halves(a, N, bits), *mb = halves(b, N, bits);
+    oklc_memory *mab = halves(ab, N + 3, bits), *mx = halves(x, N, bits);
+    oklc_memory *my = halves(y, N + 3, bits);
+    RUN(add, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab));
+    RUN(axpy, oklc_arg_int(N), oklc_arg_float(1.5f), oklc_arg_mem(mx), oklc_arg_mem(my));
+    same_halves(want_ab, mab, N + 3);
+    same_halves(want_y, my, N + 3);
+    oklc_memory_free(ma), oklc_memory_free(mb), oklc_memory_free(mab);
+    oklc_memory_free(mx), oklc_memory_free(my);
+    oklc_kernel_free(add);
+    oklc_kernel_free(axpy);
+}
+
 typedef struct Params {
     float scale;
     double offset;
@@ -1890,7 +1956,7 @@ int main(void)
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),
         cmocka_unit_test(test_triad_large),      cmocka_unit_test(test_intrinsics),
         cmocka_unit_test(test_spaces),           cmocka_unit_test(test_atomics),
-        cmocka_unit_test(test_atomic_block),
+        cmocka_unit_test(test_atomic_block),    cmocka_unit_test(test_half),
         cmocka_unit_test(test_legacy_ax),        cmocka_unit_test(test_legacy_gather),
         cmocka_unit_test(test_legacy_tile_no_check),
         cmocka_unit_test(test_legacy_tiles2d),   cmocka_unit_test(test_legacy_nested3d),

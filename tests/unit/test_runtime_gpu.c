@@ -912,7 +912,9 @@ static void nvrtc_compile(void **state)
     oklc_free(log);
 
     /* oklc's source may include the standard headers its prelude stands
-     * for; a native source may not (NVRTC has none). */
+     * for; a native source may not (NVRTC has none, and the toolkit's
+     * include folder, which the runtime gives it for <cuda_fp16.h>, none
+     * either). */
     static const char includes[] = "#include <cmath>\n#include <math.h>\n#include <cstdint>\n"
                                    "#include <stdint.h>\n#include <cstddef>\n"
                                    "#include <stddef.h>\n#include <cstdio>\n"
@@ -922,7 +924,15 @@ static void nvrtc_compile(void **state)
     oklc_free(bin);
     oklc_free(log);
     assert_fails(oklc_rt_nvrtc_compile(includes, "std.cu", false, sm90, 1, &bin, &size, &log),
-                 OKLC_ERR_COMPILE, "could not open source file \"cmath\"");
+                 OKLC_ERR_COMPILE, "open source file \"cmath\"");    /* could not, cannot */
+    oklc_free(log);
+
+    /* <cuda_fp16.h> (half): the toolkit's include folder is searched */
+    assert_ok(oklc_rt_nvrtc_compile("#include <cuda_fp16.h>\n"
+                                    "extern \"C\" __global__ void h(__half *x)\n"
+                                    "{ x[0] = x[0] + x[1]; }\n",
+                                    "half.cu", false, sm90, 1, &bin, &size, &log));
+    oklc_free(bin);
     oklc_free(log);
 
     const char *wrong[] = {"--no-such-option"};

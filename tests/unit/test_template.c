@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,47 @@ static void axpy(oklc_device *d, oklc_kernel *k, oklc_type type)
 
 /* ---- typed memory --------------------------------------------------------------- */
 
+/* binary16 by hand: C11 has no half type to compare with */
+static void half_conversions(void **state)
+{
+    (void)state;
+    static const struct {
+        float f;
+        uint16_t h;
+    } exact[] = {
+        {0.0f, 0x0000}, {-0.0f, 0x8000}, {1.0f, 0x3c00}, {-2.0f, 0xc000}, {0.5f, 0x3800},
+        {65504.0f, 0x7bff},                   /* the largest */
+        {0x1p-14f, 0x0400},                   /* the smallest normal */
+        {0x1p-24f, 0x0001}, {0x3p-24f, 0x0003}, /* subnormals */
+        {INFINITY, 0x7c00}, {-INFINITY, 0xfc00},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        assert_int_equal(oklc_half_from_float(exact[i].f), exact[i].h);
+        assert_true(oklc_half_to_float(exact[i].h) == exact[i].f);
+    }
+    static const struct {
+        float f;
+        uint16_t h;
+    } rounded[] = {
+        {1.0f + 0x1p-11f, 0x3c00},            /* a tie: to the even 1.0 */
+        {1.0f + 0x3p-11f, 0x3c02},            /* a tie: to the even 1 + 2^-9 */
+        {1.0f + 0x1p-11f + 0x1p-20f, 0x3c01}, /* above the tie: up */
+        {65520.0f, 0x7c00},                   /* half way past the largest: infinity */
+        {65519.0f, 0x7bff}, {1e10f, 0x7c00}, {-1e10f, 0xfc00},
+        {0x1p-25f, 0x0000},                   /* a tie: to the even 0 */
+        {0x1.8p-25f, 0x0001}, {0x1p-30f, 0x0000}, {0x1p-140f, 0x0000},
+        {0x1.ffep-15f, 0x0400},               /* a subnormal rounded to a normal */
+    };
+    for (size_t i = 0; i < sizeof rounded / sizeof rounded[0]; i++)
+        assert_int_equal(oklc_half_from_float(rounded[i].f), rounded[i].h);
+    uint16_t nan = oklc_half_from_float(NAN);
+    assert_true((nan & 0x7c00) == 0x7c00 && (nan & 0x3ff));
+    assert_true(isnan(oklc_half_to_float(0x7e00)));
+    for (uint32_t h = 0; h < 0x10000; h++)    /* every half goes there and back */
+        if ((h & 0x7c00) != 0x7c00 || !(h & 0x3ff))
+            assert_int_equal(oklc_half_from_float(oklc_half_to_float((uint16_t)h)), h);
+}
+
 static void typed_memory(void **state)
 {
     (void)state;
@@ -132,6 +174,7 @@ static void typed_memory(void **state)
         {OKLC_TYPE_INT2, "int2", 8},      {OKLC_TYPE_INT4, "int4", 16},
         {OKLC_TYPE_FLOAT2, "float2", 8},  {OKLC_TYPE_FLOAT4, "float4", 16},
         {OKLC_TYPE_DOUBLE2, "double2", 16}, {OKLC_TYPE_DOUBLE4, "double4", 32},
+        {OKLC_TYPE_HALF, "half", 2},
     };
     oklc_device *d = open_dev("serial");
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
@@ -594,6 +637,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(typed_memory),
+        cmocka_unit_test(half_conversions),
         cmocka_unit_test(metadata_templates),
         cmocka_unit_test(deduce_float_and_double),
         cmocka_unit_test(deduce_two_types),

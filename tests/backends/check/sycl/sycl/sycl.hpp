@@ -24,7 +24,27 @@
 #include <utility>
 #include <vector>
 
+/* 5.6: SYCL compilers predefine it (this header stands for one) */
+#define SYCL_LANGUAGE_VERSION 202012
+
 namespace sycl {
+
+/* scalar data types: half, IEEE binary16, a class of its own (an
+ * implementation's has arithmetic of half too; converting through float,
+ * this one checks what code may write) */
+class half {
+public:
+  half() = default;
+  half(float value);
+  operator float() const;
+  half &operator+=(const half &rhs);
+  half &operator-=(const half &rhs);
+  half &operator*=(const half &rhs);
+  half &operator/=(const half &rhs);
+
+private:
+  unsigned short bits;
+};
 
 /* 4.7.2 exceptions */
 class exception : public std::exception {
@@ -226,9 +246,14 @@ public:
   }
 };
 
+/* device aspects (those oklc asks about; half needs fp16: 5.7) */
+enum class aspect { cpu, gpu, accelerator, custom, emulated, host_debuggable, fp16, fp64,
+                    atomic64 };
+
 class device {
 public:
   template <typename Param> typename Param::return_type get_info() const;
+  bool has(aspect asp) const;
   static std::vector<device> get_devices();
 };
 
