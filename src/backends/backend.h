@@ -349,6 +349,10 @@ struct GpuTarget {
      * functions, which a function of the file so named cannot be (renamed) */
     const char *spaces[5];
     bool        private_space;
+    /* x = y of structs, a side in memory other than the thread's: the
+     * function that assigns (NULL: the language's =; Metal's is for thread
+     * memory) */
+    const char *struct_assign;
     const char *language;
     bool (*builtin)(const char *name);
     /* Metal: no goto; a jump out of an iteration is a `continue` of a

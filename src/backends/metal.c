@@ -483,6 +483,7 @@ static const GpuTarget metal = {
     .device_kernel = device_kernel,
     .spaces = {"", "thread", "device", "threadgroup", "constant"},
     .private_space = true,
+    .struct_assign = "_occa_assign",
     .language = "Metal",
     .builtin = metal_builtin,
     .no_goto = true,

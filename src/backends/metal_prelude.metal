@@ -18,6 +18,8 @@
  *  - _occa_atomic_add(p, v) on a float in device or threadgroup memory:
  *    atomic_float (device memory, Metal 3 and later), else a
  *    compare-and-swap loop on the float's bits as atomic_uint;
+ *  - _occa_assign(x, y): x = y of a struct, a side in device, threadgroup
+ *    or constant memory;
  *  - the intrinsics that make sense: okl_memcpy_async as a plain copy from
  *    device to threadgroup memory, okl_pipeline_commit and
  *    okl_pipeline_wait_prior as nothing, okl_exp10f.
@@ -122,7 +124,31 @@ inline void okl_memcpy_async(threadgroup T &dst_shared, device const U &src_glob
 inline void okl_pipeline_commit() {}
 inline void okl_pipeline_wait_prior(size_t n) { (void)n; }
 
+/* ---- x = y of a struct of the kernel's, a side in device, threadgroup or
+ * constant memory (opencl_spaces.c writes _occa_assign(x, y)): the
+ * implicit operator= of a struct is for thread memory. The bytes, as words
+ * where the struct's size and alignment allow. */
+#define _occa_COPY(D, S, W)                                                            \
+  for (size_t i = 0; i < sizeof(T) / sizeof(W); ++i)                                   \
+    ((D W *)&d)[i] = ((S const W *)&s)[i];
+#define _occa_ASSIGN(D, S)                                                             \
+  template <class T> inline D T &_occa_assign(D T &d, S const T &s) {                  \
+    if (sizeof(T) % 4 == 0 && alignof(T) >= 4) {                                       \
+      _occa_COPY(D, S, uint)                                                           \
+    } else {                                                                           \
+      _occa_COPY(D, S, uchar)                                                          \
+    }                                                                                  \
+    return d;                                                                          \
+  }
+_occa_ASSIGN(device, thread) _occa_ASSIGN(device, device)
+_occa_ASSIGN(device, constant) _occa_ASSIGN(device, threadgroup)
+_occa_ASSIGN(threadgroup, thread) _occa_ASSIGN(threadgroup, device)
+_occa_ASSIGN(threadgroup, constant) _occa_ASSIGN(threadgroup, threadgroup)
+_occa_ASSIGN(thread, device) _occa_ASSIGN(thread, constant) _occa_ASSIGN(thread, threadgroup)
+
 #undef _occa_CAS_ADD
+#undef _occa_COPY
+#undef _occa_ASSIGN
 #undef _occa_MAKE
 #undef _occa_F1
 #undef _occa_F2

@@ -92,6 +92,7 @@ typedef struct Spaces {
     KeyedList      kernel_calls; /* key the kernel's address, i the call */
     KeyedList      fn_calls;     /* key the function's address */
     KeyedList      components;   /* &v.x: key the offset */
+    KeyedList      assigns;      /* x = y of structs: key the '=' */
     size_t         kernel_targets; /* targets[0, this) are the kernels' */
     VEC(Instance)  inst;
     VEC(Target)    targets;
@@ -342,11 +343,14 @@ static void index_model(Spaces *S)
     }
     for (size_t i = 0; i < m->ncomponents; i++)
         add_keyed(S, &S->components, m->components[i].range.begin, i);
+    for (size_t i = 0; i < m->nassigns; i++)
+        add_keyed(S, &S->assigns, m->assigns[i].op, i);
     sort_keyed(&S->fns);
     sort_keyed(&S->bodies);
     sort_keyed(&S->kernel_calls);
     sort_keyed(&S->fn_calls);
     sort_keyed(&S->components);
+    sort_keyed(&S->assigns);
 }
 
 /* The instances of f (one of the model's functions). */
@@ -559,6 +563,26 @@ static void component_addresses(Spaces *S, Range r)
     }
 }
 
+/* x = y of structs in range r, x or y in memory other than the thread's:
+ * `assign(x, y)` where the target's = is for thread memory (Metal). Edits
+ * around the operands, which keep theirs. */
+static void struct_assigns(Spaces *S, Range r)
+{
+    Emit *E = S->E;
+    const char *fn = E->be->gpu->struct_assign;
+    if (!fn)
+        return;
+    for (size_t k = first_keyed(&S->assigns, r.begin);
+         k < S->assigns.len && oklc_in_range(r, (uint32_t)S->assigns.data[k].key); k++) {
+        const StructAssign *a = &E->m->assigns[S->assigns.data[k].i];
+        if (base_space(S, a->lhs) <= SP_PRIVATE && base_space(S, a->rhs) <= SP_PRIVATE)
+            continue;
+        oklc_edit_before(&E->ed, a->lhs.begin, oklc_arena_printf(&E->c->arena, "%s(", fn));
+        oklc_edit_replace(&E->ed, a->op, a->op + 1, ",");
+        oklc_edit_after(&E->ed, a->rhs.end, ")");
+    }
+}
+
 /* The calls of context `caller` name the instances they call. */
 static void rename_calls(Spaces *S, size_t caller)
 {
@@ -582,6 +606,7 @@ static bool write_kernel(Spaces *S, const Kernel *k)
     bool ok = write_vars(S, k->params, k->nparams);
     ok &= write_vars(S, k->locals, k->nlocals);
     component_addresses(S, k->decl);
+    struct_assigns(S, k->decl);
     return ok;
 }
 
@@ -621,6 +646,7 @@ static const char *render_instance(Spaces *S, size_t i, const Function *proto, b
     if (!proto) {
         *ok &= write_vars(S, f->locals, f->nlocals);
         component_addresses(S, f->decl);
+        struct_assigns(S, f->decl);
         rename_calls(S, i);
     }
     if (in->name != in->f->name)

@@ -303,10 +303,30 @@ static void vector_scalar(Walk *W, CXCursor cur, const char *name)
     }
 }
 
+/* x = y of a struct the file declares (OKL's vector types are the
+ * targets' own): its operands and its '='. */
+static void struct_assign(Walk *W, CXCursor cur, CXCursor method)
+{
+    CXCursor record = clang_getCursorSemanticParent(method);
+    if (clang_Cursor_getNumArguments(cur) != 2 ||
+        !clang_Location_isFromMainFile(clang_getCursorLocation(record)))
+        return;
+    StructAssign a = {oklc_cx_range(clang_Cursor_getArgument(cur, 0)),
+                      oklc_cx_range(clang_Cursor_getArgument(cur, 1)), UINT32_MAX};
+    for (size_t t = tok_at(W, a.lhs.end); t < W->ntoks && W->toks[t]->loc.off < a.rhs.begin; t++)
+        if (oklc_tok_is_punct(W->toks[t], P_ASSIGN))
+            a.op = W->toks[t]->loc.off;
+    if (a.op != UINT32_MAX && a.lhs.begin != UINT32_MAX && a.rhs.begin != UINT32_MAX)
+        vec_push(&W->c->arena, &W->assigns, a);
+}
+
 void oklc_walk_call(Walk *W, CXCursor cur)
 {
     CXCursor callee = clang_getCursorReferenced(cur);
     CXCursorKind ck = clang_getCursorKind(callee);
+    if (ck == CXCursor_CXXMethod &&
+        !strcmp(oklc_cx_string(W->c, clang_getCursorSpelling(callee)), "operator="))
+        struct_assign(W, cur, callee);
     if (clang_Cursor_isNull(callee) ||
         (ck != CXCursor_FunctionDecl && ck != CXCursor_FunctionTemplate))
         return;

@@ -652,6 +652,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->calls = W.calls.data, m->ncalls = W.calls.len;
     m->records = W.records.data, m->nrecords = W.records.len;
     m->components = W.components.data, m->ncomponents = W.components.len;
+    m->assigns = W.assigns.data, m->nassigns = W.assigns.len;
     m->scalars = W.scalars.data, m->nscalars = W.scalars.len;
     m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
     m->cxx = W.cxx.data, m->ncxx = W.cxx.len;

@@ -337,6 +337,13 @@ typedef struct ComponentAddr {
     const char *element;      /* "float" */
 } ComponentAddr;
 
+/* `lhs = rhs` of a struct of the file's (its implicit operator=): Metal
+ * has that operator for thread memory only. */
+typedef struct StructAssign {
+    Range       lhs, rhs;
+    uint32_t    op;           /* the '=' */
+} StructAssign;
+
 /* The scalar of an operation between one of OKL's vectors and a scalar of
  * another type (2.5 * v, v / n): C++ (the preludes' operators) converts it
  * to the vector's element type; OpenCL C wants that written. */
@@ -360,6 +367,8 @@ typedef struct Model {
     size_t      nrecords;
     ComponentAddr *components;
     size_t      ncomponents;
+    StructAssign *assigns;
+    size_t      nassigns;
     ScalarOperand *scalars;
     size_t      nscalars;
     CxxConstruct *cxx;        /* C++ that is not also C, but for the above */

@@ -100,6 +100,7 @@ typedef struct Walk {
     VEC(Call)          calls;
     VEC(Record)        records;
     VEC(ComponentAddr) components;
+    VEC(StructAssign)  assigns;
     VEC(ScalarOperand) scalars;
     Function          *function;   /* the function being walked (not a kernel) */
     VEC(Range)         freturns;
