@@ -30,6 +30,32 @@ static const AttrSpec specs[] = {
     {"globalPtr", ATTR_GLOBAL_PTR, 0, 0, false, NULL},
 };
 
+/* OpenCL's [[cl::...]] attribute qualifiers. Those with a meaning in OKL
+ * are records like OKL's own (unroll_hint is OKL's @unroll); packed and
+ * aligned are layouts the normalizer writes as GNU attributes; each
+ * backend's translation is in docs/backends.md ("OpenCL attributes"). */
+static const AttrSpec cl_specs[] = {
+    {"unroll", ATTR_UNROLL, 0, 1, false, NULL},
+    {"cl::reqd_work_group_size", ATTR_CL_REQD_WGS, 3, 3, false, NULL},
+    {"cl::work_group_size_hint", ATTR_CL_WGS_HINT, 3, 3, false, NULL},
+    {"cl::vec_type_hint", ATTR_CL_VEC_HINT, 1, 1, false, NULL},
+    {"cl::ivdep", ATTR_CL_IVDEP, 0, 1, false, NULL},
+    {"cl::packed", ATTR_CL_PACKED, 0, 0, false, NULL},
+    {"cl::aligned", ATTR_CL_ALIGNED, 0, 1, false, NULL},
+};
+
+/* cl:: names with another spelling in cl_specs, and those without a
+ * meaning on any backend (sub-groups and the sizes of constant or local
+ * kernel arguments, which OKL kernels do not have). */
+static const struct {
+    const char *name, *as;
+} cl_names[] = {
+    {"unroll_hint", "unroll"},
+    {"required_work_group_size", "cl::reqd_work_group_size"},
+    {"required_num_sub_groups", NULL},
+    {"max_size", NULL},
+};
+
 /* Legacy names of attributes, accepted with a warning (oklc_attr_legacy). */
 static const struct {
     const char *name;
@@ -97,7 +123,30 @@ const char *oklc_attr_name(AttrId id)
     for (size_t i = 0; i < OKLC_COUNTOF(specs); i++)
         if (specs[i].id == id)
             return specs[i].name;
+    for (size_t i = 0; i < OKLC_COUNTOF(cl_specs); i++)
+        if (cl_specs[i].id == id)
+            return cl_specs[i].name;
     return "?";
+}
+
+const AttrSpec *oklc_attr_cl(const char *name, size_t len, bool *unsupported)
+{
+    *unsupported = false;
+    const char *full = NULL;
+    for (size_t i = 0; i < OKLC_COUNTOF(cl_names); i++)
+        if (same_name(cl_names[i].name, name, len)) {
+            if (!cl_names[i].as) {
+                *unsupported = true;
+                return NULL;
+            }
+            full = cl_names[i].as;
+        }
+    for (size_t i = 0; i < OKLC_COUNTOF(cl_specs); i++) {
+        const char *s = cl_specs[i].name;
+        if (full ? !strcmp(s, full) : !strncmp(s, "cl::", 4) && same_name(s + 4, name, len))
+            return &cl_specs[i];
+    }
+    return NULL;
 }
 
 /* Levenshtein distance, case-insensitive, capped for short names. */
@@ -196,7 +245,10 @@ static bool check_tile(oklc_ctx *c, const Attr *a)
 
 bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
 {
-    const AttrSpec *s = oklc_attr_lookup(c, a->name, strlen(a->name));
+    bool unsupported;
+    const AttrSpec *s = !strncmp(a->name, "cl::", 4)
+                            ? oklc_attr_cl(a->name + 4, strlen(a->name + 4), &unsupported)
+                            : oklc_attr_lookup(c, a->name, strlen(a->name));
     if (a->nargs < s->min_args) {
         Diag *d = oklc_diag_error(c, oklc_tok_user_loc(a->tok),
                                   "'@%s' needs %s%d argument%s", a->name,

@@ -19,8 +19,10 @@ static const char *applies_to(AttrId id)
     switch (id) {
     case ATTR_KERNEL: return "functions";
     case ATTR_OUTER: case ATTR_INNER: case ATTR_TILE: case ATTR_NOBARRIER:
-    case ATTR_MAX_INNER_DIMS: case ATTR_SIMD_LENGTH: case ATTR_UNROLL:
+    case ATTR_MAX_INNER_DIMS: case ATTR_SIMD_LENGTH: case ATTR_UNROLL: case ATTR_CL_IVDEP:
         return "for loops";
+    case ATTR_CL_REQD_WGS: case ATTR_CL_WGS_HINT: case ATTR_CL_VEC_HINT:
+        return "the definitions of @kernel functions";
     case ATTR_SHARED: case ATTR_EXCLUSIVE: return "variables declared in a kernel, and typedefs";
     case ATTR_BARRIER: return "empty statements ('@barrier;')";
     case ATTR_ATOMIC: return "expression statements and blocks";
