@@ -129,6 +129,11 @@ const char *oklc_attr_name(AttrId id)
     return "?";
 }
 
+const char *oklc_attr_at(const char *name)
+{
+    return strncmp(name, "cl::", 4) ? "@" : "";
+}
+
 const AttrSpec *oklc_attr_cl(const char *name, size_t len, bool *unsupported)
 {
     *unsupported = false;
@@ -251,7 +256,8 @@ bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
                             : oklc_attr_lookup(c, a->name, strlen(a->name));
     if (a->nargs < s->min_args) {
         Diag *d = oklc_diag_error(c, oklc_tok_user_loc(a->tok),
-                                  "'@%s' needs %s%d argument%s", a->name,
+                                  "'%s%s' needs %s%d argument%s", oklc_attr_at(a->name),
+                                  a->name,
                                   s->max_args == s->min_args ? "" : "at least ", s->min_args,
                                   s->min_args == 1 ? "" : "s");
         oklc_tok_note_expansion(c, d, a->tok);
@@ -260,12 +266,13 @@ bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
     if (s->max_args >= 0 && a->nargs > s->max_args) {
         Diag *d;
         if (s->max_args == 0)
-            d = oklc_diag_error(c, oklc_tok_user_loc(a->tok), "'@%s' takes no arguments",
-                                a->name);
+            d = oklc_diag_error(c, oklc_tok_user_loc(a->tok), "'%s%s' takes no arguments",
+                                oklc_attr_at(a->name), a->name);
         else
             d = oklc_diag_error(c, oklc_tok_user_loc(a->args[s->max_args].tok),
-                                "'@%s' takes at most %d argument%s, but %d were given", a->name,
-                                s->max_args, s->max_args == 1 ? "" : "s", a->nargs);
+                                "'%s%s' takes at most %d argument%s, but %d were given",
+                                oklc_attr_at(a->name), a->name, s->max_args,
+                                s->max_args == 1 ? "" : "s", a->nargs);
         oklc_tok_note_expansion(c, d, a->tok);
         return false;
     }
@@ -274,9 +281,11 @@ bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
     for (int i = 0; i < a->nargs; i++) {
         const AttrArg *g = &a->args[i];
         if (g->kind == ARG_ATTR)
-            return arg_error(c, g->tok, "'@%s' does not take attributes as arguments", a->name);
+            return arg_error(c, g->tok, "'%s' does not take attributes as arguments",
+                             oklc_arena_printf(&c->arena, "%s%s", oklc_attr_at(a->name), a->name));
         if (g->kind == ARG_KEYVAL)
-            return arg_error(c, g->tok, "'@%s' does not take options", a->name);
+            return arg_error(c, g->tok, "'%s' does not take options",
+                             oklc_arena_printf(&c->arena, "%s%s", oklc_attr_at(a->name), a->name));
     }
     return true;
 }

@@ -125,6 +125,12 @@ static Diag *error_at(Norm *N, const Token *t, const char *fmt, const char *arg)
     return d;
 }
 
+/* An attribute's name as messages write it: "@tile", "cl::packed". */
+static const char *shown(Norm *N, const char *name)
+{
+    return oklc_arena_printf(&N->c->arena, "%s%s", oklc_attr_at(name), name);
+}
+
 /* ---- token classes ------------------------------------------------------------ */
 
 static bool is_punct(const Token *t, Punct p)
@@ -300,7 +306,7 @@ static bool parse_args(Norm *N, Token **v, size_t from, size_t to, bool legacy, 
         if (k < to && !(depth == 0 && is_punct(v[k], P_COMMA)))
             continue;
         if (k == s) {
-            error_at(N, v[k], "expected an argument of '@%s'", at->name);
+            error_at(N, v[k], "expected an argument of '%s'", shown(N, at->name));
             return false;
         }
         AttrArg g = {0};
@@ -386,7 +392,7 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
     }
     legacy_spelling(N, t, spec, name, len);
     if (++N->depth > MAX_NESTING) {
-        error_at(N, t, "attributes are nested too deeply in '@%s'", spec->name);
+        error_at(N, t, "attributes are nested too deeply in '%s'", shown(N, spec->name));
         N->depth--;
         return next;
     }
@@ -399,8 +405,8 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
         (!(v[next]->flags & TF_SPACE) || spec->max_args != 0)) {
         size_t close = match_close(v, next, end);
         if (close >= end) {
-            Diag *d = error_at(N, v[next], "expected ')' to close the arguments of '@%s'",
-                               spec->name);
+            Diag *d = error_at(N, v[next], "expected ')' to close the arguments of '%s'",
+                               shown(N, spec->name));
             (void)d;
             N->depth--;
             return end;

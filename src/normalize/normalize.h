@@ -128,6 +128,9 @@ typedef struct AttrSpec {
 OKLC_INTERNAL bool oklc_attr_add(oklc_ctx *c, const AttrSpec *s);
 OKLC_INTERNAL const AttrSpec *oklc_attr_lookup(oklc_ctx *c, const char *name, size_t len);
 OKLC_INTERNAL const char *oklc_attr_name(AttrId id);
+/* How messages write an attribute's name: "@" before OKL's (and plugins'),
+ * "" before OpenCL's ("cl::packed"). */
+OKLC_INTERNAL const char *oklc_attr_at(const char *name);
 /* OpenCL's attribute `cl::name` (the seed's attribute qualifiers): its
  * spec, named "cl::name"; NULL for a name OpenCL does not define, and for
  * those no backend has (*unsupported set). */
