@@ -325,6 +325,13 @@ struct GpuTarget {
     const char *global_var;       /* before another global, or NULL: none */
     /* the launch-size hint of a block of constant size, or NULL */
     const char *(*launch_hint)(Arena *a, const int64_t block[3]);
+    /* OpenCL's kernel hints, [[cl::work_group_size_hint(x, y, z)]] (a
+     * format of three numbers) and [[cl::vec_type_hint(T)]] (of the type);
+     * NULL: the target has none, and the hint is dropped */
+    const char *size_hint;
+    const char *vec_hint;
+    /* Metal: no packed structs ([[cl::packed]] is an error) */
+    bool        no_packed;
     /* the most threads a block has on every device of the target (CUDA,
      * HIP: 1024); 0: each device says, at launch */
     int64_t     max_block;

@@ -582,10 +582,55 @@ static void positive_check(Emit *E, LaunchChecks *v, const Loop *l, const char *
               x, "0");
 }
 
+/* The number of threads on axis `axis` of the block of the nest of `top`
+ * (docs/launchers.md: the largest count of its @inner loops there, at
+ * least 1), as C++ of the arguments: `known` and the counts not known. */
+static const char *block_text(Emit *E, const Kernel *k, const Loop *top, int axis)
+{
+    Arena *a = &E->c->arena;
+    long long known = 1;
+    const char *b = NULL;
+    for (size_t i = 0; i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        if (l->kind != LOOP_INNER || l->axis != axis || !oklc_in_range(top->stmt, l->stmt.begin))
+            continue;
+        if (l->trips_known) {
+            known = l->ntrips > known ? l->ntrips : known;
+            continue;
+        }
+        const char *n = oklc_arena_printf(a, "(long long)(%s)", l->trips_wide);
+        b = b ? oklc_arena_printf(a, "(%s > %s ? %s : %s)", n, b, n, b) : n;
+    }
+    return oklc_arena_printf(a, "(%s > %lld ? %s : %lld)", b, known, b, known);
+}
+
+/* [[cl::reqd_work_group_size(x, y, z)]]: each axis of the block whose
+ * size is known at launch only must be the size required (those known
+ * at translation were checked). */
+static void required_checks(Emit *E, LaunchChecks *v, const Kernel *k, const Loop *top)
+{
+    int64_t want[3], have[3];
+    if (!k->reqd_wgs || !oklc_model_sizes(k->reqd_wgs, want))
+        return;
+    oklc_model_block(k, top, have);
+    Arena *a = &E->c->arena;
+    for (int x = 0; x < 3; x++) {
+        if (have[x] >= 0)
+            continue;
+        const char *n = block_text(E, k, top, x);   /* (@max_inner_dims: known) */
+        add_check(E, v, top, oklc_arena_printf(a, "%s != %lldLL", n, (long long)want[x]),
+                  oklc_arena_printf(a, "the @outer loop at line %u runs blocks of %%lld threads "
+                                       "on axis %d, but cl::reqd_work_group_size requires %%lld",
+                                    oklc_model_line(E->c, top->stmt.begin), x),
+                  n, oklc_arena_printf(a, "%lldLL", (long long)want[x]));
+    }
+}
+
 size_t oklc_emit_launch_checks(Emit *E, const Kernel *k, const Loop *top,
                                const LaunchCheck **out)
 {
     LaunchChecks v = {0};
+    required_checks(E, &v, k, top);
     const Attr *mid = top->max_inner_dims;
     Arena *a = &E->c->arena;
     for (size_t i = 0; i < k->nloops; i++) {

@@ -648,6 +648,19 @@ static void unroll_attrs(Cpu *C)
     }
 }
 
+/* [[cl::ivdep]] on a loop: GCC's ivdep (no dependence between any
+ * iterations). [[cl::ivdep(len)]] allows dependences `len` iterations
+ * apart, which GCC's pragma cannot say: that hint is dropped. */
+static void ivdep_attrs(Cpu *C)
+{
+    for (size_t i = 0; i < C->k->nloops; i++) {
+        const Loop *l = C->k->loops[i];
+        if (l->ivdep && !l->ivdep->nargs && l->tile_part != 2)
+            oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin,
+                                    "#pragma GCC ivdep");
+    }
+}
+
 /* Loops around @inner loops with a constant count: a tree reduction's
  * `for (alive = 128; alive > 0; alive /= 2)` around an @inner loop that
  * adds s[t + alive]. GCC does not unroll a loop whose body holds loops;
@@ -784,6 +797,7 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     for (size_t i = 0; i < C.blocks.len; i++)
         declare_extents(&C, C.blocks.data[i]);
     unroll_attrs(&C);
+    ivdep_attrs(&C);
     if (k->root)
         unroll_levels(&C, k->root, false);
     for (size_t i = 0; i < k->nloops; i++) {

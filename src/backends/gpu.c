@@ -831,6 +831,30 @@ static const char *copied_instances(Gpu *G, const DeviceKernel *d)
     return b.data;
 }
 
+/* The device kernel's attributes: the launch-size hint of its block when
+ * it is known (or required: [[cl::reqd_work_group_size]], which the
+ * launch checks), then OpenCL's hints where the target has them. */
+static const char *kernel_hints(Gpu *G, const Nest *n)
+{
+    const Kernel *k = G->k;
+    int64_t req[3];
+    bool sized = n->nblock[0] > 0 && n->nblock[1] > 0 && n->nblock[2] > 0;
+    const int64_t *block = k->reqd_wgs && oklc_model_sizes(k->reqd_wgs, req) ? req
+                           : sized ? n->nblock : NULL;
+    const char *h = block && G->T->launch_hint ? G->T->launch_hint(G->a, block) : NULL;
+    int64_t hint[3];
+    if (k->wgs_hint && G->T->size_hint && oklc_model_sizes(k->wgs_hint, hint)) {
+        const char *s = oklc_arena_printf(G->a, G->T->size_hint, (long long)hint[0],
+                                          (long long)hint[1], (long long)hint[2]);
+        h = h ? oklc_arena_printf(G->a, "%s %s", h, s) : s;
+    }
+    if (k->vec_hint && G->T->vec_hint) {
+        const char *s = oklc_arena_printf(G->a, G->T->vec_hint, k->vec_hint->args[0].text);
+        h = h ? oklc_arena_printf(G->a, "%s %s", h, s) : s;
+    }
+    return h;
+}
+
 /* CUDA's, HIP's and OpenCL's form of a device kernel. */
 static const char *plain_device_kernel(Gpu *G, const DeviceKernel *d)
 {
@@ -869,17 +893,29 @@ static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char
         if (need[i])
             oklc_buf_printf(&b, "  %s\n", render(G, sc.decls.data[i]->range));
     oklc_buf_printf(&b, "  %s\n", render(G, n->top->stmt));
-    bool sized = n->nblock[0] > 0 && n->nblock[1] > 0 && n->nblock[2] > 0;
     DeviceKernel d = {
         .index = index,
         .name = oklc_arena_printf(G->a, "_occa_%s_%zu", G->k->name, index),
         .params = render(G, params_range(G)),
-        .hint = sized && G->T->launch_hint ? G->T->launch_hint(G->a, n->nblock) : NULL,
+        .hint = kernel_hints(G, n),
         .top = shared_decls,
         .body = b.data,
         .nest = n->top,
     };
     return G->T->device_kernel ? G->T->device_kernel(G, &d) : plain_device_kernel(G, &d);
+}
+
+/* [[cl::packed]] where the target has no packed structs. */
+static bool layouts(Emit *E)
+{
+    for (size_t i = 0; E->be->gpu->no_packed && i < E->nz->nlayouts; i++)
+        if (E->nz->layouts[i].id == ATTR_CL_PACKED) {
+            const Token *t = E->nz->layouts[i].tok;
+            oklc_diag_error(E->c, oklc_tok_user_loc(t), "'cl::packed' is not supported by "
+                            "the %s backend: it has no packed structs", E->be->name);
+            return false;
+        }
+    return true;
 }
 
 /* ---- the launcher --------------------------------------------------------------------------------- */
@@ -1158,7 +1194,7 @@ static bool device_limits(Emit *E)
 bool oklc_gpu_translate(Emit *E)
 {
     int errors = E->c->nerrors;
-    if (!oklc_emit_kernel_list(E))
+    if (!oklc_emit_kernel_list(E) || !layouts(E))
         return false;
     oklc_emit_attributes(E);
     device_functions(E);

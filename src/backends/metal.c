@@ -477,6 +477,7 @@ static const GpuTarget metal = {
     .global_var = NULL,
     .unroll = oklc_cuda_unroll,
     .launch_hint = launch_hint,
+    .no_packed = true,
     .max_block = 1024,
     .atomic = metal_atomic,
     .prepare = prepare,

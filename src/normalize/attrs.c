@@ -30,6 +30,32 @@ static const AttrSpec specs[] = {
     {"globalPtr", ATTR_GLOBAL_PTR, 0, 0, false, NULL},
 };
 
+/* OpenCL's [[cl::...]] attribute qualifiers. Those with a meaning in OKL
+ * are records like OKL's own (unroll_hint is OKL's @unroll); packed and
+ * aligned are layouts the normalizer writes as GNU attributes; each
+ * backend's translation is in docs/backends.md ("OpenCL attributes"). */
+static const AttrSpec cl_specs[] = {
+    {"unroll", ATTR_UNROLL, 0, 1, false, NULL},
+    {"cl::reqd_work_group_size", ATTR_CL_REQD_WGS, 3, 3, false, NULL},
+    {"cl::work_group_size_hint", ATTR_CL_WGS_HINT, 3, 3, false, NULL},
+    {"cl::vec_type_hint", ATTR_CL_VEC_HINT, 1, 1, false, NULL},
+    {"cl::ivdep", ATTR_CL_IVDEP, 0, 1, false, NULL},
+    {"cl::packed", ATTR_CL_PACKED, 0, 0, false, NULL},
+    {"cl::aligned", ATTR_CL_ALIGNED, 0, 1, false, NULL},
+};
+
+/* cl:: names with another spelling in cl_specs, and those without a
+ * meaning on any backend (sub-groups and the sizes of constant or local
+ * kernel arguments, which OKL kernels do not have). */
+static const struct {
+    const char *name, *as;
+} cl_names[] = {
+    {"unroll_hint", "unroll"},
+    {"required_work_group_size", "cl::reqd_work_group_size"},
+    {"required_num_sub_groups", NULL},
+    {"max_size", NULL},
+};
+
 /* Legacy names of attributes, accepted with a warning (oklc_attr_legacy). */
 static const struct {
     const char *name;
@@ -97,7 +123,35 @@ const char *oklc_attr_name(AttrId id)
     for (size_t i = 0; i < OKLC_COUNTOF(specs); i++)
         if (specs[i].id == id)
             return specs[i].name;
+    for (size_t i = 0; i < OKLC_COUNTOF(cl_specs); i++)
+        if (cl_specs[i].id == id)
+            return cl_specs[i].name;
     return "?";
+}
+
+const char *oklc_attr_at(const char *name)
+{
+    return strncmp(name, "cl::", 4) ? "@" : "";
+}
+
+const AttrSpec *oklc_attr_cl(const char *name, size_t len, bool *unsupported)
+{
+    *unsupported = false;
+    const char *full = NULL;
+    for (size_t i = 0; i < OKLC_COUNTOF(cl_names); i++)
+        if (same_name(cl_names[i].name, name, len)) {
+            if (!cl_names[i].as) {
+                *unsupported = true;
+                return NULL;
+            }
+            full = cl_names[i].as;
+        }
+    for (size_t i = 0; i < OKLC_COUNTOF(cl_specs); i++) {
+        const char *s = cl_specs[i].name;
+        if (full ? !strcmp(s, full) : !strncmp(s, "cl::", 4) && same_name(s + 4, name, len))
+            return &cl_specs[i];
+    }
+    return NULL;
 }
 
 /* Levenshtein distance, case-insensitive, capped for short names. */
@@ -196,10 +250,14 @@ static bool check_tile(oklc_ctx *c, const Attr *a)
 
 bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
 {
-    const AttrSpec *s = oklc_attr_lookup(c, a->name, strlen(a->name));
+    bool unsupported;
+    const AttrSpec *s = !strncmp(a->name, "cl::", 4)
+                            ? oklc_attr_cl(a->name + 4, strlen(a->name + 4), &unsupported)
+                            : oklc_attr_lookup(c, a->name, strlen(a->name));
     if (a->nargs < s->min_args) {
         Diag *d = oklc_diag_error(c, oklc_tok_user_loc(a->tok),
-                                  "'@%s' needs %s%d argument%s", a->name,
+                                  "'%s%s' needs %s%d argument%s", oklc_attr_at(a->name),
+                                  a->name,
                                   s->max_args == s->min_args ? "" : "at least ", s->min_args,
                                   s->min_args == 1 ? "" : "s");
         oklc_tok_note_expansion(c, d, a->tok);
@@ -208,12 +266,13 @@ bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
     if (s->max_args >= 0 && a->nargs > s->max_args) {
         Diag *d;
         if (s->max_args == 0)
-            d = oklc_diag_error(c, oklc_tok_user_loc(a->tok), "'@%s' takes no arguments",
-                                a->name);
+            d = oklc_diag_error(c, oklc_tok_user_loc(a->tok), "'%s%s' takes no arguments",
+                                oklc_attr_at(a->name), a->name);
         else
             d = oklc_diag_error(c, oklc_tok_user_loc(a->args[s->max_args].tok),
-                                "'@%s' takes at most %d argument%s, but %d were given", a->name,
-                                s->max_args, s->max_args == 1 ? "" : "s", a->nargs);
+                                "'%s%s' takes at most %d argument%s, but %d were given",
+                                oklc_attr_at(a->name), a->name, s->max_args,
+                                s->max_args == 1 ? "" : "s", a->nargs);
         oklc_tok_note_expansion(c, d, a->tok);
         return false;
     }
@@ -222,9 +281,11 @@ bool oklc_attr_check_args(oklc_ctx *c, const Attr *a)
     for (int i = 0; i < a->nargs; i++) {
         const AttrArg *g = &a->args[i];
         if (g->kind == ARG_ATTR)
-            return arg_error(c, g->tok, "'@%s' does not take attributes as arguments", a->name);
+            return arg_error(c, g->tok, "'%s' does not take attributes as arguments",
+                             oklc_arena_printf(&c->arena, "%s%s", oklc_attr_at(a->name), a->name));
         if (g->kind == ARG_KEYVAL)
-            return arg_error(c, g->tok, "'@%s' does not take options", a->name);
+            return arg_error(c, g->tok, "'%s' does not take options",
+                             oklc_arena_printf(&c->arena, "%s%s", oklc_attr_at(a->name), a->name));
     }
     return true;
 }

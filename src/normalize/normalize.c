@@ -51,6 +51,7 @@ typedef struct Norm {
     VEC(SrcMapEntry) map;
     VEC(Attr *)  attrs;
     VEC(SpecRange) specs;      /* every [[...]] holding OKL attributes */
+    VEC(ClLayout) layouts;     /* [[cl::packed]], [[cl::aligned]] */
     VEC(Attr *)  waiting;      /* ANCHOR_NEXT attributes without their anchor yet */
     VEC(Frame)   frames;
     const Token *prev;         /* last token printed that is not an attribute */
@@ -122,6 +123,12 @@ static Diag *error_at(Norm *N, const Token *t, const char *fmt, const char *arg)
     Diag *d = oklc_diag_error(N->c, oklc_tok_user_loc(t), fmt, arg);
     oklc_tok_note_expansion(N->c, d, t);
     return d;
+}
+
+/* An attribute's name as messages write it: "@tile", "cl::packed". */
+static const char *shown(Norm *N, const char *name)
+{
+    return oklc_arena_printf(&N->c->arena, "%s%s", oklc_attr_at(name), name);
 }
 
 /* ---- token classes ------------------------------------------------------------ */
@@ -299,7 +306,7 @@ static bool parse_args(Norm *N, Token **v, size_t from, size_t to, bool legacy, 
         if (k < to && !(depth == 0 && is_punct(v[k], P_COMMA)))
             continue;
         if (k == s) {
-            error_at(N, v[k], "expected an argument of '@%s'", at->name);
+            error_at(N, v[k], "expected an argument of '%s'", shown(N, at->name));
             return false;
         }
         AttrArg g = {0};
@@ -385,7 +392,7 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
     }
     legacy_spelling(N, t, spec, name, len);
     if (++N->depth > MAX_NESTING) {
-        error_at(N, t, "attributes are nested too deeply in '@%s'", spec->name);
+        error_at(N, t, "attributes are nested too deeply in '%s'", shown(N, spec->name));
         N->depth--;
         return next;
     }
@@ -398,8 +405,8 @@ static size_t parse_attr(Norm *N, Token **v, size_t i, size_t end, bool legacy, 
         (!(v[next]->flags & TF_SPACE) || spec->max_args != 0)) {
         size_t close = match_close(v, next, end);
         if (close >= end) {
-            Diag *d = error_at(N, v[next], "expected ')' to close the arguments of '@%s'",
-                               spec->name);
+            Diag *d = error_at(N, v[next], "expected ')' to close the arguments of '%s'",
+                               shown(N, spec->name));
             (void)d;
             N->depth--;
             return end;
@@ -855,6 +862,99 @@ static bool for_header(Norm *N, size_t i)
     return true;
 }
 
+/* "the cuda backend", for messages ("any backend" when none is chosen). */
+static const char *backend_name(oklc_ctx *c)
+{
+    if (!c->backend_name && c->backend == OKLC_BACKEND_NONE)
+        return "any backend";
+    return oklc_arena_printf(&c->arena, "the %s backend",
+                             c->backend_name ? c->backend_name : oklc_backend_name(c->backend));
+}
+
+/* The spec of OpenCL's cl::name; an unknown name, or one no backend has,
+ * is an error at it (NULL, like a C++ attribute left to Clang, which would
+ * ignore it). */
+static const AttrSpec *cl_attr(Norm *N, const Token *name)
+{
+    bool unsupported;
+    const AttrSpec *s = oklc_attr_cl(name->text, name->len, &unsupported);
+    if (!s) {
+        Diag *d = unsupported
+                      ? oklc_diag_error(N->c, oklc_tok_user_loc(name),
+                                        "'cl::%.*s' is not supported by %s: OKL "
+                                        "kernels have no sub-groups nor constant or local "
+                                        "arguments",
+                                        (int)name->len, name->text, backend_name(N->c))
+                      : oklc_diag_error(N->c, oklc_tok_user_loc(name),
+                                        "unknown OpenCL attribute 'cl::%.*s'", (int)name->len,
+                                        name->text);
+        oklc_tok_note_expansion(N->c, d, name);
+    }
+    return s;
+}
+
+/* Is [[ ... ]] at i..close OpenCL's layout, [[cl::packed]] or
+ * [[cl::aligned(n)]]? Only if its first item is. */
+static bool cl_layout_group(Norm *N, size_t i, size_t close)
+{
+    Token **v = N->v;
+    bool unsupported;
+    const AttrSpec *s;
+    return i + 4 < close && oklc_tok_eq(v[i + 2], "cl") && is_punct(v[i + 3], P_COLONCOLON) &&
+           v[i + 4]->kind == TK_IDENT &&
+           (s = oklc_attr_cl(v[i + 4]->text, v[i + 4]->len, &unsupported)) &&
+           (s->id == ATTR_CL_PACKED || s->id == ATTR_CL_ALIGNED);
+}
+
+/* [[cl::packed, cl::aligned(8)]] -> __attribute__((packed, aligned(8))):
+ * GNU's attribute means the seed's at each of its places (after `struct`,
+ * after the closing brace, after a declarator, before a declaration), so
+ * Clang lays the type out as the device will. Every item must be one of
+ * the two. */
+static size_t cl_layout(Norm *N, size_t i)
+{
+    Token **v = N->v;
+    size_t close = N->matches[i], end = close - 1;
+    oklc_print_lead(&N->pr, v[i]);
+    map_here(N, v[i + 4]);
+    raw(N, "__attribute__((");
+    for (size_t k = i + 2; k < end;) {
+        bool unsupported;
+        const AttrSpec *s = NULL;
+        if (k + 2 < end && oklc_tok_eq(v[k], "cl") && is_punct(v[k + 1], P_COLONCOLON) &&
+            v[k + 2]->kind == TK_IDENT)
+            s = oklc_attr_cl(v[k + 2]->text, v[k + 2]->len, &unsupported);
+        if (!s || (s->id != ATTR_CL_PACKED && s->id != ATTR_CL_ALIGNED)) {
+            error_at(N, v[k], "'%s' and 'cl::aligned' are written in a [[...]] of their own",
+                     "cl::packed");
+            break;
+        }
+        ClLayout l = {v[k + 2], s->id};
+        vec_push(&N->c->arena, &N->layouts, l);
+        size_t after = k + 3;
+        if (after < end && is_punct(v[after], P_LPAREN))
+            after = match_close(v, after, end) + 1;
+        if (s->id == ATTR_CL_PACKED && after > k + 3)
+            error_at(N, v[k + 3], "'%s' takes no arguments", "cl::packed");
+        raw(N, k > i + 2 ? ", " : "");
+        for (size_t j = k + 2; j < after; j++) {
+            map_here(N, v[j]);
+            raw(N, j > k + 2 && (v[j]->flags & TF_SPACE) ? " " : "");
+            oklc_print_text(&N->pr, v[j]);
+        }
+        k = after;
+        if (k < end && is_punct(v[k], P_COMMA))
+            k++;
+        else if (k < end) {
+            error_at(N, v[k], "expected ',' or ']]' after '%s'", "cl::aligned");
+            break;
+        }
+    }
+    raw(N, "))");
+    N->after_attr = true;
+    return close + 1;
+}
+
 /* [[ attribute-list ]] of OKL 2.0 input: printed as written; okl::x and
  * okl_x attributes are recorded. The seed's okl_x("args") form carries its
  * arguments in a string. */
@@ -866,6 +966,8 @@ static size_t okl2_attrs(Norm *N, size_t i)
         put(N, v[i], false);    /* not an attribute: let Clang judge */
         return i + 1;
     }
+    if (cl_layout_group(N, i, close))
+        return cl_layout(N, i);
     size_t end = close - 1;   /* the inner ']' */
     size_t k = i + 2;
     bool using_okl = false, any_okl = false;
@@ -890,12 +992,13 @@ static size_t okl2_attrs(Norm *N, size_t i)
     N->after_attr = true;
     while (k < end) {
         size_t item = k, name = k;
-        bool okl = false, cl_unroll = false;
+        bool okl = false;
+        const AttrSpec *cl = NULL;    /* OpenCL's, recorded as OKL's are */
         if (v[k]->kind == TK_IDENT && k + 2 < end && is_punct(v[k + 1], P_COLONCOLON)) {
-            /* OpenCL's [[cl::unroll_hint(n)]] is OKL's unroll */
-            cl_unroll = oklc_tok_eq(v[k], "cl") && oklc_tok_eq(v[k + 2], "unroll_hint");
-            okl = oklc_tok_eq(v[k], "okl") || cl_unroll;
             name = k + 2;
+            if (oklc_tok_eq(v[k], "cl") && v[name]->kind == TK_IDENT)
+                cl = cl_attr(N, v[name]);
+            okl = oklc_tok_eq(v[k], "okl") || cl;
         } else if (v[k]->kind == TK_IDENT) {
             okl = using_okl || (v[k]->len > 4 && !memcmp(v[k]->text, "okl_", 4));
         }
@@ -916,9 +1019,7 @@ static size_t okl2_attrs(Norm *N, size_t i)
             size_t nl = nt->len;
             if (name == k && !using_okl)
                 nm += 4, nl -= 4;
-            if (cl_unroll)
-                nm = "unroll", nl = 6;
-            const AttrSpec *spec = oklc_attr_lookup(N->c, nm, nl);
+            const AttrSpec *spec = cl ? cl : oklc_attr_lookup(N->c, nm, nl);
             if (!spec) {
                 unknown_attr(N, nt, nm, nl,
                              name == k && !using_okl ? "okl_" : name == k ? "" : "okl::", "",
@@ -1102,6 +1203,8 @@ static Normalized *finish(Norm *N)
     nz->nattrs = N->attrs.len;
     nz->specs = N->specs.data;
     nz->nspecs = N->specs.len;
+    nz->layouts = N->layouts.data;
+    nz->nlayouts = N->layouts.len;
     nz->map = N->map.data;
     nz->nmap = N->map.len;
     N->c->norm = nz;

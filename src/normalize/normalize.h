@@ -30,6 +30,12 @@ typedef enum AttrId {
     ATTR_SIMD_LENGTH,
     ATTR_UNROLL,
     ATTR_GLOBAL_PTR,
+    ATTR_CL_REQD_WGS,     /* [[cl::reqd_work_group_size(x, y, z)]] on a kernel */
+    ATTR_CL_WGS_HINT,     /* [[cl::work_group_size_hint(x, y, z)]] on a kernel */
+    ATTR_CL_VEC_HINT,     /* [[cl::vec_type_hint(T)]] on a kernel */
+    ATTR_CL_IVDEP,        /* [[cl::ivdep]], [[cl::ivdep(len)]] on a for loop */
+    ATTR_CL_PACKED,       /* [[cl::packed]]: a layout, written as GNU's (CL_LAYOUT) */
+    ATTR_CL_ALIGNED,      /* [[cl::aligned]], [[cl::aligned(n)]]: likewise */
     ATTR_PLUGIN,       /* one a plugin added: AttrSpec.plugin says which */
     ATTR_COUNT_
 } AttrId;
@@ -85,6 +91,15 @@ typedef struct SpecRange {
     const char  *keep;        /* "[[gnu::unused]]", or NULL: delete it all */
 } SpecRange;
 
+/* A [[cl::packed]] or [[cl::aligned(n)]]: written as GNU's
+ * __attribute__((...)) for Clang and every target that has it (the
+ * layout Clang computes for the metadata is then the device's); a target
+ * without it refuses it at `tok`. */
+typedef struct ClLayout {
+    const Token *tok;         /* the attribute's name */
+    AttrId       id;          /* ATTR_CL_PACKED or ATTR_CL_ALIGNED */
+} ClLayout;
+
 typedef struct Normalized {
     const char  *text;
     size_t       len;
@@ -94,6 +109,8 @@ typedef struct Normalized {
     size_t       nspecs;
     SrcMapEntry *map;         /* sorted by off */
     size_t       nmap;
+    ClLayout    *layouts;     /* [[cl::packed]], [[cl::aligned]], in text order */
+    size_t       nlayouts;
 } Normalized;
 
 /* ---- attrs.c ------------------------------------------------------------ */
@@ -111,6 +128,13 @@ typedef struct AttrSpec {
 OKLC_INTERNAL bool oklc_attr_add(oklc_ctx *c, const AttrSpec *s);
 OKLC_INTERNAL const AttrSpec *oklc_attr_lookup(oklc_ctx *c, const char *name, size_t len);
 OKLC_INTERNAL const char *oklc_attr_name(AttrId id);
+/* How messages write an attribute's name: "@" before OKL's (and plugins'),
+ * "" before OpenCL's ("cl::packed"). */
+OKLC_INTERNAL const char *oklc_attr_at(const char *name);
+/* OpenCL's attribute `cl::name` (the seed's attribute qualifiers): its
+ * spec, named "cl::name"; NULL for a name OpenCL does not define, and for
+ * those no backend has (*unsupported set). */
+OKLC_INTERNAL const AttrSpec *oklc_attr_cl(const char *name, size_t len, bool *unsupported);
 /* Whether `name` is a legacy name of s (@global for @globalPtr). */
 OKLC_INTERNAL bool oklc_attr_legacy(const AttrSpec *s, const char *name, size_t len);
 /* The closest known name, for "did you mean"; NULL when nothing is close. */

@@ -88,20 +88,40 @@ static enum CXChildVisitResult prototype_param(CXCursor cur, CXCursor parent, CX
     return CXChildVisit_Continue;
 }
 
+/* OpenCL's kernel attributes, by their place in Kernel (reqd_wgs,
+ * wgs_hint, vec_hint); -1 for others. */
+static int kernel_cl_attr(AttrId id)
+{
+    return id == ATTR_CL_REQD_WGS ? 0 : id == ATTR_CL_WGS_HINT ? 1 : id == ATTR_CL_VEC_HINT ? 2
+                                                                                          : -1;
+}
+
+/* OpenCL's kernel attributes on what is not a kernel's definition. */
+static void misplaced_cl(Walk *W, Attr *const cl[3])
+{
+    for (int c = 0; c < 3; c++)
+        if (cl[c])
+            oklc_walk_misplaced(W, cl[c], NULL);
+}
+
 void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
 {
     Range ext = oklc_cx_range(cur);
     uint32_t name = oklc_cx_offset(clang_getCursorLocation(cur));
     AttrList next = {0}, prev = {0}, ptr = {0};
     oklc_walk_decl_attrs(W, ext, name, &next, &prev, &ptr);
-    Attr *kattr = NULL;
+    Attr *kattr = NULL, *cl[3] = {0};
     for (size_t i = 0; i < next.len; i++) {
-        if (next.data[i]->id == ATTR_KERNEL && !kattr)
-            kattr = next.data[i];
-        else if (next.data[i]->id == ATTR_KERNEL)
-            oklc_walk_misplaced(W, next.data[i], "a kernel that has it already");
-        else if (next.data[i]->id != ATTR_RESTRICT)
-            oklc_walk_misplaced(W, next.data[i], "a function");
+        Attr *a = next.data[i];
+        int c = kernel_cl_attr(a->id);
+        if (a->id == ATTR_KERNEL && !kattr)
+            kattr = a;
+        else if (a->id == ATTR_KERNEL || (c >= 0 && cl[c]))
+            oklc_walk_misplaced(W, a, "a kernel that has it already");
+        else if (c >= 0)
+            cl[c] = a;
+        else if (a->id != ATTR_RESTRICT)
+            oklc_walk_misplaced(W, a, "a function");
     }
     for (size_t i = 0; i < prev.len; i++)
         oklc_walk_misplaced(W, prev.data[i], "a function");
@@ -121,6 +141,7 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
             vec_push(&W->c->arena, &W->kernel_defs, off);
             vec_push(&W->c->arena, &W->kernel_def_attrs, kattr);
         }
+        misplaced_cl(W, cl);              /* the definition has them */
         vec_push(&W->c->arena, &W->kernel_protos,
                  kind == CXCursor_FunctionTemplate ? after_template_head(W, ext.begin)
                                                    : ext.begin);
@@ -130,6 +151,8 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
     for (size_t i = 0; !kattr && i < W->kernel_defs.len; i++)
         if (W->kernel_defs.data[i] == name)
             kattr = W->kernel_def_attrs.data[i];
+    if (!kattr)
+        misplaced_cl(W, cl);
     if (!kattr) {
         Function *f = oklc_arena_alloc(&W->c->arena, sizeof *f);
         f->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
@@ -172,6 +195,7 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
     Kernel *k = oklc_arena_alloc(&W->c->arena, sizeof *k);
     k->name = oklc_cx_string(W->c, clang_getCursorSpelling(cur));
     k->attr = kattr;
+    k->reqd_wgs = cl[0], k->wgs_hint = cl[1], k->vec_hint = cl[2];
     k->decl = ext;
     k->name_off = name;
     oklc_walk_reserved(W, k->name, name);

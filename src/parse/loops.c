@@ -526,6 +526,7 @@ static Attr *loop_attrs(Walk *W, AttrList *attrs, Loop *proto)
         case ATTR_MAX_INNER_DIMS: slot = &proto->max_inner_dims; break;
         case ATTR_SIMD_LENGTH: slot = &proto->simd_length; break;
         case ATTR_UNROLL: slot = &proto->unroll; break;
+        case ATTR_CL_IVDEP: slot = &proto->ivdep; break;
         default:
             oklc_walk_misplaced(W, a, "a for loop");
             continue;

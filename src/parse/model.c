@@ -36,6 +36,34 @@ unsigned oklc_model_line(oklc_ctx *c, uint32_t off)
     return (unsigned)oklc_presumed_line(c, oklc_norm_loc(c->norm, off));
 }
 
+bool oklc_model_sizes(const Attr *a, int64_t out[3])
+{
+    for (int i = 0; i < 3; i++) {
+        uint64_t v = 1;
+        bool u;
+        const char *err, *t = i < a->nargs ? a->args[i].text : "1";
+        if (!oklc_int_literal(t, strlen(t), &v, &u, &err) || v > INT32_MAX)
+            return false;
+        out[i] = (int64_t)v;
+    }
+    return true;
+}
+
+void oklc_model_block(const Kernel *k, const Loop *top, int64_t block[3])
+{
+    if (top->max_inner_dims && oklc_model_sizes(top->max_inner_dims, block))
+        return;
+    for (int a = 0; a < 3; a++)
+        block[a] = top->max_inner_dims ? -1 : 1;
+    for (size_t i = 0; !top->max_inner_dims && i < k->nloops; i++) {
+        const Loop *l = k->loops[i];
+        if (l->kind != LOOP_INNER || l->axis < 0 || l->axis > 2 || !oklc_in_range(top->stmt, l->stmt.begin) || block[l->axis] < 0)
+            continue;
+        block[l->axis] = !l->trips_known ? -1 : l->ntrips > block[l->axis] ? l->ntrips
+                                                                           : block[l->axis];
+    }
+}
+
 Diag *oklc_model_error(oklc_ctx *c, uint32_t off, const char *fmt, ...)
 {
     va_list ap;

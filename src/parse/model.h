@@ -154,6 +154,7 @@ struct Loop {
     const char *tile_error;   /* why the size cannot be one (1.5, too large), else NULL */
 
     Attr       *nobarrier, *max_inner_dims, *simd_length, *unroll;
+    Attr       *ivdep;        /* [[cl::ivdep]], [[cl::ivdep(len)]] */
     Attr      **attrs;        /* every attribute on the for statement */
     size_t      nattrs;
     Loop       *tile_other;   /* the other level of the same @tile */
@@ -277,6 +278,9 @@ struct Kernel {
     size_t      natomics;
     DimAccess **dims;
     size_t      ndims;
+    /* OpenCL's [[cl::reqd_work_group_size(x, y, z)]] (each nest's block,
+     * checked), [[cl::work_group_size_hint(...)]], [[cl::vec_type_hint(T)]] */
+    Attr       *reqd_wgs, *wgs_hint, *vec_hint;
 };
 
 /* A function that is not a kernel (a device function for GPU backends). */
@@ -419,6 +423,14 @@ OKLC_INTERNAL Diag *oklc_model_diag(oklc_ctx *c, DiagLevel lv, uint32_t off, con
                                     ...) OKLC_PRINTF(4, 5);
 /* The line of an offset as the user sees it (#line applied). */
 OKLC_INTERNAL unsigned oklc_model_line(oklc_ctx *c, uint32_t off);
+/* The block of the nest of top-level @outer loop `top` (threads per axis,
+ * as every backend runs it): @max_inner_dims's sizes, else the largest
+ * count of its @inner loops on each axis, at least 1; -1 on an axis whose
+ * size is known only at launch. */
+OKLC_INTERNAL void oklc_model_block(const Kernel *k, const Loop *top, int64_t block[3]);
+/* The arguments of a@(x, y, z) as numbers (false when one is not an
+ * integer literal): [[cl::reqd_work_group_size]], @max_inner_dims. */
+OKLC_INTERNAL bool oklc_model_sizes(const Attr *a, int64_t out[3]);
 /* Prints the model readably (oklc check --dump-model). */
 OKLC_INTERNAL void oklc_model_dump(oklc_ctx *c, const Model *m, Buf *out);
 OKLC_INTERNAL const char *oklc_cmp_spelling(Cmp cmp);

@@ -338,6 +338,9 @@ static void loop_checks(oklc_ctx *c, Loop *l)
     if (l->unroll && !positive_constants(l->unroll, 1))
         oklc_model_error(c, l->unroll->off, "the count of '@unroll' must be a positive integer "
                                             "constant");
+    if (l->ivdep && !positive_constants(l->ivdep, 1))
+        oklc_model_error(c, l->ivdep->off, "the length of 'cl::ivdep' must be a positive "
+                                           "integer constant");
     if (l->nobarrier && l->kind != LOOP_INNER)
         oklc_model_diag(c, DIAG_WARNING, l->nobarrier->off, "'@nobarrier' has no effect on a loop "
                                                             "that is not @inner");
@@ -366,8 +369,38 @@ static void uneven_inner(oklc_ctx *c, const Loop *l)
         uneven_inner(c, l->kids[i]);
 }
 
+/* [[cl::reqd_work_group_size(x, y, z)]] is every nest's block: one known
+ * at translation must be it (one known at launch is the launch's check). */
+static void required_block(oklc_ctx *c, const Kernel *k, const Loop *top)
+{
+    int64_t want[3], have[3];
+    if (!oklc_model_sizes(k->reqd_wgs, want) || !positive_constants(k->reqd_wgs, 3))
+        return;                            /* (reported) */
+    oklc_model_block(k, top, have);
+    for (int a = 0; a < 3; a++)
+        if (have[a] >= 0 && have[a] != want[a]) {
+            oklc_model_error(c, k->reqd_wgs->off, "the @inner loops of the @outer loop at line "
+                             "%u run %lld threads on axis %d, but 'cl::reqd_work_group_size' "
+                             "requires %lld x %lld x %lld", oklc_model_line(c, at(top)),
+                             (long long)have[a], a, (long long)want[0], (long long)want[1],
+                             (long long)want[2]);
+            return;
+        }
+}
+
+/* OpenCL's kernel attributes: sizes that are positive integer constants. */
+static void kernel_cl_attrs(oklc_ctx *c, const Kernel *k)
+{
+    const Attr *sized[2] = {k->reqd_wgs, k->wgs_hint};
+    for (int i = 0; i < 2; i++)
+        if (sized[i] && !positive_constants(sized[i], 3))
+            oklc_model_error(c, sized[i]->off, "the sizes of '%s' must be positive integer "
+                             "constants", sized[i]->name);
+}
+
 void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o, bool has_inner)
 {
+    kernel_cl_attrs(c, k);
     for (size_t i = 0; i < k->nloops; i++) {
         Loop *l = k->loops[i];
         if (l->kind == LOOP_INNER && !l->parent)
@@ -387,6 +420,8 @@ void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o, bool has_inn
         count_axes(top, 0, 0, depth_of(top, LOOP_OUTER), depth_of(top, LOOP_INNER));
         const Loop *path[2 * MAX_LEVELS + 2];
         distinct_axes(c, top, path, 0);
+        if (k->reqd_wgs)
+            required_block(c, k, top);
         if (o->wall)
             uneven_inner(c, top);
     }

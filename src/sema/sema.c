@@ -19,8 +19,10 @@ static const char *applies_to(AttrId id)
     switch (id) {
     case ATTR_KERNEL: return "functions";
     case ATTR_OUTER: case ATTR_INNER: case ATTR_TILE: case ATTR_NOBARRIER:
-    case ATTR_MAX_INNER_DIMS: case ATTR_SIMD_LENGTH: case ATTR_UNROLL:
+    case ATTR_MAX_INNER_DIMS: case ATTR_SIMD_LENGTH: case ATTR_UNROLL: case ATTR_CL_IVDEP:
         return "for loops";
+    case ATTR_CL_REQD_WGS: case ATTR_CL_WGS_HINT: case ATTR_CL_VEC_HINT:
+        return "the definitions of @kernel functions";
     case ATTR_SHARED: case ATTR_EXCLUSIVE: return "variables declared in a kernel, and typedefs";
     case ATTR_BARRIER: return "empty statements ('@barrier;')";
     case ATTR_ATOMIC: return "expression statements and blocks";
@@ -33,35 +35,39 @@ static const char *applies_to(AttrId id)
 static void misplaced(oklc_ctx *c, const Attr *a, const char *what)
 {
     if (!what)
-        oklc_model_error(c, a->off, "'@%s' cannot be applied here; it applies to %s only",
-                         a->name, applies_to(a->id));
+        oklc_model_error(c, a->off, "'%s%s' cannot be applied here; it applies to %s only",
+                         oklc_attr_at(a->name), a->name, applies_to(a->id));
     else if (!strcmp(what, "a loop that has it already") ||
              !strcmp(what, "a declaration that has it already") ||
              !strcmp(what, "a kernel that has it already"))
-        oklc_model_error(c, a->off, "duplicate '@%s'", a->name);
+        oklc_model_error(c, a->off, "duplicate '%s%s'", oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a loop that has a loop attribute already"))
-        oklc_model_error(c, a->off, "'@%s' conflicts with the other loop attribute of this loop; "
-                                    "a loop is @outer, @inner or @tile",
-                         a->name);
+        oklc_model_error(c, a->off, "'%s%s' conflicts with the other loop attribute of this "
+                                    "loop; a loop is @outer, @inner or @tile",
+                         oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a loop outside a kernel"))
-        oklc_model_error(c, a->off, "'@%s' loops must be inside a @kernel function", a->name);
+        oklc_model_error(c, a->off, "'%s%s' loops must be inside a @kernel function",
+                         oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a statement outside a kernel") ||
              !strcmp(what, "a variable outside a kernel"))
-        oklc_model_error(c, a->off, "'@%s' must be inside a @kernel function", a->name);
+        oklc_model_error(c, a->off, "'%s%s' must be inside a @kernel function",
+                         oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a statement that has it already"))
-        oklc_model_error(c, a->off, "duplicate '@%s'", a->name);
+        oklc_model_error(c, a->off, "duplicate '%s%s'", oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a loop inside a lambda"))
-        oklc_model_error(c, a->off, "'@%s' loops cannot be inside a lambda", a->name);
+        oklc_model_error(c, a->off, "'%s%s' loops cannot be inside a lambda",
+                         oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a statement inside a lambda"))
-        oklc_model_error(c, a->off, "'@%s' cannot be inside a lambda: the threads wait in the "
+        oklc_model_error(c, a->off, "'%s%s' cannot be inside a lambda: the threads wait in the "
                                     "kernel, not in a call (a function whose last statement is "
-                                    "the @barrier has it after each call)", a->name);
+                                    "the @barrier has it after each call)",
+                         oklc_attr_at(a->name), a->name);
     else if (!strcmp(what, "a member function"))
         oklc_model_error(c, a->off, "'@kernel' applies to free functions, not to member "
                                     "functions");
     else
-        oklc_model_error(c, a->off, "'@%s' cannot be applied to %s; it applies to %s only",
-                         a->name, what, applies_to(a->id));
+        oklc_model_error(c, a->off, "'%s%s' cannot be applied to %s; it applies to %s only",
+                         oklc_attr_at(a->name), a->name, what, applies_to(a->id));
 }
 
 /* ---- variables ------------------------------------------------------------------------- */

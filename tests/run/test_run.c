@@ -1618,6 +1618,58 @@ static void test_launch_checks(void **state)
     oklc_kernel_free(inner);
 }
 
+/* ---- cl_attrs.okl: OpenCL's attribute qualifiers --------------------------------------- */
+
+/* [[cl::reqd_work_group_size(16, 1, 1)]] on a kernel whose block is an
+ * argument: a block of 16 runs, one of 20 is refused at launch. */
+static void test_cl_reqd_size(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    oklc_kernel *k = build("cl_attrs.okl", "reqdBlock");
+    int x[N + 4], want[N + 4];
+    for (int i = 0; i < N + 4; i++)
+        x[i] = want[i] = -1;                  /* past N: left alone */
+    for (int i = 0; i < N; i++)
+        want[i] = 3 * i + 1;
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_int(16), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, N + 4);
+    refused(k, "'reqdBlock'", N, 20, "the @outer loop at line 8 runs blocks of 20 threads on "
+                                     "axis 0, but cl::reqd_work_group_size requires 16");
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
+/* [[cl::packed]]: the struct is 5 bytes on every device, as in this C. */
+struct __attribute__((packed)) Packed {
+    char c;
+    int i;
+};
+_Static_assert(sizeof(struct Packed) == 5, "a packed struct of 5 bytes");
+
+static void test_cl_packed(void **state)
+{
+    (void)state;
+    struct Packed p = {'A', -123456};
+    int out[3] = {-1, -1, -1};
+    oklc_kernel *k = build("cl_attrs.okl", "readPacked");
+    oklc_memory *m = to_device(out, sizeof out);
+    RUN(k, oklc_arg_struct(&p, sizeof p), oklc_arg_mem(m));
+    to_host(m, out, sizeof out);
+    int want[3] = {'A', -123456, -1};
+    same_ints(want, out, 3);
+    /* the metadata's size is the packed one: 8 bytes (the unpacked size) are refused */
+    int8_t padded[8] = {0};
+    oklc_arg args[] = {oklc_arg_struct(padded, sizeof padded), oklc_arg_mem(m)};
+    assert_int_equal(oklc_kernel_run(k, 2, args), OKLC_ERR_ARGUMENT);
+    if (!strstr(oklc_last_error(), "5 bytes, passed with oklc_arg_struct"))
+        fail_msg("expected the struct's 5 bytes in: %s", oklc_last_error());
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
 /* An instance's step is checked once its parameters have values. */
 static void test_instance_steps(void **state)
 {
@@ -1952,6 +2004,7 @@ int main(void)
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
         cmocka_unit_test(test_launch_checks),    cmocka_unit_test(test_instance_steps),
+        cmocka_unit_test(test_cl_reqd_size),     cmocka_unit_test(test_cl_packed),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),
         cmocka_unit_test(test_triad_large),      cmocka_unit_test(test_intrinsics),
