@@ -89,6 +89,10 @@ typedef struct LaunchCheck {
     const char *a, *b;
 } LaunchCheck;
 
+/* The variable of the nest of top-level @outer loop `top` (an enclosing
+ * iterator, a declaration in the nest) that loop l's header reads: its
+ * count is known only inside the nest; NULL when the arguments give it. */
+OKLC_INTERNAL const Var *oklc_emit_nest_var(const Kernel *k, const Loop *top, const Loop *l);
 /* The checks of the nest of top-level @outer loop `top` of kernel k; those
  * of loops whose headers read the nest's own variables are not among them
  * (known only inside, where a step is the user's, as in any loop). */

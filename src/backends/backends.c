@@ -547,17 +547,15 @@ void oklc_emit_jumps(Emit *E, const Kernel *k, bool loops_stay)
 
 typedef VEC(LaunchCheck) LaunchChecks;
 
-/* Does loop l's header read a variable of the nest of `top` (an
- * enclosing iterator, a declaration in the nest)? */
-static bool reads_nest(const Kernel *k, const Loop *top, const Loop *l)
+const Var *oklc_emit_nest_var(const Kernel *k, const Loop *top, const Loop *l)
 {
     for (size_t i = 0; i < k->nlocals; i++) {
         const Var *v = k->locals[i];
         if (oklc_in_range(top->stmt, v->name_off) && !oklc_in_range(l->header, v->name_off) &&
             oklc_refers_in(v, l->header))
-            return true;
+            return v;
     }
-    return false;
+    return NULL;
 }
 
 static void add_check(Emit *E, LaunchChecks *v, const Loop *l, const char *refused,
@@ -635,7 +633,8 @@ size_t oklc_emit_launch_checks(Emit *E, const Kernel *k, const Loop *top,
     Arena *a = &E->c->arena;
     for (size_t i = 0; i < k->nloops; i++) {
         const Loop *l = k->loops[i];
-        if (!oklc_in_range(top->stmt, l->stmt.begin) || !l->analyzed || reads_nest(k, top, l))
+        if (!oklc_in_range(top->stmt, l->stmt.begin) || !l->analyzed ||
+            oklc_emit_nest_var(k, top, l))
             continue;
         if (l->tile_part == 1 && l->tile_value == INT64_MIN)
             positive_check(E, &v, l, "tile size", l->tile_size);

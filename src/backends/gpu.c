@@ -57,12 +57,6 @@ static const Var *iterator_var(const Kernel *k, const Loop *l)
     return NULL;
 }
 
-/* Is v declared inside the nest of top-level @outer loop `o`? */
-static bool in_nest(const Var *v, const Loop *o)
-{
-    return oklc_in_range(o->stmt, v->name_off);
-}
-
 /* ---- the nest's shape: grid and block ----------------------------------------------------- */
 
 typedef struct Nest {
@@ -167,28 +161,15 @@ static void grid_sizes(Gpu *G, Nest *n)
     }
 }
 
-/* The variable of the nest (an @outer iterator, a declaration in the
- * nest) that @inner loop l's count uses: the launcher cannot compute that
- * count; NULL when it can (from the kernel's arguments). */
-static const Var *block_var(Gpu *G, const Nest *n, const Loop *l)
-{
-    for (size_t i = 0; !l->trips_known && i < G->k->nlocals; i++) {
-        const Var *v = G->k->locals[i];
-        if (in_nest(v, n->top) && !oklc_in_range(l->header, v->name_off) &&
-            oklc_refers_in(v, l->header))
-            return v;
-    }
-    return NULL;
-}
-
 /* Inner counts must be known where the launcher runs: from the kernel's
  * arguments, not from the @outer iterators or the nest's variables. */
 static bool launcher_can_count(Gpu *G, const Nest *n, const Loop *inner_top)
 {
     for (size_t j = 0; j < G->k->nloops; j++) {
         const Loop *l = G->k->loops[j];
-        const Var *v = l->kind == LOOP_INNER && oklc_in_range(n->top->stmt, l->stmt.begin)
-                           ? block_var(G, n, l) : NULL;
+        const Var *v = l->kind == LOOP_INNER && !l->trips_known &&
+                               oklc_in_range(n->top->stmt, l->stmt.begin)
+                           ? oklc_emit_nest_var(G->k, n->top, l) : NULL;
         if (v) {
             oklc_gpu_error(G, l->stmt.begin,
                            "on GPUs the number of threads of a block is set at launch: this "
@@ -234,11 +215,11 @@ static bool nest_shape(Gpu *G, Nest *n)
     const Loop *inner_top = n->outer[0] ? n->outer[0] : n->top;
     const Attr *mid = n->top->max_inner_dims;
     if (mid) {                 /* @max_inner_dims(x, y, z): the block as given */
+        int64_t sizes[3];
+        bool known = oklc_model_sizes(mid, sizes);
         for (int a = 0; a < mid->nargs && a < 3; a++) {
             n->block[a] = mid->args[a].text;
-            char *end;
-            long long v = strtoll(n->block[a], &end, 10);
-            n->nblock[a] = *end ? -1 : v;
+            n->nblock[a] = known ? sizes[a] : -1;
         }
         return true;
     }

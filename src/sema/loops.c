@@ -283,23 +283,20 @@ static bool positive_constants(const Attr *a, int max)
 /* @max_inner_dims(x, y, z) is the block on GPUs: a known count larger
  * would lose the rest there (every backend refuses it alike; counts known
  * at launch are the launch's check). */
-static void inner_within(oklc_ctx *c, const Loop *l, const Attr *mid)
+static void inner_within(oklc_ctx *c, const Loop *l, const int64_t max[3])
 {
-    uint64_t max;
-    bool u;
-    const char *err;
-    if (l->kind == LOOP_INNER && l->trips_known && l->axis >= 0 && l->axis < mid->nargs &&
-        oklc_int_literal(mid->args[l->axis].text, strlen(mid->args[l->axis].text), &max, &u,
-                         &err) && (uint64_t)l->ntrips > max)
+    if (l->kind == LOOP_INNER && l->trips_known && l->axis >= 0 && l->axis < 3 &&
+        l->ntrips > max[l->axis])
         oklc_model_error(c, at(l), "this @inner loop runs %lld iterations on axis %d, more than "
-                         "the %llu threads that @max_inner_dims gives its block",
-                         (long long)l->ntrips, l->axis, (unsigned long long)max);
+                         "the %lld threads that @max_inner_dims gives its block",
+                         (long long)l->ntrips, l->axis, (long long)max[l->axis]);
     for (size_t i = 0; i < l->nkids; i++)
-        inner_within(c, l->kids[i], mid);
+        inner_within(c, l->kids[i], max);
 }
 
 static void loop_checks(oklc_ctx *c, Loop *l)
 {
+    int64_t max[3];
     if (l->tile_part == 2)
         return;                          /* its first level says it all */
     const char *name = oklc_loop_attr_name(l);
@@ -324,8 +321,8 @@ static void loop_checks(oklc_ctx *c, Loop *l)
         else if (!positive_constants(l->max_inner_dims, 3))
             oklc_model_error(c, l->max_inner_dims->off, "the sizes of '@max_inner_dims' must be "
                                                         "positive integer constants");
-        else
-            inner_within(c, l, l->max_inner_dims);
+        else if (oklc_model_sizes(l->max_inner_dims, max))
+            inner_within(c, l, max);
     }
     if (l->simd_length) {
         if (l->parent || l->kind != LOOP_OUTER)
