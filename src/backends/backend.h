@@ -93,6 +93,19 @@ typedef struct LaunchCheck {
  * iterator, a declaration in the nest) that loop l's header reads: its
  * count is known only inside the nest; NULL when the arguments give it. */
 OKLC_INTERNAL const Var *oklc_emit_nest_var(const Kernel *k, const Loop *top, const Loop *l);
+/* An @inner loop of the nest of `top` whose count is known at run time
+ * only, under @max_inner_dims: the block may have fewer threads than its
+ * iterations. The launch checks its count when the arguments give it, the
+ * device (oklc_gpu_fault) when the nest's variables do. */
+OKLC_INTERNAL bool oklc_emit_bounded_inner(const Loop *top, const Loop *l);
+/* Such a loop whose count the nest's variables give. */
+OKLC_INTERNAL bool oklc_emit_device_checked(const Kernel *k, const Loop *top, const Loop *l);
+/* Such a loop's fault: the message a run fails with when the loop has
+ * more iterations than the threads of its axis in the block. */
+OKLC_INTERNAL const char *oklc_emit_fault(Emit *E, const Loop *top, const Loop *l);
+/* The threads of such a loop's axis in the block: @max_inner_dims's size
+ * there ("1" for an axis it does not give). */
+OKLC_INTERNAL const char *oklc_emit_inner_max(const Loop *top, const Loop *l);
 /* The checks of the nest of top-level @outer loop `top` of kernel k; those
  * of loops whose headers read the nest's own variables are not among them
  * (known only inside, where a step is the user's, as in any loop). */
@@ -300,6 +313,7 @@ typedef struct Gpu {
     const GpuTarget *T;
     Arena           *a;
     bool             ok;
+    VEC(const char *) faults;     /* the loops only the device checks (their messages) */
 } Gpu;
 
 /* A device kernel's parts, for the target to put together. */
@@ -334,6 +348,9 @@ struct GpuTarget {
      * NULL: the target has none, and the hint is dropped */
     const char *size_hint;
     const char *vec_hint;
+    /* the device kernels' last parameter when the kernel has faults to
+     * report (gpu.c fault_check): "__global int *_occa_faults"; NULL: none */
+    const char *fault_param;
     /* Metal: no packed structs ([[cl::packed]] is an error) */
     bool        no_packed;
     /* the most threads a block has on every device of the target (CUDA,
@@ -392,7 +409,8 @@ OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);
     .thread_index = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},                       \
     .barrier = "__syncthreads();", .constant_var = "__constant__",                       \
     .global_var = "__device__", .unroll = oklc_cuda_unroll,                               \
-    .launch_hint = oklc_cuda_launch_hint, .atomic = oklc_cuda_atomic
+    .launch_hint = oklc_cuda_launch_hint, .atomic = oklc_cuda_atomic,                    \
+    .fault_param = "int *_occa_faults"
 /* opencl_spaces.c (OpenCL, Metal): the address spaces of the file's
  * pointers (and references), written; the space an expression of kernel k
  * points into (NULL: private). */

@@ -624,12 +624,36 @@ static void required_checks(Emit *E, LaunchChecks *v, const Kernel *k, const Loo
     }
 }
 
+bool oklc_emit_bounded_inner(const Loop *top, const Loop *l)
+{
+    return top->max_inner_dims && l->kind == LOOP_INNER && !l->trips_known && l->axis >= 0 &&
+           l->axis < 3 && oklc_in_range(top->stmt, l->stmt.begin);
+}
+
+bool oklc_emit_device_checked(const Kernel *k, const Loop *top, const Loop *l)
+{
+    return oklc_emit_bounded_inner(top, l) && oklc_emit_nest_var(k, top, l);
+}
+
+const char *oklc_emit_inner_max(const Loop *top, const Loop *l)
+{
+    const Attr *mid = top->max_inner_dims;
+    return l->axis < mid->nargs ? mid->args[l->axis].text : "1";
+}
+
+const char *oklc_emit_fault(Emit *E, const Loop *top, const Loop *l)
+{
+    return oklc_arena_printf(&E->c->arena, "the @inner loop at line %u runs more iterations "
+                             "on axis %d than the %s threads of its block (@max_inner_dims)",
+                             oklc_model_line(E->c, l->stmt.begin), l->axis,
+                             oklc_emit_inner_max(top, l));
+}
+
 size_t oklc_emit_launch_checks(Emit *E, const Kernel *k, const Loop *top,
                                const LaunchCheck **out)
 {
     LaunchChecks v = {0};
     required_checks(E, &v, k, top);
-    const Attr *mid = top->max_inner_dims;
     Arena *a = &E->c->arena;
     for (size_t i = 0; i < k->nloops; i++) {
         const Loop *l = k->loops[i];
@@ -640,10 +664,9 @@ size_t oklc_emit_launch_checks(Emit *E, const Kernel *k, const Loop *top,
             positive_check(E, &v, l, "tile size", l->tile_size);
         if (!l->stride_known && l->tile_part != 2)
             positive_check(E, &v, l, "step", l->tile_part ? l->tile_other->stride : l->stride);
-        if (mid && l->kind == LOOP_INNER && !l->trips_known && l->axis >= 0 &&
-            l->axis < mid->nargs) {
+        if (oklc_emit_bounded_inner(top, l)) {
             const char *n = oklc_arena_printf(a, "(long long)(%s)", l->trips_wide);
-            const char *max = oklc_arena_printf(a, "(long long)(%s)", mid->args[l->axis].text);
+            const char *max = oklc_arena_printf(a, "(long long)(%s)", oklc_emit_inner_max(top, l));
             add_check(E, &v, l, oklc_arena_printf(a, "%s > %s", n, max),
                       oklc_arena_printf(a, "the @inner loop at line %u runs %%lld iterations "
                                            "on axis %d, more than the %%lld threads of its "
@@ -697,7 +720,8 @@ static void add_kernel(Emit *E, const Kernel *k, const char *name, const char *s
                        const char **targs, size_t ntargs)
 {
     const char *entry = oklc_arena_printf(&E->c->arena, "_occa_entry_%s%s", k->name, suffix);
-    KernelOut ko = {k, name, entry, NULL, 0, targs, ntargs, suffix};
+    KernelOut ko = {.kernel = k, .name = name, .entry = entry, .targs = targs, .ntargs = ntargs,
+                    .suffix = suffix};
     vec_push(&E->c->arena, &E->kernels, ko);
 }
 

@@ -763,10 +763,47 @@ static void launch_checks(Cpu *C)
     }
 }
 
+/* The faults GPUs report (gpu.c fault_check) fail the run here too, for
+ * the same behaviour everywhere, although a CPU runs every iteration: the
+ * first iteration the block's threads would not reach marks the kernel's
+ * list (the prelude's _occa_fault_list), which throws as it returns. The
+ * mark goes at the top of the loop's body, which every rewrite keeps. */
+static void faults(Cpu *C)
+{
+    bool any = false;
+    const char *text = C->E->nz->text;
+    for (size_t i = 0; i < C->k->nouters; i++)
+        for (size_t j = 0; j < C->k->nloops; j++) {
+            const Loop *top = C->k->outers[i], *l = C->k->loops[j];
+            if (l->tile_part || !oklc_emit_device_checked(C->k, top, l))
+                continue;
+            const char *max = oklc_cpu_op(C, oklc_emit_inner_max(top, l));
+            const char *scaled = !strcmp(l->stride, "1")
+                ? max : oklc_arena_printf(C->a, "%s * %s", oklc_cpu_op(C, l->stride), max);
+            const char *mark = oklc_arena_printf(
+                C->a, " if (%s == %s %s %s) _occa_faults.mark(\"%s\");", l->iter,
+                oklc_cpu_op(C, l->start), l->down ? "-" : "+", scaled,
+                oklc_emit_fault(C->E, top, l));
+            uint32_t b = l->header.end;
+            while (isspace((unsigned char)text[b]))
+                b++;
+            if (text[b] == '{') {
+                oklc_edit_after(&C->E->ed, b + 1, mark);
+            } else {
+                oklc_edit_before(&C->E->ed, b, oklc_arena_printf(C->a, "{%s ", mark + 1));
+                oklc_edit_after(&C->E->ed, l->stmt.end, " }");
+            }
+            any = true;
+        }
+    if (any)
+        oklc_edit_after(&C->E->ed, C->k->body.begin + 1, " _occa_fault_list _occa_faults;");
+}
+
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
     Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp};
     launch_checks(&C);
+    faults(&C);
     find_blocks(&C);
     /* uses first, then what is built from their text */
     for (size_t i = 0; i < k->nlocals; i++)

@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>      /* printf, which CUDA, HIP and OpenCL kernels have too */
 #include <stdlib.h>
+#include <atomic>
 #include <exception>
 #include <stdexcept>
 #include <type_traits>
@@ -464,6 +465,30 @@ inline void _occa_refuse(const char *format, long long a, long long b) {
   snprintf(message, sizeof message, format, a, b);
   throw std::runtime_error(message);
 }
+
+/* What a kernel's @inner loops report where only the nest knows their
+ * counts (docs/launchers.md: more iterations than @max_inner_dims gives
+ * the block, which GPUs cannot run): the first fault marked, from any
+ * thread, becomes the run's exception as the kernel returns. */
+class _occa_fault_list {
+  std::atomic<const char *> first_;
+ public:
+  _occa_fault_list() : first_(nullptr) {}
+  void mark(const char *what) {
+    const char *none = nullptr;
+    first_.compare_exchange_strong(none, what);
+  }
+  ~_occa_fault_list() noexcept(false) {
+    const char *what = first_.load();
+#if __cplusplus >= 201703L
+    const bool unwinding = std::uncaught_exceptions() > 0;
+#else
+    const bool unwinding = std::uncaught_exception();
+#endif
+    if (what && !unwinding)
+      throw std::runtime_error(what);
+  }
+};
 
 /* An entry's run: 0, or 1 with the reason in message. */
 template <class... _occa_P>

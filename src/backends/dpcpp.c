@@ -312,6 +312,7 @@ static const GpuTarget dpcpp = {
     .global_var = NULL,
     .unroll = oklc_cuda_unroll,
     .launch_hint = launch_hint,
+    .fault_param = "int *_occa_faults",
     .atomic = dpcpp_atomic,
     .prepare = prepare,
     .device_kernel = device_kernel,

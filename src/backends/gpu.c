@@ -258,11 +258,10 @@ static const char *index_of(Gpu *G, const Loop *l)
     return l->kind == LOOP_OUTER ? G->T->block_index[l->axis] : G->T->thread_index[l->axis];
 }
 
-/* "T i = start + stride * index;" (decreasing loops subtract). */
-static const char *index_decl(Gpu *G, const Loop *l, const char *name, const char *start,
-                              const char *stride)
+/* "T i = start + stride * idx;" (decreasing loops subtract). */
+static const char *value_decl(Gpu *G, const Loop *l, const char *name, const char *start,
+                              const char *stride, const char *idx)
 {
-    const char *idx = index_of(G, l);
     const char *scaled = !strcmp(stride, "1")
                              ? idx : oklc_arena_printf(G->a, "%s * %s", op(G, stride), idx);
     const char *value = !strcmp(start, "0") && !l->down
@@ -270,6 +269,13 @@ static const char *index_decl(Gpu *G, const Loop *l, const char *name, const cha
                             : oklc_arena_printf(G->a, "%s %s %s", op(G, start),
                                                 l->down ? "-" : "+", scaled);
     return oklc_arena_printf(G->a, "%s %s = %s;", oklc_emit_iter_type(G->E, l), name, value);
+}
+
+/* The iterator of the loop's thread (block): "T i = start + stride * threadIdx.x;". */
+static const char *index_decl(Gpu *G, const Loop *l, const char *name, const char *start,
+                              const char *stride)
+{
+    return value_decl(G, l, name, start, stride, index_of(G, l));
 }
 
 /* The loop's threads (blocks, for an @outer loop) may outnumber its
@@ -334,6 +340,34 @@ static void tile_of_threads(Gpu *G, const Nest *n, const Loop *l)
     oklc_edit_after(&G->E->ed, l->stmt.end, oklc_arena_printf(G->a, "\n%s}}", ind));
 }
 
+/* An @inner loop under @max_inner_dims whose count the nest's variables
+ * give (an @outer iterator, a value the block read): only the device sees
+ * whether the block has a thread for each iteration. Every thread tests
+ * whether the iteration after the block's last exists, and marks the
+ * loop's fault if so; the runtime reads the marks after the launch and
+ * fails with the loop's message (docs/launchers.md). */
+static const char *fault_check(Gpu *G, const Nest *n, const Loop *l)
+{
+    if (!oklc_emit_device_checked(G->k, n->top, l))
+        return "";
+    if (!G->T->fault_param) {
+        oklc_gpu_error(G, l->stmt.begin, "the %s backend cannot report at run time an @inner "
+                       "loop with more iterations than the threads of its block: give this "
+                       "loop a count the kernel's arguments give", G->E->be->name);
+        return "";
+    }
+    size_t id = G->faults.len;
+    vec_push(G->a, &G->faults, oklc_emit_fault(G->E, n->top, l));
+    const char *mark = oklc_arena_printf(G->a, "_occa_faults[%zu] = 1;", id);
+    const char *b = op(G, oklc_emit_inner_max(n->top, l));
+    if (l->tile_part || l->cmp == CMP_NE)
+        return oklc_arena_printf(G->a, "if (%s < %s) %s ", b,
+                                 op(G, l->tile_part == 2 ? l->tile_size : l->trips), mark);
+    return oklc_arena_printf(G->a, "{ %s if (%s) %s } ",
+                             value_decl(G, l, l->iter, l->start, l->stride, b),
+                             render(G, l->cond), mark);
+}
+
 static void loop_edits(Gpu *G, const Nest *n, const Loop *l)
 {
     if (l->tile_part == 2 && l->kind == LOOP_REGULAR && l->tile_other->kind != LOOP_REGULAR) {
@@ -346,6 +380,7 @@ static void loop_edits(Gpu *G, const Nest *n, const Loop *l)
     Buf b;
     oklc_buf_init(&b, G->a);
     oklc_buf_puts(&b, "{ ");
+    oklc_buf_puts(&b, fault_check(G, n, l));
     if (l->tile_part == 2) {
         const Loop *t = l->tile_other;
         const char *tv = oklc_arena_printf(G->a, "_occa_tiled_%s", l->iter);
@@ -761,7 +796,23 @@ const char *oklc_gpu_params(Gpu *G, const KernelOut *ko, GpuParams form)
                               ? " &" : " ";
         oklc_buf_printf(&b, "%s%s%s%s", p ? ", " : "", type, sep, k->params[p]->name);
     }
+    if (G->faults.len)
+        oklc_buf_printf(&b, "%s%s", k->nparams ? ", " : "",
+                        form == GPU_PARAM_NAMES ? "_occa_faults" : G->T->fault_param);
     return b.data;
+}
+
+/* "(float *a, int n)" with the kernel's faults last when it has them. */
+static const char *with_faults(Gpu *G, const char *params)
+{
+    if (!G->faults.len)
+        return params;
+    const char *p = params + 1;
+    while (*p == ' ' || *p == '\n' || *p == '\t')
+        p++;
+    bool none = *p == ')' || !strncmp(p, "void)", 5);
+    return oklc_arena_printf(G->a, "%.*s%s%s)", none ? 1 : (int)strlen(params) - 1, params,
+                             none ? "" : ", ", G->T->fault_param);
 }
 
 const char *oklc_gpu_targs(Gpu *G, const KernelOut *ko)
@@ -877,7 +928,7 @@ static const char *device_kernel(Gpu *G, const Nest *n, size_t index, const char
     DeviceKernel d = {
         .index = index,
         .name = oklc_arena_printf(G->a, "_occa_%s_%zu", G->k->name, index),
-        .params = render(G, params_range(G)),
+        .params = with_faults(G, render(G, params_range(G))),
         .hint = kernel_hints(G, n),
         .top = shared_decls,
         .body = b.data,
@@ -1052,7 +1103,7 @@ static void launcher_stmt(Gpu *G, const Stmt *s, Nest *nests, Buf *b)
 static void kernel(Emit *E, Kernel *k, Buf *launchers)
 {
     const GpuTarget *T = E->be->gpu;
-    Gpu G = {E, k, T, &E->c->arena, true};
+    Gpu G = {.E = E, .k = k, .T = T, .a = &E->c->arena, .ok = true};
     if (k->root && !host_statements(&G, k->root))
         return;
     Nest *nests = oklc_arena_alloc(G.a, (k->nouters + 1) * sizeof *nests);
@@ -1084,6 +1135,11 @@ static void kernel(Emit *E, Kernel *k, Buf *launchers)
     for (size_t i = 0; i < k->nouters; i++)
         oklc_buf_puts(&dev, device_kernel(&G, &nests[i], i, shared.data ? shared.data : ""));
     oklc_edit_replace(&E->ed, k->decl.begin, k->decl.end, dev.data);
+    for (size_t i = 0; i < E->kernels.len; i++)
+        if (E->kernels.data[i].kernel == k) {
+            E->kernels.data[i].faults = G.faults.data;
+            E->kernels.data[i].nfaults = G.faults.len;
+        }
     if (k->is_template)
         oklc_buf_printf(launchers, "template <%s>\nstatic int _occa_launch_%s_body("
                                    "const _occa_launch_api *_occa_api,\n"

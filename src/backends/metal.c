@@ -125,6 +125,17 @@ static bool var_limits(Emit *E, const Var *v, bool kernel_param)
     return ok;
 }
 
+/* Does a loop of k report to the runtime (gpu.c fault_check)? Its device
+ * kernels then take one buffer more. */
+static bool has_faults(const Kernel *k)
+{
+    for (size_t o = 0; o < k->nouters; o++)
+        for (size_t j = 0; j < k->nloops; j++)
+            if (oklc_emit_device_checked(k, k->outers[o], k->loops[j]))
+                return true;
+    return false;
+}
+
 static bool limits(Emit *E)
 {
     const Model *m = E->m;
@@ -161,12 +172,15 @@ static bool limits(Emit *E)
         }
     for (size_t i = 0; i < m->nkernels; i++) {
         const Kernel *k = m->kernels[i];
-        if (k->nparams > METAL_MAX_BUFFERS) {    /* each argument is a buffer */
-            oklc_model_error(E->c, k->params[METAL_MAX_BUFFERS]->name_off, "Metal binds at most "
-                             "%d buffers to a kernel ([[buffer(0)]] to [[buffer(%d)]]), one per "
-                             "argument, and '%s' has %zu arguments: pass scalars together in "
-                             "a struct", METAL_MAX_BUFFERS, METAL_MAX_BUFFERS - 1, k->name,
-                             k->nparams);
+        size_t most = METAL_MAX_BUFFERS - has_faults(k);    /* each argument is a buffer */
+        if (k->nparams > most) {
+            oklc_model_error(E->c, k->params[most]->name_off, "Metal binds at most %d buffers to "
+                             "a kernel ([[buffer(0)]] to [[buffer(%d)]]), one per argument%s, "
+                             "and '%s' has %zu arguments: pass scalars together in a struct",
+                             METAL_MAX_BUFFERS, METAL_MAX_BUFFERS - 1,
+                             most < METAL_MAX_BUFFERS ? " and one for what its @inner loops "
+                                                        "report (docs/launchers.md)" : "",
+                             k->name, k->nparams);
             ok = false;
         }
         for (size_t j = 0; j < k->nparams + k->nlocals; j++)
@@ -320,6 +334,8 @@ static const char *buffers(Gpu *G, const KernelOut *ko, Buf *copies)
         }
         oklc_buf_printf(&b, " [[buffer(%zu)]],\n    ", i);
     }
+    if (G->faults.len)
+        oklc_buf_printf(&b, "%s [[buffer(%zu)]],\n    ", G->T->fault_param, k->nparams);
     oklc_buf_puts(&b, "uint3 _occa_group [[threadgroup_position_in_grid]],\n"
                       "    uint3 _occa_thread [[thread_position_in_threadgroup]]");
     return b.data;
@@ -360,6 +376,8 @@ static const char *body_args(Gpu *G)
         bool copy = !(v->type.pointer || v->type.array) && !v->type.is_const;
         oklc_buf_printf(&b, "%s%s, ", copy ? "_occa_arg_" : "", v->name);
     }
+    if (G->faults.len)
+        oklc_buf_puts(&b, "_occa_faults, ");
     for (size_t i = 0; i < k->nlocals; i++)
         if (is_shared(k->locals[i]))
             oklc_buf_printf(&b, "%s, ", k->locals[i]->name);
@@ -477,6 +495,7 @@ static const GpuTarget metal = {
     .global_var = NULL,
     .unroll = oklc_cuda_unroll,
     .launch_hint = launch_hint,
+    .fault_param = "device int *_occa_faults",
     .no_packed = true,
     .max_block = 1024,
     .atomic = metal_atomic,

@@ -605,6 +605,7 @@ static const GpuTarget opencl = {
     .global_var = NULL,
     .unroll = unroll,
     .launch_hint = launch_hint,
+    .fault_param = "__global int *_occa_faults",
     .size_hint = "__attribute__((work_group_size_hint(%lld, %lld, %lld)))",
     .vec_hint = "__attribute__((vec_type_hint(%s)))",
     .atomic = opencl_atomic,

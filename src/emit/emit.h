@@ -91,6 +91,8 @@ typedef struct KernelOut {
     const char  **targs;      /* template arguments of an instance, else NULL */
     size_t        ntargs;
     const char   *suffix;     /* names of an instance: "_1" (the --instance index) */
+    const char  **faults;     /* GPUs: what the device reports (gpu.c fault_check) */
+    size_t        nfaults;
 } KernelOut;
 
 /* A template instance's arguments name `type` ("double"): the model

@@ -81,7 +81,8 @@ const char *oklc_launcher_source(oklc_ctx *c, const Normalized *nz, const Model 
                     OKLC_VERSION_STRING, oklc_comment_text(&c->arena, backend),
                     oklc_comment_text(&c->arena, path));
     if (occa)
-        oklc_buf_puts(&b, "#include <stdexcept>\n#include <occa/core/kernel.hpp>\n\n");
+        oklc_buf_puts(&b, "#include <stdexcept>\n#include <string>\n#include <occa/core/kernel.hpp>\n"
+                          "#include <occa/core/device.hpp>\n#include <occa/core/memory.hpp>\n\n");
     oklc_buf_puts(&b, launch_api);
     if (oklc_uses_half(m, ks, n))
         oklc_buf_puts(&b, host_half);

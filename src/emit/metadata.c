@@ -266,6 +266,11 @@ static cJSON *kernel(const KernelOut *ko, const ArgInfo *args)
     cJSON *fns = cJSON_AddArrayToObject(o, "functions");
     for (size_t i = 0; i < ko->nfunctions; i++)
         cJSON_AddItemToArray(fns, cJSON_CreateString(ko->functions[i]));
+    if (ko->nfaults) {
+        cJSON *fs = cJSON_AddArrayToObject(o, "faults");
+        for (size_t i = 0; i < ko->nfaults; i++)
+            cJSON_AddItemToArray(fs, cJSON_CreateString(ko->faults[i]));
+    }
     cJSON *list = cJSON_AddArrayToObject(o, "arguments");
     for (size_t i = 0; i < ko->kernel->nparams; i++)
         cJSON_AddItemToArray(list, argument(&args[i]));

@@ -120,7 +120,20 @@ static cJSON *argument(const Var *v)
     return o;
 }
 
-static cJSON *kernel_entry(const char *name, const Kernel *k, bool device_kernels)
+/* The device kernels' fault slots (docs/launchers.md), their last argument
+ * when the kernel has faults. */
+static cJSON *fault_slots(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "const", false);
+    cJSON_AddItemToObject(o, "dtype", named("builtin", "int"));
+    cJSON_AddStringToObject(o, "name", "_occa_faults");
+    cJSON_AddBoolToObject(o, "ptr", true);
+    return o;
+}
+
+static cJSON *kernel_entry(const char *name, const Kernel *k, bool device_kernels,
+                           bool faults)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *args = cJSON_AddArrayToObject(o, "arguments");
@@ -134,6 +147,8 @@ static cJSON *kernel_entry(const char *name, const Kernel *k, bool device_kernel
     }
     for (size_t i = 0; i < k->nparams; i++)
         cJSON_AddItemToArray(args, argument(k->params[i]));
+    if (faults)
+        cJSON_AddItemToArray(args, fault_slots());
     cJSON_AddStringToObject(o, "name", name);
     return o;
 }
@@ -160,12 +175,13 @@ void oklc_occa_metadata(oklc_ctx *c, const KernelOut *ks, size_t n, const char *
             continue;
         const Kernel *k = ks[i].kernel;
         if (!launched) {
-            cJSON_AddItemToArray(kernels, kernel_entry(ks[i].name, k, false));
+            cJSON_AddItemToArray(kernels, kernel_entry(ks[i].name, k, false, false));
             continue;
         }
         for (size_t f = 0; f < ks[i].nfunctions; f++)
-            cJSON_AddItemToArray(kernels, kernel_entry(ks[i].functions[f], k, false));
-        cJSON_AddItemToArray(launchers, kernel_entry(ks[i].name, k, true));
+            cJSON_AddItemToArray(kernels, kernel_entry(ks[i].functions[f], k, false,
+                                                       ks[i].nfaults));
+        cJSON_AddItemToArray(launchers, kernel_entry(ks[i].name, k, true, false));
     }
     /* cJSON's memory, which the context frees (as oklc_metadata_json's) */
     cJSON_free(c->metadata);
@@ -242,8 +258,9 @@ const char *oklc_occa_cpu_entries(oklc_ctx *c, const KernelOut *ks, size_t n)
 /* One kernel's run of a device kernel: its arguments as OCCA's launcher
  * has them (a scalar by reference, memory as occa::modeMemory_t *), passed
  * to the device kernel through occa::kernel. */
-static void occa_run(Buf *b, const Kernel *k)
+static void occa_run(Buf *b, const KernelOut *ko)
 {
+    const Kernel *k = ko->kernel;
     oklc_buf_printf(b, "static int _occa_occa_run_%s(void *_occa_kernels, int _occa_index,\n"
                        "    const unsigned long _occa_grid[3],\n"
                        "    const unsigned long _occa_block[3],\n"
@@ -260,14 +277,46 @@ static void occa_run(Buf *b, const Kernel *k)
                             p);
         }
     }
+    if (ko->nfaults)          /* the device kernels' fault slots, last */
+        oklc_buf_printf(b, "  occa::modeMemory_t *_occa_a%zu = "
+                           "*static_cast<occa::modeMemory_t **>(_occa_args[%zu]);\n",
+                        k->nparams, k->nparams);
     oklc_buf_puts(b, "  occa::kernel _occa_kernel(\n"
                      "      static_cast<occa::modeKernel_t **>(_occa_kernels)[_occa_index]);\n"
                      "  _occa_kernel.setRunDims(\n"
                      "      occa::dim(_occa_grid[0], _occa_grid[1], _occa_grid[2]),\n"
                      "      occa::dim(_occa_block[0], _occa_block[1], _occa_block[2]));\n"
                      "  _occa_kernel(");
-    arg_names(b, k->nparams);
+    arg_names(b, k->nparams + (ko->nfaults ? 1 : 0));
     oklc_buf_puts(b, ");\n  return 0;\n}\n");
+}
+
+/* A kernel whose device kernels report faults (docs/launchers.md): their
+ * slots in device memory, zeroed, the last argument. */
+static void occa_faults_before(Buf *b, const KernelOut *ko)
+{
+    oklc_buf_printf(b, "  static const char *const _occa_faults[] = {");
+    for (size_t i = 0; i < ko->nfaults; i++)
+        oklc_buf_printf(b, "%s\n      \"%s\"", i ? "," : "", ko->faults[i]);
+    oklc_buf_printf(b, "};\n  const int _occa_zeros[%zu] = {0};\n"
+                       "  occa::memory _occa_marks = occa::kernel(_occa_kernels[0]).getDevice()"
+                       ".malloc<int>(%zu, _occa_zeros);\n"
+                       "  occa::modeMemory_t *_occa_a%zu = _occa_marks.getModeMemory();\n",
+                    ko->nfaults, ko->nfaults, ko->kernel->nparams);
+}
+
+/* After the launch: reading the slots waits for the device; the first
+ * fault marked is an exception, as the launch's refusals are. */
+static void occa_faults_after(Buf *b, const KernelOut *ko)
+{
+    oklc_buf_printf(b, "  int _occa_marked[%zu];\n  _occa_marks.copyTo(_occa_marked);\n"
+                       "  _occa_marks.free();\n"
+                       "  for (int _occa_i = 0; _occa_i < %zu; ++_occa_i)\n"
+                       "    if (_occa_marked[_occa_i])\n"
+                       "      throw std::runtime_error(std::string(\"cannot run '%s': \") + "
+                       "_occa_faults[_occa_i] +\n"
+                       "                               \" (its results are not complete)\");\n",
+                    ko->nfaults, ko->nfaults, ko->kernel->name);
 }
 
 const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t n)
@@ -283,7 +332,8 @@ const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t 
         if (is_template(&ks[i]))
             continue;
         const Kernel *k = ks[i].kernel;
-        occa_run(&b, k);
+        size_t nargs = k->nparams + (ks[i].nfaults ? 1 : 0);
+        occa_run(&b, &ks[i]);
         oklc_buf_printf(&b, "extern \"C\" void %s(occa::modeKernel_t **_occa_kernels", k->name);
         for (size_t p = 0; p < k->nparams; p++) {
             const Var *v = k->params[p];
@@ -291,13 +341,19 @@ const char *oklc_occa_launcher_entries(oklc_ctx *c, const KernelOut *ks, size_t 
                             v->type.pointer || v->type.array ? "occa::modeMemory_t *"
                                                              : by_address(&c->arena, v), p);
         }
-        oklc_buf_puts(&b, ")\n{\n  void *const _occa_args[] = {");
-        for (size_t p = 0; p < k->nparams; p++)
+        oklc_buf_puts(&b, ")\n{\n");
+        if (ks[i].nfaults)
+            occa_faults_before(&b, &ks[i]);
+        oklc_buf_puts(&b, "  void *const _occa_args[] = {");
+        for (size_t p = 0; p < nargs; p++)
             oklc_buf_printf(&b, "%s(void *)&_occa_a%zu", p ? ", " : "", p);
         oklc_buf_printf(&b, "%s};\n  const _occa_launch_api _occa_api = {2, _occa_kernels, "
                             "_occa_occa_run_%s, _occa_occa_fail};\n"
-                            "  _occa_launch_%s(&_occa_api, _occa_args);\n}\n\n",
-                        k->nparams ? "" : "0", k->name, k->name);
+                            "  _occa_launch_%s(&_occa_api, _occa_args);\n",
+                        nargs ? "" : "0", k->name, k->name);
+        if (ks[i].nfaults)
+            occa_faults_after(&b, &ks[i]);
+        oklc_buf_puts(&b, "}\n\n");
     }
     return b.data;
 }

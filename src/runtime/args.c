@@ -186,14 +186,14 @@ oklc_status oklc_rt_find_kernel(const char *metadata, const char *where, const c
     return st;
 }
 
-static oklc_status read_functions(const cJSON *root, const char *where, const char *name,
-                                  char ***functions, int *n)
+static oklc_status read_strings(const cJSON *root, const char *where, const char *name,
+                                const char *key, char ***functions, int *n)
 {
     const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
     const cJSON *k = find(kernels, name);
     if (!k)
         return not_found(kernels, where, name);
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(k, "functions"), *f;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(k, key), *f;
     int count = cJSON_GetArraySize(list), i = 0;
     char **names = oklc_malloc((size_t)(count ? count : 1) * sizeof *names);
     if (!names)
@@ -202,8 +202,8 @@ static oklc_status read_functions(const cJSON *root, const char *where, const ch
         const char *s = cJSON_GetStringValue(f);
         if (!s) {
             oklc_rt_strings_free(names, i);
-            return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' has a device function of "
-                                "kernel '%s' that is not a string", where, name);
+            return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' has an entry of \"%s\" "
+                                "of kernel '%s' that is not a string", where, key, name);
         }
         if (!(names[i] = oklc_rt_strdup(s))) {
             oklc_rt_strings_free(names, i);
@@ -216,13 +216,13 @@ static oklc_status read_functions(const cJSON *root, const char *where, const ch
     return OKLC_OK;
 }
 
-oklc_status oklc_rt_find_functions(const char *metadata, const char *where, const char *name,
-                                   char ***functions, int *n)
+oklc_status oklc_rt_find_strings(const char *metadata, const char *where, const char *name,
+                                 const char *key, char ***functions, int *n)
 {
     cJSON *root = cJSON_Parse(metadata);
     if (!root)
         return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' is not valid JSON", where);
-    oklc_status st = read_functions(root, where, name, functions, n);
+    oklc_status st = read_strings(root, where, name, key, functions, n);
     cJSON_Delete(root);
     return st;
 }

@@ -267,8 +267,11 @@ oklc_status oklc_gpu_load(oklc_kernel *k, const char *dir, const char *metadata,
 {
     oklc_status st;
     if (k->nparams >= 0) {
-        st = oklc_rt_find_functions(metadata, dir, k->name, &k->function_names,
-                                    &k->nfunctions);
+        st = oklc_rt_find_strings(metadata, dir, k->name, "functions", &k->function_names,
+                                  &k->nfunctions);
+        if (!st)
+            st = oklc_rt_find_strings(metadata, dir, k->name, "faults", &k->faults,
+                                      &k->nfaults);
         if (!st && !k->nfunctions)
             st = oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' lists no device kernels "
                               "(\"functions\") for kernel '%s'", dir, k->name);
@@ -296,6 +299,7 @@ void oklc_gpu_unload(oklc_kernel *k)
     k->dev->ops->unload_device(k);
     oklc_free(k->functions);
     oklc_rt_strings_free(k->function_names, k->nfunctions);
+    oklc_rt_strings_free(k->faults, k->nfaults);
     if (k->lib)
         dlclose(k->lib);
 }
@@ -427,6 +431,67 @@ static oklc_status run_native(Launch *l, void *const *ptrs)
     return code ? launch_failed(l, code) : OKLC_OK;
 }
 
+/* The faults the device kernels marked (k->faults): the first one's
+ * message, else OK. Reading them waits for the kernels. */
+static oklc_status faults_marked(const oklc_kernel *k, const oklc_memory *m)
+{
+    int local[16], *marks = k->nfaults > 16 ? oklc_malloc((size_t)k->nfaults * sizeof *marks)
+                                            : local;
+    if (!marks)
+        return oklc_rt_oom();
+    oklc_status st = oklc_memory_copy_to_host(m, marks, (size_t)k->nfaults * sizeof *marks, 0);
+    for (int i = 0; !st && i < k->nfaults; i++)
+        if (marks[i])
+            st = oklc_rt_fail(OKLC_ERR_ARGUMENT, "cannot run '%s' on the %s device '%s': %s "
+                              "(its results are not complete)", k->name, k->dev->ops->name,
+                              k->dev->label, k->faults[i]);
+    if (marks != local)
+        oklc_free(marks);
+    return st;
+}
+
+/* Runs the launcher with the arguments as `ptrs` (and `sizes`) has them. */
+static oklc_status run_launcher(Launch *l, void *const *ptrs)
+{
+    LaunchApi api = {.version = 2, .device = l, .run = run_function, .fail = fail_function};
+    int r = l->k->launch(&api, ptrs);
+    return r || l->fail ? launch_failed(l, r) : OKLC_OK;
+}
+
+/* A kernel whose device kernels report faults takes their marks as its
+ * last argument, zeroed before the launch and read after it. */
+static oklc_status run_checked(Launch *l, void *const *ptrs)
+{
+    oklc_kernel *k = l->k;
+    oklc_memory *m = NULL;
+    size_t bytes = (size_t)k->nfaults * sizeof(int);
+    void *zeros = oklc_malloc(bytes);
+    void **all = oklc_malloc((size_t)(l->nargs + 1) * sizeof *all);
+    size_t *sizes = oklc_malloc((size_t)(l->nargs + 1) * sizeof *sizes);
+    oklc_status st = zeros && all && sizes ? oklc_memory_alloc(k->dev, bytes, &m)
+                                           : oklc_rt_oom();
+    if (!st) {
+        memset(zeros, 0, bytes);
+        st = oklc_memory_copy_from_host(m, zeros, bytes, 0);
+    }
+    if (!st) {
+        memcpy(all, ptrs, (size_t)l->nargs * sizeof *all);
+        memcpy(sizes, l->sizes, (size_t)l->nargs * sizeof *sizes);
+        all[l->nargs] = &m->ptr;
+        sizes[l->nargs] = sizeof m->ptr;
+        l->nargs++;
+        l->sizes = sizes;
+        st = run_launcher(l, all);
+    }
+    if (!st)
+        st = faults_marked(k, m);
+    oklc_memory_free(m);
+    oklc_free(zeros);
+    oklc_free(all);
+    oklc_free(sizes);
+    return st;
+}
+
 oklc_status oklc_gpu_run(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
 {
     size_t local[16], *sizes = nargs > 16 ? oklc_malloc((size_t)nargs * sizeof *sizes) : local;
@@ -435,15 +500,9 @@ oklc_status oklc_gpu_run(oklc_kernel *k, int nargs, const oklc_arg *args, void *
     for (int i = 0; i < nargs; i++)
         sizes[i] = arg_size(k, i, &args[i]);
     Launch l = {.k = k, .nargs = nargs, .sizes = sizes};
-    oklc_status st;
-    if (k->nparams < 0) {
-        st = run_native(&l, ptrs);
-    } else {
-        LaunchApi api = {.version = 2, .device = &l, .run = run_function,
-                         .fail = fail_function};
-        int r = k->launch(&api, ptrs);
-        st = r || l.fail ? launch_failed(&l, r) : OKLC_OK;
-    }
+    oklc_status st = k->nparams < 0 ? run_native(&l, ptrs)
+                     : k->nfaults   ? run_checked(&l, ptrs)
+                                    : run_launcher(&l, ptrs);
     if (sizes != local)
         oklc_free(sizes);
     return st;

@@ -526,10 +526,12 @@ OKLC_INTERNAL oklc_status oklc_rt_find_kernel(const char *metadata, const char *
                                               const char *name, char **symbol,
                                               Param **params, int *nparams);
 OKLC_INTERNAL void oklc_rt_params_free(Param *p, int n);
-/* The device functions of kernel `name` ("functions"), in launch order:
- * *n of them (oklc_rt_strings_free them). */
-OKLC_INTERNAL oklc_status oklc_rt_find_functions(const char *metadata, const char *where,
-                                                 const char *name, char ***functions, int *n);
+/* The list `key` of kernel `name`, *n strings (oklc_rt_strings_free them;
+ * none when it has no such list): "functions", its device functions in
+ * launch order; "faults", what its device kernels report. */
+OKLC_INTERNAL oklc_status oklc_rt_find_strings(const char *metadata, const char *where,
+                                               const char *name, const char *key,
+                                               char ***list, int *n);
 OKLC_INTERNAL void oklc_rt_strings_free(char **s, int n);
 /* The backend named by the metadata ("serial"); NULL when it names none. */
 OKLC_INTERNAL oklc_status oklc_rt_metadata_backend(const char *metadata, char **backend);
@@ -610,6 +612,9 @@ struct oklc_kernel {
                                 * bytes): one per device kernel */
     char       **function_names;
     int          nfunctions;
+    char       **faults;       /* what the device kernels report, by index (their last
+                                * argument, int[nfaults], non-zero: that fault) */
+    int          nfaults;
     void        *lock;         /* OpenCL: a mutex (kernel arguments live in the cl_kernel) */
     bool         dims_set;     /* native: oklc_kernel_set_run_dims was called */
     size_t       outer[3], inner[3];

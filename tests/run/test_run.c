@@ -1618,6 +1618,52 @@ static void test_launch_checks(void **state)
     oklc_kernel_free(inner);
 }
 
+/* Runs nest kernel k with the counts m[0..1]: each block b sets its m[b]
+ * entries to b + i (up) or 2 i (down), or the run fails saying so. */
+static void nest_counts(oklc_kernel *k, bool down, int m0, int m1, const char *fails)
+{
+    int m[2] = {m0, m1}, x[2 * 128], want[2 * 128];
+    for (int i = 0; i < 2 * 128; i++)
+        x[i] = want[i] = -1;
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < m[b]; i++)
+            want[b * 128 + i] = down ? 2 * i : b + i;
+    oklc_memory *mm = to_device(m, sizeof m), *mx = to_device(x, sizeof x);
+    oklc_arg args[] = {oklc_arg_int(2), oklc_arg_mem(mm), oklc_arg_mem(mx)};
+    if (fails) {
+        assert_int_equal(oklc_kernel_run(k, 3, args), OKLC_ERR_ARGUMENT);
+        const char *e = oklc_last_error();
+        if (!strstr(e, fails))
+            fail_msg("expected '%s' in: %s", fails, e);
+    } else {
+        assert_int_equal(oklc_kernel_run(k, 3, args), OKLC_OK);
+        to_host(mx, x, sizeof x);
+        same_ints(want, x, 2 * 128);
+    }
+    oklc_memory_free(mm);
+    oklc_memory_free(mx);
+}
+
+/* @inner counts read in the block, under @max_inner_dims(64): counts up to
+ * 64 run right; a larger one (which GPUs would cut to 64) fails the run on
+ * every device, after it, naming the loop; and the next run is right. */
+static void test_nest_counts(void **state)
+{
+    (void)state;
+    oklc_kernel *up = build("limits.okl", "nestInner");
+    oklc_kernel *down = build("limits.okl", "nestInnerDown");
+    nest_counts(up, false, 50, 64, NULL);
+    nest_counts(up, false, 64, 100, "cannot run 'nestInner' on the ");
+    nest_counts(up, false, 128, 3, "the @inner loop at line 41 runs more iterations on axis 0 "
+                                   "than the 64 threads of its block (@max_inner_dims)");
+    nest_counts(up, false, 7, 0, NULL);
+    nest_counts(down, true, 64, 1, NULL);
+    nest_counts(down, true, 1, 65, "the @inner loop at line 50 runs more iterations on axis 0");
+    nest_counts(down, true, 0, 33, NULL);
+    oklc_kernel_free(up);
+    oklc_kernel_free(down);
+}
+
 /* ---- cl_attrs.okl: OpenCL's attribute qualifiers --------------------------------------- */
 
 /* [[cl::reqd_work_group_size(16, 1, 1)]] on a kernel whose block is an
@@ -2004,6 +2050,7 @@ int main(void)
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
         cmocka_unit_test(test_launch_checks),    cmocka_unit_test(test_instance_steps),
+        cmocka_unit_test(test_nest_counts),
         cmocka_unit_test(test_cl_reqd_size),     cmocka_unit_test(test_cl_packed),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),

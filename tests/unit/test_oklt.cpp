@@ -396,6 +396,11 @@ static const char mixed[] =
     "      if (i < n) out[i] = tile[15 - (i - b)] * s.by + s.shift + (float)d + c;\n"
     "    }\n"
     "  }\n"
+    "}\n"
+    "@kernel void counts(const int n, const int *m, int *x) {\n"
+    "  for (int b = 0; b < n; ++b; @outer, @max_inner_dims(8)) {\n"
+    "    for (int i = 0; i < m[b]; ++i; @inner) { x[b * 8 + i] = i; }\n"
+    "  }\n"
     "}\n";
 
 struct Scale {
@@ -475,16 +480,34 @@ static void openmp_as_occa_calls_it(void **)
 /* The CUDA launcher, compiled with the stand-in of OCCA's kernel API and a
  * driver that calls it as OCCA's launchedModeKernel_t does. */
 static const char driver[] =
+    "#include <cstdio>\n"
+    "#include <cstring>\n"
+    "#include <stdexcept>\n"
     "#include <occa/core/kernel.hpp>\n"
     "namespace occa {\n"
     "class modeKernel_t { public: int id; };\n"
-    "class modeMemory_t { public: int id; };\n"
+    "class modeMemory_t { public: int id; int slots[4]; };\n"
     "int standin_id(const modeKernel_t *k) { return k->id; }\n"
     "int standin_id(const modeMemory_t *m) { return m->id; }\n"
+    "static modeMemory_t slots = {9, {0}};\n"
+    "static bool fault, taken;\n"
+    "modeMemory_t *standin_malloc(std::size_t bytes, const void *src) {\n"
+    "  std::printf(\"malloc %zu\\n\", bytes);\n"
+    "  std::memcpy(slots.slots, src, bytes);\n"
+    "  taken = true;\n"
+    "  return &slots;\n"
+    "}\n"
+    "void standin_launched(const modeKernel_t *) { slots.slots[0] = fault; }\n"
+    "void standin_copy_to(const modeMemory_t *m, void *dest) {\n"
+    "  std::memcpy(dest, m->slots, sizeof(int));\n"
+    "}\n"
+    "void standin_free(modeMemory_t *) { taken = false; std::printf(\"free\\n\"); }\n"
     "}\n"
     "struct Scale { float by; int shift; };\n"
     "extern \"C\" void mixed(occa::modeKernel_t **, const int &, occa::modeMemory_t *,\n"
     "                        occa::modeMemory_t *, const Scale &, double &, unsigned char &);\n"
+    "extern \"C\" void counts(occa::modeKernel_t **, const int &, occa::modeMemory_t *,\n"
+    "                         occa::modeMemory_t *);\n"
     "int main() {\n"
     "  occa::modeKernel_t k0 = {7};\n"
     "  occa::modeKernel_t *kernels[] = {&k0};\n"
@@ -496,7 +519,15 @@ static const char driver[] =
     "  mixed(kernels, n, &a, &out, s, d, c);\n"
     "  n = 0;\n"
     "  mixed(kernels, n, &a, &out, s, d, c);\n"
-    "  return 0;\n"
+    "  n = 2;\n"
+    "  counts(kernels, n, &a, &out);\n"
+    "  occa::fault = true;\n"
+    "  try {\n"
+    "    counts(kernels, n, &a, &out);\n"
+    "  } catch (const std::runtime_error &e) {\n"
+    "    std::printf(\"%s\\n\", e.what());\n"
+    "  }\n"
+    "  return occa::taken;\n"
     "}\n";
 
 static void launcher_as_occa_calls_it(void **)
@@ -510,8 +541,21 @@ static void launcher_as_occa_calls_it(void **)
     auto got = oklt::util::readFileAsStr(path("launch.out"));
     assert_true(got.has_value());
     /* 100 entries: 7 blocks of 16; none for 0 entries */
+    /* counts: its device kernel's fault slot (4 bytes), zeroed, then read;
+     * a slot the device marked is an exception */
     assert_string_equal(got->c_str(), "launch K7 outer 7 1 1 inner 16 1 1: int 100, memory 1, "
-                                      "memory 2, struct(8), float 0.5, int 4\n");
+                                      "memory 2, struct(8), float 0.5, int 4\n"
+                                      "malloc 4\n"
+                                      "launch K7 outer 2 1 1 inner 8 1 1: int 2, memory 1, "
+                                      "memory 2, memory 9\n"
+                                      "free\n"
+                                      "malloc 4\n"
+                                      "launch K7 outer 2 1 1 inner 8 1 1: int 2, memory 1, "
+                                      "memory 2, memory 9\n"
+                                      "free\n"
+                                      "cannot run 'counts': the @inner loop at line 14 runs more "
+                                      "iterations on axis 0 than the 8 threads of its block "
+                                      "(@max_inner_dims) (its results are not complete)\n");
     /* the device kernel takes the arguments as the launcher passes them */
     assert_true(contains(o.kernel.source, "void _occa_mixed_0(const int n, const float *a, "
                                           "float *out, Scale s, double d,\n"

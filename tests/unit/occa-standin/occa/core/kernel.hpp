@@ -7,7 +7,9 @@
  *   launch K<id> outer X Y Z inner X Y Z: int 1000, memory 1, struct(12)
  *
  * The test program defines modeKernel_t and modeMemory_t and says their
- * ids. C++11, as OCCA compiles launchers.
+ * ids, and is told of each launch (standin_launched). occa::device and
+ * occa::memory are in device.hpp and memory.hpp. C++11, as OCCA compiles
+ * launchers.
  */
 #ifndef OCCA_STANDIN_KERNEL_HPP
 #define OCCA_STANDIN_KERNEL_HPP
@@ -19,8 +21,10 @@ namespace occa {
 
 class modeKernel_t;
 class modeMemory_t;
+class device;
 int standin_id(const modeKernel_t *k);
 int standin_id(const modeMemory_t *m);
+void standin_launched(const modeKernel_t *k);
 
 struct dim {
     unsigned long x, y, z;
@@ -59,6 +63,7 @@ class kernel {
 
   public:
     explicit kernel(modeKernel_t *k) : k_(k), outer_(0, 0, 0), inner_(0, 0, 0) {}
+    device getDevice();     /* device.hpp */
     void setRunDims(dim outer, dim inner)
     {
         outer_ = outer;
@@ -70,6 +75,7 @@ class kernel {
                     outer_.y, outer_.z, inner_.x, inner_.y, inner_.z);
         args(a...);
         std::printf("\n");
+        standin_launched(k_);
     }
 };
 
