@@ -1611,11 +1611,23 @@ static void test_launch_checks(void **state)
     to_host(my, y, sizeof y);
     for (int i = 0; i < 100; i++)
         assert_int_equal(y[i], i % 7 ? 0 : i);
+    /* @max_inner_dims(4) gives axis 1 one thread: a second row is refused */
+    oklc_kernel *y_axis = build("limits.okl", "maxInnerY");
+    refused(y_axis, "'maxInnerY'", 2, 2, "the @inner loop at line 58 runs 2 iterations on axis 1, "
+                                         "more than the 1 threads of its block");
+    int row[2 * 4] = {0};
+    oklc_memory *mr = to_device(row, sizeof row);
+    RUN(y_axis, oklc_arg_int(2), oklc_arg_int(1), oklc_arg_mem(mr));
+    to_host(mr, row, sizeof row);
+    for (int i = 0; i < 2 * 4; i++)
+        assert_int_equal(row[i], 1);
     oklc_memory_free(m);
     oklc_memory_free(my);
+    oklc_memory_free(mr);
     oklc_kernel_free(step);
     oklc_kernel_free(tile);
     oklc_kernel_free(inner);
+    oklc_kernel_free(y_axis);
 }
 
 /* Runs nest kernel k with the counts m[0..1]: each block b sets its m[b]
