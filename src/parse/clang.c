@@ -119,6 +119,24 @@ Range oklc_cx_range(CXCursor cur)
     return out;
 }
 
+/* while (c) while (c) ... x++;: Clang finds the end of each while from
+ * its body's, so asking the extent of each of N nested ones costs N^2.
+ * Their bodies are children libclang visits last (the else of an if). */
+bool oklc_cx_ends_in_body(CXCursorKind k)
+{
+    return k == CXCursor_IfStmt || k == CXCursor_WhileStmt || k == CXCursor_ForStmt ||
+           k == CXCursor_SwitchStmt;
+}
+
+/* A statement's location is where its extent starts (an expression's is
+ * not: a.b is at b). */
+uint32_t oklc_cx_begin(CXCursor cur)
+{
+    if (oklc_cx_ends_in_body(clang_getCursorKind(cur)))
+        return oklc_cx_offset(clang_getCursorLocation(cur));
+    return oklc_cx_range(cur).begin;
+}
+
 /* The copy may run out of memory: the string is disposed of on the way
  * out too. */
 const char *oklc_cx_string(oklc_ctx *c, CXString s)

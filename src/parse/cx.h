@@ -16,6 +16,11 @@ typedef enum CXCursorKind CXCursorKind;
 OKLC_INTERNAL uint32_t oklc_cx_offset(CXSourceLocation loc);
 /* A cursor's extent as a Range of the normalized text. */
 OKLC_INTERNAL Range oklc_cx_range(CXCursor cur);
+/* if, while, for, switch: a statement whose extent ends where its last
+ * child's does, which Clang finds by descending to it. */
+OKLC_INTERNAL bool oklc_cx_ends_in_body(CXCursorKind k);
+/* Where a cursor's extent starts, without its end for those. */
+OKLC_INTERNAL uint32_t oklc_cx_begin(CXCursor cur);
 /* Copies a libclang string into the arena and disposes of it. */
 OKLC_INTERNAL const char *oklc_cx_string(oklc_ctx *c, CXString s);
 /* The precompiled prelude for these arguments of a kernel's parse (made

@@ -520,8 +520,10 @@ static enum CXChildVisitResult decl_visit(CXCursor cur, CXCursor parent, CXClien
 void oklc_walk_local_decls(Walk *W, CXCursor declstmt, CXCursor parent)
 {
     DeclWalk d = {W, {0}};
-    Range pr = oklc_cx_range(parent);
-    W->top_level = W->kernel && pr.begin == W->kernel->body.begin && pr.end == W->kernel->body.end;
+    /* the body's start first: the extent of for (int i ...) for (int j ...)
+     * ... costs its depth */
+    W->top_level = W->kernel && oklc_cx_begin(parent) == W->kernel->body.begin &&
+                   oklc_cx_range(parent).end == W->kernel->body.end;
     oklc_walk_visit(W, declstmt, decl_visit, &d);
     W->top_level = false;
 }

@@ -30,10 +30,15 @@ static enum CXChildVisitResult ref_visit(CXCursor cur, CXCursor parent, CXClient
 {
     (void)parent;
     RefScan *s = data;
+    CXCursorKind k = clang_getCursorKind(cur);
+    /* the body after the condition: its start says so (its extent would
+     * cost the depth of while (c) while (c) ...) */
+    if (oklc_cx_ends_in_body(k) && oklc_cx_begin(cur) >= s->r.end)
+        return CXChildVisit_Continue;
     Range r = oklc_cx_range(cur);
     if (r.end <= s->r.begin || r.begin >= s->r.end)
         return CXChildVisit_Continue;
-    if (clang_getCursorKind(cur) == CXCursor_DeclRefExpr) {
+    if (k == CXCursor_DeclRefExpr) {
         Var *v = oklc_walk_referenced_var(s->W, cur);
         if (per_thread(v)) {
             s->var = v->name;

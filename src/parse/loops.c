@@ -60,6 +60,9 @@ static enum CXChildVisitResult find_visit(CXCursor cur, CXCursor parent, CXClien
 {
     (void)parent;
     Find *f = data;
+    /* the body after the header: its start says so, not its extent */
+    if (oklc_cx_ends_in_body(clang_getCursorKind(cur)) && oklc_cx_begin(cur) > f->r.begin)
+        return CXChildVisit_Continue;
     Range r = oklc_cx_range(cur);
     if (r.begin == f->r.begin && r.end == f->r.end) {
         f->found = cur;
@@ -426,7 +429,7 @@ static int32_t plain_trips(Walk *W, CXCursor fs)
     Loop l = {0};
     size_t cl[4];
     Range start, bound;
-    if (!read_header(W, &l, tok_at(W, oklc_cx_range(fs).begin) + 1, cl, &start, &bound))
+    if (!read_header(W, &l, tok_at(W, oklc_cx_begin(fs)) + 1, cl, &start, &bound))
         return -1;
     size_t s = cl[2] + 1, e = cl[3];
     const Token *t0 = s < e ? W->toks[s] : NULL, *t1 = s + 1 < e ? W->toks[s + 1] : NULL;
@@ -724,14 +727,15 @@ void oklc_walk_for(Walk *W, CXCursor cur, AttrList *attrs, Frame *f)
                                                    : W->in_lambda ? "a loop inside a lambda"
                                                                   : "a for loop");
     }
-    size_t k = tok_at(W, oklc_cx_range(cur).begin) + 1;
+    uint32_t begin = oklc_cx_begin(cur);
+    size_t k = tok_at(W, begin) + 1;
     Range header = {0, 0};
     if (k < W->ntoks && oklc_tok_is_punct(W->toks[k], P_LPAREN))
         header = (Range){tok_end(W->toks[k]), W->toks[closing(W, k)]->loc.off};
     W->for_header = header;
     bool attributed = W->loop != f->saved_loop;
     if (!attributed && W->kernel && !W->in_lambda && W->stmt && W->stmt->kind == ST_FOR &&
-        W->stmt->range.begin == oklc_cx_range(cur).begin)
+        W->stmt->range.begin == begin)
         W->stmt->trips = plain_trips(W, cur);
     /* a regular loop's header decides which threads iterate */
     oklc_walk_push_ctl(W, CTL_LOOP, cur, attributed ? (Range){0, 0} : header,

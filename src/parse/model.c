@@ -288,7 +288,14 @@ static Range extent(Walk *W, CXCursor cur, CXCursorKind k, Frame *f, const Range
         return *known;
     if (oklc_walk_is_expression(k) && !may_claim(W, f->bound))
         return (Range){UINT32_MAX, UINT32_MAX};
+    /* of while (c) while (c) ... only the start is needed (dispatch): its
+     * children ask for their own extents, the bound being open */
+    if (oklc_cx_ends_in_body(k)) {
+        f->bound = (Range){oklc_cx_begin(cur), UINT32_MAX};
+        return f->bound;
+    }
     f->bound = oklc_cx_range(cur);
+    f->end = f->bound.end;
     return f->bound;
 }
 
@@ -378,6 +385,23 @@ static Range stmt_head(Walk *W, CXCursorKind k, Range r)
     }
 }
 
+/* The extent of a statement of a kernel. Of one that ends in its body,
+ * only its start (Clang would descend to its innermost body for the
+ * end): its node's end is its last child's, once that is left. The whole
+ * extent where it may lie in the head of the statement around it (in_head
+ * compares the ends) or is not in the normalized text. */
+static Range stmt_extent(CXCursor cur, CXCursorKind k, const Stmt *up, Frame *f)
+{
+    if (!oklc_cx_ends_in_body(k))
+        return oklc_cx_range(cur);
+    uint32_t b = oklc_cx_begin(cur);
+    if (b == UINT32_MAX || (up && up->head.end > up->head.begin && b >= up->head.begin &&
+                            b <= up->head.end))
+        return oklc_cx_range(cur);
+    f->open_end = true;
+    return (Range){b, UINT32_MAX};
+}
+
 /* Every statement of a kernel gets a node in the statement tree (not the
  * ones inside another statement's head: a for's init, an if's condition),
  * and so does an expression in statement position. */
@@ -392,8 +416,9 @@ static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fr
         W->in_expr += expr;
         return dispatch(W, cur, parent, k, f, NULL);
     }
-    Range r = oklc_cx_range(cur);
+    Range r = stmt_extent(cur, k, up, f);
     f->bound = r;
+    f->end = r.end;
     bool in_head = up && r.begin >= up->head.begin && r.end <= up->head.end &&
                    up->head.end > up->head.begin;
     if (in_head || r.begin == UINT32_MAX) {
@@ -402,7 +427,7 @@ static bool statement(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fr
     }
     Stmt *s = oklc_arena_alloc(&W->c->arena, sizeof *s);
     s->kind = stmt_kind(k);
-    s->range = oklc_walk_with_semicolon(W, r);
+    s->range = f->open_end ? r : oklc_walk_with_semicolon(W, r);
     s->head = stmt_head(W, k, r);
     s->trips = -1;
     s->parent = up;
@@ -437,17 +462,30 @@ static void barrier_after(Walk *W, Stmt *s, Barrier *b)
     }
 }
 
-/* What entering a frame's cursor changed, undone once its children are
- * walked. */
-static void leave(Walk *W, const Frame *f)
+/* A statement that ends in its body ends where its last child does: that
+ * child's extent is known by now (asked for, or found when it was left);
+ * Clang is asked only where it is not. */
+static void close_end(Walk *W, Frame *f, Stmt *s)
 {
+    f->end = f->last_end != UINT32_MAX ? f->last_end : oklc_cx_range(f->cur).end;
+    s->range = oklc_walk_with_semicolon(W, (Range){s->range.begin, f->end});
+}
+
+/* What entering a frame's cursor changed, undone once its children are
+ * walked; its parent's frame learns where it ends. */
+static void leave(Walk *W, Frame *f)
+{
+    Stmt *s = f->node;
+    if (s && f->open_end)
+        close_end(W, f, s);
+    if (f->child)
+        W->frames.data[W->frames.len - 1].last_end = f->end;
     if (f->ctl)
         W->ctl.len--;
     if (f->for_loop)
         oklc_walk_for_end(W, f);
     W->in_lambda -= f->lambda;
     W->in_expr -= f->expr;
-    Stmt *s = f->node;
     if (!s)
         return;
     W->stmt = f->up;
@@ -615,7 +653,8 @@ static enum CXChildVisitResult step(CXCursor cur, CXCursor parent, CXClientData 
     if (!in_frame && !clang_equalCursors(parent, W->root))
         top = enclosing_frame(W, cur);
     unwind(W, top);
-    Frame f = {.cur = cur, .bound = {UINT32_MAX, UINT32_MAX}};
+    Frame f = {.cur = cur, .bound = {UINT32_MAX, UINT32_MAX}, .end = UINT32_MAX,
+               .last_end = UINT32_MAX, .child = in_frame};
     if (in_frame) {
         f.bound = W->frames.data[top - 1].bound;
         f.main_file = W->frames.data[top - 1].operands;
@@ -650,7 +689,8 @@ void oklc_walk_children(Walk *W, CXCursor cur)
 
 void oklc_walk_subtree(Walk *W, CXCursor cur, CXCursor parent)
 {
-    Frame f = {.cur = cur, .bound = {UINT32_MAX, UINT32_MAX}};
+    Frame f = {.cur = cur, .bound = {UINT32_MAX, UINT32_MAX}, .end = UINT32_MAX,
+               .last_end = UINT32_MAX};
     if (enter(W, cur, parent, &f))
         oklc_walk_children(W, cur);
     leave(W, &f);

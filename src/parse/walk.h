@@ -49,10 +49,15 @@ typedef struct Ctl {
 typedef struct Frame {
     CXCursor cur;
     Range    bound;       /* holds the cursor: its extent, else its parent's bound
-                             (UINT32_MAX: none known) */
+                             (UINT32_MAX: none known; an end of UINT32_MAX: a
+                             statement that ends in its body, not asked) */
     bool     main_file;   /* known to be in the main file: no need to ask */
     bool     operands;    /* a built-in binary operator: its children are in the
                              main file where it is */
+    uint32_t end;         /* where its extent ends, once known (UINT32_MAX: not) */
+    uint32_t last_end;    /* the `end` of the last of its children left */
+    bool     child;       /* the frame below it is its parent's: told its end */
+    bool     open_end;    /* its node's end is its last child's, set when left */
     Stmt    *node;        /* its statement node; W->stmt becomes `up` again */
     Stmt    *up;
     size_t   nbarriers;   /* barriers before it */
