@@ -643,9 +643,11 @@ const char *oklc_emit_inner_max(const Loop *top, const Loop *l)
 
 const char *oklc_emit_fault(Emit *E, const Loop *top, const Loop *l)
 {
-    return oklc_arena_printf(&E->c->arena, "the @inner loop at line %u runs more iterations "
-                             "on axis %d than the %s threads of its block (@max_inner_dims)",
-                             oklc_model_line(E->c, l->stmt.begin), l->axis,
+    return oklc_arena_printf(&E->c->arena, "the %s loop at line %u runs more %s on axis %d "
+                             "than the %s threads of its block (@max_inner_dims)",
+                             l->tile_part ? "@tile" : "@inner",
+                             oklc_model_line(E->c, l->stmt.begin),
+                             l->tile_part == 1 ? "tiles" : "iterations", l->axis,
                              oklc_emit_inner_max(top, l));
 }
 

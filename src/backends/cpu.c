@@ -763,11 +763,26 @@ static void launch_checks(Cpu *C)
     }
 }
 
+/* "if (i == v) _occa_faults.mark(...);": v the value of loop l's
+ * iterator (of its tiles' for a @tile's, whose stride is the tile's) at the
+ * first iteration that the block's threads would not reach. */
+static const char *fault_mark(Cpu *C, const Loop *top, const Loop *l)
+{
+    const char *max = oklc_cpu_op(C, oklc_emit_inner_max(top, l));
+    const char *step = !strcmp(l->stride, "1") ? NULL : oklc_cpu_op(C, l->stride);
+    const char *iter = l->tile_part == 1 ? oklc_arena_printf(C->a, "_occa_tiled_%s", l->iter)
+                                         : l->iter;
+    return oklc_arena_printf(C->a, " if (%s == %s %s %s%s%s) _occa_faults.mark(\"%s\");", iter,
+                             oklc_cpu_op(C, l->start), l->down ? "-" : "+", step ? step : "",
+                             step ? " * " : "", max, oklc_emit_fault(C->E, top, l));
+}
+
 /* The faults GPUs report (gpu.c fault_check) fail the run here too, for
  * the same behaviour everywhere, although a CPU runs every iteration: the
  * first iteration the block's threads would not reach marks the kernel's
  * list (the prelude's _occa_fault_list), which throws as it returns. The
- * mark goes at the top of the loop's body, which every rewrite keeps. */
+ * mark goes at the top of the loop's body, which every rewrite keeps. A
+ * @tile's elements are as many as its size, which is not the nest's. */
 static void faults(Cpu *C)
 {
     bool any = false;
@@ -775,15 +790,9 @@ static void faults(Cpu *C)
     for (size_t i = 0; i < C->k->nouters; i++)
         for (size_t j = 0; j < C->k->nloops; j++) {
             const Loop *top = C->k->outers[i], *l = C->k->loops[j];
-            if (l->tile_part || !oklc_emit_device_checked(C->k, top, l))
+            if (l->tile_part == 2 || !oklc_emit_device_checked(C->k, top, l))
                 continue;
-            const char *max = oklc_cpu_op(C, oklc_emit_inner_max(top, l));
-            const char *scaled = !strcmp(l->stride, "1")
-                ? max : oklc_arena_printf(C->a, "%s * %s", oklc_cpu_op(C, l->stride), max);
-            const char *mark = oklc_arena_printf(
-                C->a, " if (%s == %s %s %s) _occa_faults.mark(\"%s\");", l->iter,
-                oklc_cpu_op(C, l->start), l->down ? "-" : "+", scaled,
-                oklc_emit_fault(C->E, top, l));
+            const char *mark = fault_mark(C, top, l);
             uint32_t b = l->header.end;
             while (isspace((unsigned char)text[b]))
                 b++;

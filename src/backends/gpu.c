@@ -319,27 +319,6 @@ static const char *guard_of(Gpu *G, const Nest *n, const Loop *l)
     return render(G, l->cond);
 }
 
-/* The for statement's header becomes the indices of its levels (one, or
- * the two of a @tile), and a guard; the loop's body stays. */
-/* @tile(S, @inner): the tiles are threads, the elements of a tile a loop
- * in each. */
-static void tile_of_threads(Gpu *G, const Nest *n, const Loop *l)
-{
-    const Loop *t = l->tile_other;
-    const char *ind = oklc_emit_indent(G->E, l->stmt.begin);
-    Buf b;
-    oklc_buf_init(&b, G->a);
-    oklc_buf_printf(&b, "{ %s", index_decl(G, t, oklc_arena_printf(G->a, "_occa_tiled_%s",
-                                                                 l->iter),
-                                          t->start, t->stride));
-    if (needs_guard(n, t))
-        oklc_buf_printf(&b, " if (%s < %s)", index_of(G, t), op(G, t->trips));
-    oklc_buf_printf(&b, " { %s%s%s", oklc_emit_tile_end(G->E, l), l->tile_check ? " " : "",
-                    oklc_emit_tile_loop(G->E, l));
-    oklc_edit_replace(&G->E->ed, l->stmt.begin, l->header.end, b.data);
-    oklc_edit_after(&G->E->ed, l->stmt.end, oklc_arena_printf(G->a, "\n%s}}", ind));
-}
-
 /* An @inner loop under @max_inner_dims whose count the nest's variables
  * give (an @outer iterator, a value the block read): only the device sees
  * whether the block has a thread for each iteration. Every thread tests
@@ -368,6 +347,27 @@ static const char *fault_check(Gpu *G, const Nest *n, const Loop *l)
                              render(G, l->cond), mark);
 }
 
+/* The for statement's header becomes the indices of its levels (one, or
+ * the two of a @tile), and a guard; the loop's body stays. */
+/* @tile(S, @inner): the tiles are threads, the elements of a tile a loop
+ * in each. */
+static void tile_of_threads(Gpu *G, const Nest *n, const Loop *l)
+{
+    const Loop *t = l->tile_other;
+    const char *ind = oklc_emit_indent(G->E, l->stmt.begin);
+    Buf b;
+    oklc_buf_init(&b, G->a);
+    oklc_buf_printf(&b, "{ %s%s", fault_check(G, n, t),
+                    index_decl(G, t, oklc_arena_printf(G->a, "_occa_tiled_%s", l->iter),
+                               t->start, t->stride));
+    if (needs_guard(n, t))
+        oklc_buf_printf(&b, " if (%s < %s)", index_of(G, t), op(G, t->trips));
+    oklc_buf_printf(&b, " { %s%s%s", oklc_emit_tile_end(G->E, l), l->tile_check ? " " : "",
+                    oklc_emit_tile_loop(G->E, l));
+    oklc_edit_replace(&G->E->ed, l->stmt.begin, l->header.end, b.data);
+    oklc_edit_after(&G->E->ed, l->stmt.end, oklc_arena_printf(G->a, "\n%s}}", ind));
+}
+
 static void loop_edits(Gpu *G, const Nest *n, const Loop *l)
 {
     if (l->tile_part == 2 && l->kind == LOOP_REGULAR && l->tile_other->kind != LOOP_REGULAR) {
@@ -381,6 +381,8 @@ static void loop_edits(Gpu *G, const Nest *n, const Loop *l)
     oklc_buf_init(&b, G->a);
     oklc_buf_puts(&b, "{ ");
     oklc_buf_puts(&b, fault_check(G, n, l));
+    if (l->tile_part == 2)                     /* (the tiles' count) */
+        oklc_buf_puts(&b, fault_check(G, n, l->tile_other));
     if (l->tile_part == 2) {
         const Loop *t = l->tile_other;
         const char *tv = oklc_arena_printf(G->a, "_occa_tiled_%s", l->iter);

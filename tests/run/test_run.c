@@ -1672,6 +1672,12 @@ static void test_nest_counts(void **state)
     nest_counts(down, true, 64, 1, NULL);
     nest_counts(down, true, 1, 65, "the @inner loop at line 50 runs more iterations on axis 0");
     nest_counts(down, true, 0, 33, NULL);
+    /* 4 tiles of 4 threads: 16 entries */
+    oklc_kernel *tiles = build("limits.okl", "tiledInner");
+    nest_counts(tiles, false, 16, 13, NULL);
+    nest_counts(tiles, false, 3, 17, "the @tile loop at line 69 runs more tiles on axis 1 than "
+                                     "the 4 threads of its block (@max_inner_dims)");
+    oklc_kernel_free(tiles);
     oklc_kernel_free(up);
     oklc_kernel_free(down);
 }
