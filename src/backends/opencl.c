@@ -250,6 +250,22 @@ static void constexprs(Emit *E, Var *const *vars, size_t n)
     }
 }
 
+/* A constexpr function is a plain one in C (what needs it constant, a
+ * launcher's sizes, computes it on the host). */
+static void constexpr_functions(Emit *E)
+{
+    const char *t = E->nz->text;
+    for (size_t i = 0; i < E->m->nfunctions; i++) {
+        const Function *f = E->m->functions[i];
+        for (uint32_t at = f->decl.begin; at + 9 <= f->name_off; at++)
+            if (!strncmp(t + at, "constexpr", 9) && !oklc_ident_char(t[at + 9]) &&
+                (at == 0 || !oklc_ident_char(t[at - 1]))) {
+                oklc_edit_replace(&E->ed, at, at + 9 + (t[at + 9] == ' '), "");
+                break;
+            }
+    }
+}
+
 /* auto x = ...: the type Clang deduced, written out. */
 static void autos(Emit *E, Var *const *vars, size_t n)
 {
@@ -464,6 +480,7 @@ static bool prepare(Emit *E)
     struct_names(E);
     oklc_emit_rename_keywords(E, keywords, OKLC_COUNTOF(keywords));
     each_var_list(E, constexprs);
+    constexpr_functions(E);
     each_var_list(E, autos);
     oklc_opencl_drop_std(E);
     intrinsic_calls(E);

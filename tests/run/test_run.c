@@ -1682,6 +1682,24 @@ static void test_nest_counts(void **state)
     oklc_kernel_free(down);
 }
 
+/* A bound and a tile size from the file's functions (inline, constexpr,
+ * and one those call): the launcher computes with them. */
+static void test_host_calls(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    oklc_kernel *k = build("limits.okl", "hostCalls");
+    int x[N], want[N];
+    for (int i = 0; i < N; i++)
+        x[i] = -1, want[i] = i < N / 2 ? i : -1;
+    oklc_memory *m = to_device(x, sizeof x);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m));
+    to_host(m, x, sizeof x);
+    same_ints(want, x, N);
+    oklc_memory_free(m);
+    oklc_kernel_free(k);
+}
+
 /* ---- cl_attrs.okl: OpenCL's attribute qualifiers --------------------------------------- */
 
 /* [[cl::reqd_work_group_size(16, 1, 1)]] on a kernel whose block is an
@@ -2068,7 +2086,7 @@ int main(void)
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
         cmocka_unit_test(test_launch_checks),    cmocka_unit_test(test_instance_steps),
-        cmocka_unit_test(test_nest_counts),
+        cmocka_unit_test(test_nest_counts),      cmocka_unit_test(test_host_calls),
         cmocka_unit_test(test_cl_reqd_size),     cmocka_unit_test(test_cl_packed),
         cmocka_unit_test(test_struct),           cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_helpers),          cmocka_unit_test(test_window_average),
