@@ -777,12 +777,28 @@ static const char *fault_mark(Cpu *C, const Loop *top, const Loop *l)
                              step ? " * " : "", max, oklc_emit_fault(C->E, top, l));
 }
 
+/* for (int i = 0; ...): the iterator's declaration "= 0" in the loop's
+ * header, or NULL. */
+static const Var *iterator_init(const Cpu *C, const Loop *l)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        if (v->name_off == l->iter_off)
+            return v->init_form == '=' && oklc_in_range(l->init, v->init.begin) ? v : NULL;
+    }
+    return NULL;
+}
+
 /* The faults GPUs report (gpu.c fault_check) fail the run here too, for
- * the same behaviour everywhere, although a CPU runs every iteration: the
- * first iteration the block's threads would not reach marks the kernel's
- * list (the prelude's _occa_fault_list), which throws as it returns. The
- * mark goes at the top of the loop's body, which every rewrite keeps. A
- * @tile's elements are as many as its size, which is not the nest's. */
+ * the same behaviour everywhere, although a CPU runs every iteration: a
+ * count above the block's threads marks the kernel's list (the prelude's
+ * _occa_fault_list), which throws as the kernel returns. The test goes in
+ * the iterator's initializer (`int i = (count > 64 ? mark : (void)0, 0)`),
+ * once per loop and out of its body, which stays as fast (vectorized); in
+ * a header of another form, and of a @tile's tiles (whose loop a CPU
+ * writes itself), at the top of the body, where the first iteration past
+ * the threads marks it: a test per iteration. A @tile's elements are as
+ * many as its size, which is not the nest's. */
 static void faults(Cpu *C)
 {
     bool any = false;
@@ -792,6 +808,15 @@ static void faults(Cpu *C)
             const Loop *top = C->k->outers[i], *l = C->k->loops[j];
             if (l->tile_part == 2 || !oklc_emit_device_checked(C->k, top, l))
                 continue;
+            any = true;
+            const Var *it = l->tile_part ? NULL : iterator_init(C, l);
+            if (it) {
+                oklc_edit_before(&C->E->ed, it->init.begin, oklc_arena_printf(
+                    C->a, "((%s) > %s ? _occa_faults.mark(\"%s\") : (void)0, ",
+                    l->trips, oklc_emit_inner_max(top, l), oklc_emit_fault(C->E, top, l)));
+                oklc_edit_after(&C->E->ed, it->init.end, ")");
+                continue;
+            }
             const char *mark = fault_mark(C, top, l);
             uint32_t b = l->header.end;
             while (isspace((unsigned char)text[b]))
@@ -802,7 +827,6 @@ static void faults(Cpu *C)
                 oklc_edit_before(&C->E->ed, b, oklc_arena_printf(C->a, "{%s ", mark + 1));
                 oklc_edit_after(&C->E->ed, l->stmt.end, " }");
             }
-            any = true;
         }
     if (any)
         oklc_edit_after(&C->E->ed, C->k->body.begin + 1, " _occa_fault_list _occa_faults;");

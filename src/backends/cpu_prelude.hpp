@@ -474,7 +474,7 @@ class _occa_fault_list {
   std::atomic<const char *> first_;
  public:
   _occa_fault_list() : first_(nullptr) {}
-  void mark(const char *what) {
+  __attribute__((noinline, cold)) void mark(const char *what) {
     const char *none = nullptr;
     first_.compare_exchange_strong(none, what);
   }
