@@ -86,7 +86,6 @@ static const char *declarations(oklc_ctx *c, const Normalized *nz, const Model *
  * outside strings and comments), marked (by the first function of each
  * name) and queued. */
 typedef struct Called {
-    const Model *m;
     NameTable    names;       /* function name -> its first function */
     size_t      *next;        /* the next function of the same name, or SIZE_MAX */
     bool        *marked;
@@ -136,7 +135,7 @@ static bool *kept_functions(oklc_ctx *c, const Normalized *nz, const Model *m,
 {
     Arena *a = &c->arena;
     size_t n = m->nfunctions;
-    Called cd = {.m = m};
+    Called cd = {0};
     cd.next = oklc_arena_alloc(a, (n + 1) * sizeof *cd.next);
     cd.marked = oklc_arena_alloc(a, (n + 1) * sizeof *cd.marked);
     bool *keep = oklc_arena_alloc(a, (n + 1) * sizeof *keep);
