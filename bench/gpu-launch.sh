@@ -23,7 +23,7 @@ case $device in
   cuda | mode=cuda*)
     nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
     if [ -x "$nvcc" ]; then
-      "$nvcc" -O3 -std=c++17 -arch=native -o "$tmp/launch" bench/compare/launch.cu
+      "$nvcc" -O3 -std=c++17 -arch=native -o "$tmp/launch" bench/compare/launch.cu -lcuda
       "$tmp/launch" "$launches"
     else
       echo "(nvcc not found: no hand-written CUDA runtime yardstick)"

@@ -1,10 +1,17 @@
 // bench/compare/launch.cu - the yardstick of bench_launch's launch figures:
 // the same tiny kernel launched by hand with the CUDA runtime API, timed the
 // same way ("queued": -n launches in a row, then one wait; "round trip": a
-// launch and a wait). Built and run by bench/gpu-launch.sh with nvcc. It
+// launch and a wait). Beside the runtime's <<<>>>, the same kernel through
+// the driver's cuLaunchKernel, alone and after cuCtxSetCurrent (as the
+// runtime of oklc launches: it makes the primary context current first, so
+// that any thread may launch), in three alternating rounds: which part of a
+// launch costs what, in one process. Built and run by bench/gpu-launch.sh
+// with nvcc (-lcuda). It
 // also prints the device's copy ceiling, cudaMemcpy from device to device
 // of 1 GiB (bytes read plus bytes written, over the median of 20 copies),
 // the figure bench_compare's copy kernel is measured against.
+#include <cuda.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +34,16 @@ static void check(cudaError_t e, const char *what)
     }
 }
 
+static void check_cu(CUresult e, const char *what)
+{
+    if (e != CUDA_SUCCESS) {
+        const char *msg = "?";
+        cuGetErrorString(e, &msg);
+        std::fprintf(stderr, "launch.cu: %s: %s\n", what, msg);
+        std::exit(2);
+    }
+}
+
 static double now_ms()
 {
     using namespace std::chrono;
@@ -45,26 +62,48 @@ int main(int argc, char **argv)
     check(cudaMemset(x, 0, LANES * sizeof(float)), "cudaMemset");
     tiny<<<1, LANES>>>(LANES, x);    // warm-up: module load
     check(cudaDeviceSynchronize(), "warm-up");
-    double t0 = now_ms();
-    for (int i = 0; i < launches; i++)
-        tiny<<<1, LANES>>>(LANES, x);
-    check(cudaDeviceSynchronize(), "queued");
-    double t1 = now_ms();
-    int trips = launches / 10;
-    for (int i = 0; i < trips; i++) {
-        tiny<<<1, LANES>>>(LANES, x);
-        check(cudaDeviceSynchronize(), "round trip");
-    }
-    double t2 = now_ms();
+    CUfunction f;
+    CUcontext ctx;
+    check(cudaGetFuncBySymbol(&f, (const void *)tiny), "cudaGetFuncBySymbol");
+    check_cu(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+    int n = LANES;
+    void *args[] = {&n, &x};
+    enum { RUNTIME, DRIVER, DRIVER_SELECT };
+    auto launch = [&](int how) {
+        if (how == RUNTIME) {
+            tiny<<<1, LANES>>>(LANES, x);
+            return;
+        }
+        if (how == DRIVER_SELECT)
+            check_cu(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+        check_cu(cuLaunchKernel(f, 1, 1, 1, LANES, 1, 1, 0, 0, args, nullptr), "cuLaunchKernel");
+    };
+    const char *names[] = {"CUDA runtime", "cuLaunchKernel", "+ctx select"};
+    int trips = launches / 10, runs = 1;
+    for (int round = 0; round < 3; round++)
+        for (int how = RUNTIME; how <= DRIVER_SELECT; how++) {
+            double t0 = now_ms();
+            for (int i = 0; i < launches; i++)
+                launch(how);
+            check(cudaDeviceSynchronize(), "queued");
+            double t1 = now_ms();
+            for (int i = 0; i < trips; i++) {
+                launch(how);
+                check(cudaDeviceSynchronize(), "round trip");
+            }
+            double t2 = now_ms();
+            runs += launches + trips;
+            std::printf("%-14s queued %7.2f us/launch   round trip %7.2f us   (round %d)\n",
+                        names[how], (t1 - t0) * 1e3 / launches, (t2 - t1) * 1e3 / trips,
+                        round + 1);
+        }
     float got[LANES];
     check(cudaMemcpy(got, x, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
     for (int i = 0; i < LANES; i++)
-        if (got[i] != (float)(1 + launches + trips)) {
+        if (got[i] != (float)runs) {
             std::fprintf(stderr, "launch.cu: x[%d] = %g\n", i, got[i]);
             return 2;
         }
-    std::printf("%-12s queued %7.2f us/launch   round trip %7.2f us\n", "CUDA runtime",
-                (t1 - t0) * 1e3 / launches, (t2 - t1) * 1e3 / trips);
     check(cudaFree(x), "cudaFree");
 
     const size_t bytes = size_t(1) << 30;

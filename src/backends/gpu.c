@@ -445,13 +445,16 @@ static void explicit_barriers(Gpu *G)
     }
 }
 
+/* Has the block @shared memory: declared in its @outer loop or in one
+ * around it (a 2D grid's outer(1) loop declares it for every block)? */
 static bool block_has_shared(Gpu *G, const Loop *outer)
 {
     for (size_t i = 0; i < G->k->nlocals; i++) {
         const Var *v = G->k->locals[i];
         bool shared = v->shared || (v->typedef_var && v->typedef_var->shared);
-        if (shared && v->loop == outer)
-            return true;
+        for (const Loop *o = outer; shared && o; o = o->parent)
+            if (v->loop == o)
+                return true;
     }
     return false;
 }

@@ -198,7 +198,9 @@ void oklc_walk_function(Walk *W, CXCursor cur, CXCursorKind kind)
     k->reqd_wgs = cl[0], k->wgs_hint = cl[1], k->vec_hint = cl[2];
     k->decl = ext;
     k->name_off = name;
-    oklc_walk_reserved(W, k->name, name);
+    /* A kernel's name may start with _occa_ (OCCA's inline kernels are all
+     * _occa_jit_kernel): what oklc names after a kernel holds the whole
+     * name (_occa_<name>_0), so it meets none of oklc's own names. */
     k->is_template = kind == CXCursor_FunctionTemplate;
     CXCursor up = clang_getCursorSemanticParent(cur);
     if (clang_getCursorKind(up) == CXCursor_Namespace)

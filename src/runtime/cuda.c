@@ -14,7 +14,8 @@
  * does not know the device), and the cubin kept in the cache entry; the
  * key has the device's name and capability, the driver's and NVRTC's
  * versions. NVRTC is looked for in $CUDA_HOME/lib64, $CUDA_PATH/lib64,
- * /usr/local/cuda/lib64, then the loader's path. Device functions are
+ * /usr/local/cuda/lib64, then the loader's path; the toolkit's headers
+ * (<cuda_fp16.h>, for half) as toolkit_include says. Device functions are
  * found by name: native kernels are `extern "C" __global__`. Opening's
  * checks, building, loading and launching are gpu.c's (module_api).
  */
@@ -192,9 +193,49 @@ static oklc_status program_binary(void *p, const char *what, char **binary, size
     return OKLC_OK;
 }
 
+/* The toolkit a file of it is in, links followed: "/opt/cuda/bin/nvcc"
+ * and "/opt/cuda/lib64/libnvrtc.so.13" give "/opt/cuda" (NULL: no file). */
+static char *toolkit_of(char *file)
+{
+    char *real = file ? oklc_rt_absolute(file) : NULL;
+    oklc_free(file);
+    for (int up = 0; real && up < 2; up++) {
+        char *slash = strrchr(real, '/');
+        if (slash)
+            *slash = '\0';
+    }
+    return real;
+}
+
+/* "-I<toolkit>/include" of the first toolkit that has cuda_fp16.h (which
+ * the prelude includes for half), or NULL: NVRTC searches no folder of
+ * its own, as nvcc does. In order: $CUDA_HOME, $CUDA_PATH, the toolkit
+ * NVRTC was loaded from (its headers match it; a pip install of the
+ * toolkit keeps them beside its lib/ folder too), the toolkit of the nvcc
+ * on PATH, /usr/local/cuda. */
+static char *toolkit_include(void)
+{
+    char *nvrtc_home = toolkit_of(oklc_rt_dl_file((void (*)(void))nvrtc.GetCUBINSize));
+    char *nvcc_home = toolkit_of(oklc_rt_find_program("nvcc"));
+    const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), nvrtc_home, nvcc_home,
+                           "/usr/local/cuda"};
+    char *include = NULL;
+    for (size_t i = 0; i < OKLC_COUNTOF(homes) && !include; i++) {
+        if (!homes[i] || !*homes[i])
+            continue;
+        char *header = oklc_rt_format("%s/include/cuda_fp16.h", homes[i]);
+        if (header && access(header, R_OK) == 0)
+            include = oklc_rt_format("-I%s/include", homes[i]);
+        oklc_free(header);
+    }
+    oklc_free(nvrtc_home);
+    oklc_free(nvcc_home);
+    return include;
+}
+
 static const Rtc nvrtc_rtc = {
     .name = "NVRTC", .prefix = "nvrtc", .load = load_nvrtc, .calls = &nvrtc.rtc,
-    .oom = NVRTC_ERROR_OUT_OF_MEMORY, .code = program_binary,
+    .oom = NVRTC_ERROR_OUT_OF_MEMORY, .code = program_binary, .include = toolkit_include,
 };
 
 oklc_status oklc_rt_nvrtc_version(char version[32])
@@ -202,43 +243,11 @@ oklc_status oklc_rt_nvrtc_version(char version[32])
     return oklc_gpu_rtc_version(&nvrtc_rtc, version);
 }
 
-/* "-I<toolkit>/include" of the first toolkit that has cuda_fp16.h (which
- * the prelude includes for half), or NULL: NVRTC searches no folder of
- * its own, as nvcc does. */
-static char *toolkit_include(void)
-{
-    const char *homes[] = TOOLKIT_HOMES;
-    for (size_t i = 0; i < OKLC_COUNTOF(homes); i++) {
-        if (!homes[i] || !*homes[i])
-            continue;
-        char *header = oklc_rt_format("%s/include/cuda_fp16.h", homes[i]);
-        bool there = header && access(header, R_OK) == 0;
-        oklc_free(header);
-        if (there)
-            return oklc_rt_format("-I%s/include", homes[i]);
-    }
-    return NULL;
-}
-
 oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what, bool okl,
                                   const char *const *opts, size_t nopts, char **binary,
                                   size_t *size, char **log)
 {
-    char *include = toolkit_include();
-    const char **all = oklc_malloc((nopts + 1) * sizeof *all);
-    if (!all) {
-        oklc_free(include);
-        return oklc_rt_oom();
-    }
-    for (size_t i = 0; i < nopts; i++)
-        all[i] = opts[i];
-    if (include)                      /* last: the caller's -I come first */
-        all[nopts++] = include;
-    oklc_status st = oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, okl, all, nopts, binary,
-                                          size, log);
-    oklc_free(all);
-    oklc_free(include);
-    return st;
+    return oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, okl, opts, nopts, binary, size, log);
 }
 
 /* ---- the device ------------------------------------------------------------------------- */

@@ -213,3 +213,13 @@ void *oklc_rt_dl_open_beside(void *beside, const char *path, int flags)
         return dlopen(path, RTLD_NOW | RTLD_LOCAL | flags);
     return dlmopen(id, path, RTLD_NOW | RTLD_LOCAL | flags);
 }
+
+char *oklc_rt_dl_file(void (*fn)(void))
+{
+    const void *address;
+    memcpy(&address, &fn, sizeof address);    /* ISO C has no function-to-object cast */
+    Dl_info info;
+    if (!fn || !dladdr(address, &info) || !info.dli_fname || !*info.dli_fname)
+        return NULL;
+    return oklc_rt_absolute(info.dli_fname);
+}

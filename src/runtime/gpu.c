@@ -582,17 +582,32 @@ oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source, const char 
     oklc_status st = rtc->load();
     if (st)
         return st;
-    if (nopts > INT_MAX)
+    if (nopts >= INT_MAX)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "too many %s options", rtc->name);
+    char *include = rtc->include ? rtc->include() : NULL;
+    const char **all = oklc_malloc((nopts + 1) * sizeof *all);
+    if (!all) {
+        oklc_free(include);
+        return oklc_rt_oom();
+    }
+    if (nopts)
+        memcpy(all, opts, nopts * sizeof *opts);
+    if (include)                      /* last: the caller's -I come first */
+        all[nopts++] = include;
     void *p = NULL;
     int r = c->CreateProgram(&p, source, what, okl ? (int)OKLC_COUNTOF(empty_headers) : 0,
                              okl ? empty_headers : NULL, okl ? standard_headers : NULL);
-    if (r)
+    if (r) {
+        oklc_free(all);
+        oklc_free(include);
         return oklc_rt_fail(rtc->oom && r == rtc->oom ? OKLC_ERR_MEMORY : OKLC_ERR_COMPILE,
                             "%sCreateProgram for '%s': %s", rtc->prefix, what,
                             c->GetErrorString(r));
+    }
     oklc_rt_count_compile();
-    r = c->CompileProgram(p, (int)nopts, opts);
+    r = c->CompileProgram(p, (int)nopts, all);
+    oklc_free(all);
+    oklc_free(include);
     *log = program_log(rtc, p);
     if (!*log)
         st = oklc_rt_oom();

@@ -272,6 +272,9 @@ typedef struct Rtc {
     int oom;                 /* CreateProgram's "out of memory"; 0: none taken as such */
     /* The compiled program's code (oklc_free *binary). */
     oklc_status (*code)(void *p, const char *what, char **binary, size_t *size);
+    /* The option that finds the toolkit's own headers, given last (oklc_free
+     * it); NULL: none needed or none found. NULL hook: none. */
+    char *(*include)(void);
 } Rtc;
 
 /* The compiler's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
@@ -380,6 +383,9 @@ OKLC_INTERNAL void *oklc_rt_dl_open(const char *path, const char *group);
 /* dlopen of `path` (RTLD_NOW | RTLD_LOCAL | flags) into the namespace of
  * the open library `beside`. */
 OKLC_INTERNAL void *oklc_rt_dl_open_beside(void *beside, const char *path, int flags);
+/* The file of the loaded library that holds function `fn`, links followed
+ * (oklc_free it); NULL when none does. */
+OKLC_INTERNAL char *oklc_rt_dl_file(void (*fn)(void));
 
 /* ---- opencl.c, cuda.c, hip.c ----------------------------------------------------- */
 

@@ -1,8 +1,9 @@
 /*
  * runtime_plugin.c - a plugin through the runtime (oklc_props_plugin): a
- * kernel with @prefetch built and run on the serial device, its results
- * checked; a plugin that cannot load fails the build with its message.
- * Usage: runtime_plugin KERNEL.okl PREFETCH.so
+ * kernel with @prefetch built and run on a device (serial unless DEVICE
+ * names another), its results checked; a plugin that cannot load fails the
+ * build with its message.
+ * Usage: runtime_plugin KERNEL.okl PREFETCH.so [DEVICE]
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,14 +18,14 @@ static int fail(const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
+    if (argc != 3 && argc != 4)
         return 2;
     enum { N = 1000 };
     static float a[N], b[N], ab[N];
     for (int i = 0; i < N; i++)
         a[i] = (float)i, b[i] = 2.0f * (float)i;
     oklc_device *dev;
-    if (oklc_device_open("serial", &dev))
+    if (oklc_device_open(argc == 4 ? argv[3] : "serial", &dev))
         return fail("device");
     oklc_memory *ma, *mb, *mab;
     if (oklc_memory_alloc(dev, sizeof a, &ma) || oklc_memory_alloc(dev, sizeof b, &mb) ||
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
     oklc_kernel_free(k);
     oklc_props_free(props);
     oklc_memory_free(ma), oklc_memory_free(mb), oklc_memory_free(mab);
+    printf("runtime_plugin: ok on %s\n", oklc_device_mode(dev));
     oklc_device_close(dev);
-    printf("runtime_plugin: ok\n");
     return 0;
 }

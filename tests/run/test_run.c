@@ -2,6 +2,8 @@
  * test_run.c - kernels run end to end: built from the .okl files of tests/run through
  * the runtime on a device (OKLC_TEST_DEVICE: "serial", "mode=openmp
  * threads=4", ...), and compared with plain C written here.
+ * OKLC_TEST_FILTER runs only the tests its pattern names; OKLC_TEST_REPEAT
+ * and OKLC_TEST_GPU are for the barrier race tests (test_barrier_races).
  *
  * Values are chosen so the results are exact (small integers in floats),
  * whatever order the device adds them in; every array is checked whole,
@@ -614,6 +616,227 @@ static void test_matmul_tiled(void **state)
 
 /* Split @inner loops: dotBarrier (a CUDA-style dot, exact on integers),
  * sameName, severalNames, listKept, haloStencil */
+/* ---- barriers.okl: races ----------------------------------------------------------------- */
+
+enum { RB = 256, RNB = 1024, RROUNDS = 64 };    /* threads per block, blocks, rounds */
+
+/* How often each race test runs its kernel: OKLC_TEST_REPEAT, 2 by default
+ * (the CPU devices, where nothing races; a GPU run asks for hundreds). */
+static int repeats(void)
+{
+    const char *v = getenv("OKLC_TEST_REPEAT");
+    int n = v ? atoi(v) : 2;
+    return n > 0 ? n : 1;
+}
+
+/* Does a missing barrier give wrong values on the device? Yes on GPUs,
+ * whose threads run at once: cuda, hip, and an OpenCL device the test is
+ * told is a GPU (OKLC_TEST_GPU=1: the runtime cannot say what an OpenCL
+ * device is). No on the CPU devices, which run the @inner loops in turn.
+ * Unknown elsewhere: PoCL runs a work-group's items in turn between the
+ * barriers, and whether that sees a missing barrier depends on the kernel. */
+typedef enum { RACES_NO, RACES_YES, RACES_UNKNOWN } Races;
+
+static Races threads_race(void)
+{
+    if (device_is("serial") || device_is("openmp"))
+        return RACES_NO;
+    const char *gpu = getenv("OKLC_TEST_GPU");
+    if (device_is("cuda") || device_is("hip") || (gpu && !strcmp(gpu, "1")))
+        return RACES_YES;
+    return RACES_UNKNOWN;
+}
+
+/* Runs kernel `name` of barriers.okl repeats() times as name(lead..., in,
+ * out) into an output of -1s, each time checking all n values against
+ * want; returns how many runs were wrong, the first wrong value in `first`. */
+static int race_runs(const char *name, const oklc_arg *lead, int nlead, const int *in,
+                     const int *want, size_t n, char *first, size_t cap)
+{
+    oklc_kernel *k = build("barriers.okl", name);
+    int *got = malloc(n * sizeof *got), *fresh = malloc(n * sizeof *fresh);
+    assert_non_null(got), assert_non_null(fresh);
+    for (size_t i = 0; i < n; i++)
+        fresh[i] = -1;
+    oklc_memory *mi = to_device(in, n * sizeof *in), *mo = to_device(fresh, n * sizeof *got);
+    oklc_arg args[8];
+    memcpy(args, lead, (size_t)nlead * sizeof *lead);
+    args[nlead] = oklc_arg_mem(mi), args[nlead + 1] = oklc_arg_mem(mo);
+    int wrong = 0, reps = repeats();
+    first[0] = '\0';
+    for (int r = 0; r < reps; r++) {
+        assert_int_equal(oklc_memory_copy_from_host(mo, fresh, n * sizeof *got, 0), OKLC_OK);
+        run(k, nlead + 2, args);
+        to_host(mo, got, n * sizeof *got);
+        size_t i = 0;
+        while (i < n && got[i] == want[i])
+            i++;
+        if (i < n && !wrong++)
+            snprintf(first, cap, "run %d, element %zu (block %zu): expected %d, got %d", r, i,
+                     i / RB, want[i], got[i]);
+    }
+    oklc_memory_free(mi), oklc_memory_free(mo);
+    oklc_kernel_free(k);
+    free(got), free(fresh);
+    return wrong;
+}
+
+/* A block's values for the kernels below: distinct, small, different
+ * from block to block (a value a block left in @shared memory is wrong in
+ * the next). */
+static int *race_input(size_t n)
+{
+    int *in = malloc(n * sizeof *in);
+    assert_non_null(in);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int)((i * 7919) % 100003);
+    return in;
+}
+
+typedef struct {
+    const char *name;
+    int         nlead;      /* arguments before in and out */
+    oklc_arg    lead[3];
+    void      (*want)(const int *in, int *want);
+} RaceCase;
+
+static void want_exchange(const int *in, int *w)
+{
+    for (int b = 0; b < RNB; b++)
+        for (int t = 0; t < RB; t++) {
+            int mine = in[b * RB + RB - 1 - t], u = (t + RB / 2) % RB;
+            w[b * RB + t] = 2 * in[b * RB + RB - 1 - u] + mine;
+        }
+}
+
+static void want_rotate(const int *in, int *w)
+{
+    int v[RB], s[RB];
+    for (int b = 0; b < RNB; b++) {
+        memcpy(v, in + b * RB, sizeof v);
+        for (int r = 0; r < RROUNDS; r++) {
+            memcpy(s, v, sizeof s);
+            for (int t = 0; t < RB; t++)
+                v[t] = s[(t + 97) % RB] + r;
+        }
+        memcpy(w + b * RB, v, sizeof v);
+    }
+}
+
+static void want_tile_rows(const int *in, int *w)
+{
+    for (int b = 0; b < RNB - 1; b++)        /* rows: RNB - 1, the last tile partly past it */
+        for (int t = 0; t < RB; t++)
+            w[b * RB + t] = in[b * RB + (t + 131) % RB] - in[b * RB + t];
+    for (int t = 0; t < RB; t++)
+        w[(RNB - 1) * RB + t] = -1;
+}
+
+static void want_reversed(const int *in, int *w)
+{
+    for (int b = 0; b < RNB; b++)
+        for (int t = 0; t < RB; t++)
+            w[b * RB + t] = in[b * RB + RB - 1 - t];
+}
+
+static void want_transpose(const int *in, int *w)
+{
+    for (int b = 0; b < RNB / 4; b++)
+        for (int j = 0; j < 32; j++)
+            for (int i = 0; i < 32; i++)
+                w[(b * 32 + j) * 32 + i] = in[(b * 32 + i) * 32 + j];
+}
+
+static void want_own_slots(const int *in, int *w)
+{
+    for (int i = 0; i < RNB * RB; i++)
+        w[i] = 3 * in[i] + 1;
+}
+
+static void want_no_shared(const int *in, int *w)
+{
+    for (int i = 0; i < RNB * RB; i++)
+        w[i] = 5 * in[i] - i % RB;
+}
+
+static void want_tree_sums(const int *in, int *w)
+{
+    for (int b = 0; b < RNB / 2; b++) {
+        int sum = 0;
+        for (int t = 0; t < 2 * RB; t++)
+            sum += in[b * 2 * RB + t];
+        for (int t = 0; t < 2 * RB; t++)
+            w[b * 2 * RB + t] = sum - in[b * 2 * RB + t];
+    }
+}
+
+/* Runs each case (RNB * RB ints in and out); how many of its runs were
+ * wrong in wrong[]. */
+static void race_cases(const RaceCase *cases, int ncases, int *wrong, char (*first)[160])
+{
+    size_t n = (size_t)RNB * RB;
+    int *in = race_input(n), *want = malloc(n * sizeof *want);
+    assert_non_null(want);
+    for (int c = 0; c < ncases; c++) {
+        cases[c].want(in, want);
+        wrong[c] = race_runs(cases[c].name, cases[c].lead, cases[c].nlead, in, want, n,
+                             first[c], sizeof first[c]);
+        print_message("%s: %d of %d runs wrong%s%s\n", cases[c].name, wrong[c], repeats(),
+                      wrong[c] ? "; first: " : "", first[c]);
+    }
+    free(in), free(want);
+}
+
+/* Every barrier oklc writes, keeps or leaves out, under many warps: every
+ * run right. */
+static void test_barrier_races(void **state)
+{
+    (void)state;
+    const RaceCase cases[] = {
+        {"exchange", 1, {oklc_arg_int(RNB)}, want_exchange},
+        {"rotate", 2, {oklc_arg_int(RNB), oklc_arg_int(RROUNDS)}, want_rotate},
+        {"tileRows", 1, {oklc_arg_int(RNB - 1)}, want_tile_rows},
+        {"gridShared", 2, {oklc_arg_int(RNB / 32), oklc_arg_int(32)}, want_reversed},
+        {"transpose", 1, {oklc_arg_int(RNB / 4)}, want_transpose},
+        {"userBarrier", 1, {oklc_arg_int(RNB)}, want_reversed},
+        {"ownSlots", 1, {oklc_arg_int(RNB)}, want_own_slots},
+        {"noShared", 1, {oklc_arg_int(RNB)}, want_no_shared},
+        {"treeSums", 1, {oklc_arg_int(RNB / 2)}, want_tree_sums},
+    };
+    enum { NC = sizeof cases / sizeof cases[0] };
+    int wrong[NC];
+    char first[NC][160];
+    race_cases(cases, NC, wrong, first);
+    for (int c = 0; c < NC; c++)
+        if (wrong[c])
+            fail_msg("%s: %d of %d runs wrong; first: %s", cases[c].name, wrong[c], repeats(),
+                     first[c]);
+}
+
+/* The twins with a needed barrier taken out: wrong on a GPU (else the
+ * test above could not see a missing barrier there), right on the CPU
+ * devices (threads_race). */
+static void test_barrier_controls(void **state)
+{
+    (void)state;
+    const RaceCase cases[] = {
+        {"exchangeRacy", 1, {oklc_arg_int(RNB)}, want_exchange},
+        {"rotateRacy", 2, {oklc_arg_int(RNB), oklc_arg_int(RROUNDS)}, want_rotate},
+    };
+    enum { NC = sizeof cases / sizeof cases[0] };
+    int wrong[NC];
+    char first[NC][160];
+    race_cases(cases, NC, wrong, first);
+    for (int c = 0; c < NC; c++) {
+        if (threads_race() == RACES_YES && !wrong[c])
+            fail_msg("%s: right in all %d runs: the race test cannot see its missing barrier",
+                     cases[c].name, repeats());
+        if (threads_race() == RACES_NO && wrong[c])
+            fail_msg("%s: %d of %d runs wrong; first: %s", cases[c].name, wrong[c], repeats(),
+                     first[c]);
+    }
+}
+
 static void test_split_parts(void **state)
 {
     (void)state;
@@ -1264,6 +1487,68 @@ static void test_templates(void **state)
     oklc_memory_free(md);
     oklc_kernel_free(kf);
     oklc_kernel_free(kd);
+}
+
+/* A template kernel instantiated from its arguments' types: one kernel
+ * (addPairs of templates.okl, T from the memory), float and int instances. */
+static void test_template_deduced(void **state)
+{
+    (void)state;
+    enum { N = 77 };
+    float af[N], abf[N + 3], wantf[N + 3];
+    int ai[N], abi[N + 3], wanti[N + 3];
+    for (int i = 0; i < N + 3; i++)             /* past N: left alone */
+        abf[i] = wantf[i] = -1, abi[i] = wanti[i] = -1;
+    for (int i = 0; i < N; i++) {
+        af[i] = 0.5f * i, wantf[i] = af[i] + af[i];
+        ai[i] = 3 * i - 40, wanti[i] = 2 * ai[i];
+    }
+    oklc_kernel *k = build("templates.okl", "addPairs");
+    oklc_memory *m[4];
+    assert_int_equal(oklc_memory_alloc_typed(dev, OKLC_TYPE_FLOAT, N, &m[0]), OKLC_OK);
+    assert_int_equal(oklc_memory_alloc_typed(dev, OKLC_TYPE_FLOAT, N + 3, &m[1]), OKLC_OK);
+    assert_int_equal(oklc_memory_alloc_typed(dev, OKLC_TYPE_INT32, N, &m[2]), OKLC_OK);
+    assert_int_equal(oklc_memory_alloc_typed(dev, OKLC_TYPE_INT32, N + 3, &m[3]), OKLC_OK);
+    assert_int_equal(oklc_memory_copy_from_host(m[0], af, sizeof af, 0), OKLC_OK);
+    assert_int_equal(oklc_memory_copy_from_host(m[1], abf, sizeof abf, 0), OKLC_OK);
+    assert_int_equal(oklc_memory_copy_from_host(m[2], ai, sizeof ai, 0), OKLC_OK);
+    assert_int_equal(oklc_memory_copy_from_host(m[3], abi, sizeof abi, 0), OKLC_OK);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m[0]), oklc_arg_mem(m[0]), oklc_arg_mem(m[1]));
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(m[2]), oklc_arg_mem(m[2]), oklc_arg_mem(m[3]));
+    to_host(m[1], abf, sizeof abf);
+    to_host(m[3], abi, sizeof abi);
+    same_floats(wantf, abf, N + 3);
+    same_ints(wanti, abi, N + 3);
+    /* the arguments must agree on T */
+    oklc_arg mixed[] = {oklc_arg_int(N), oklc_arg_mem(m[0]), oklc_arg_mem(m[2]),
+                        oklc_arg_mem(m[1])};
+    assert_int_not_equal(oklc_kernel_run(k, 4, mixed), OKLC_OK);
+    for (int i = 0; i < 4; i++)
+        oklc_memory_free(m[i]);
+    oklc_kernel_free(k);
+}
+
+/* ---- inline.okl ---------------------------------------------------------------------------- */
+
+/* OCCA's inline kernel: the name _occa_jit_kernel is the user's (OCCA's) */
+static void test_occa_inline(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    float a[N], b[N], ab[N + 4], want[N + 4];
+    for (int i = 0; i < N + 4; i++)
+        ab[i] = want[i] = -1;
+    for (int i = 0; i < N; i++)
+        a[i] = i, b[i] = 2 * i - 7, want[i] = a[i] + b[i];
+    oklc_kernel *k = build("inline.okl", "_occa_jit_kernel");
+    oklc_memory *ma = to_device(a, sizeof a), *mb = to_device(b, sizeof b);
+    oklc_memory *mab = to_device(ab, sizeof ab);
+    RUN(k, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mab),
+        oklc_arg_long(N));
+    to_host(mab, ab, sizeof ab);
+    same_floats(want, ab, N + 4);
+    oklc_memory_free(ma), oklc_memory_free(mb), oklc_memory_free(mab);
+    oklc_kernel_free(k);
 }
 
 /* ---- half.okl ---------------------------------------------------------------------------- */
@@ -2076,6 +2361,7 @@ int main(void)
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
+        cmocka_unit_test(test_barrier_races),    cmocka_unit_test(test_barrier_controls),
         cmocka_unit_test(test_grid_stride),
         cmocka_unit_test(test_split_parts),
         cmocka_unit_test(test_interchange_applied), cmocka_unit_test(test_interchange_refused),
@@ -2084,6 +2370,7 @@ int main(void)
         cmocka_unit_test(test_histogram_slices),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
+        cmocka_unit_test(test_template_deduced), cmocka_unit_test(test_occa_inline),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
         cmocka_unit_test(test_launch_checks),    cmocka_unit_test(test_instance_steps),
         cmocka_unit_test(test_nest_counts),      cmocka_unit_test(test_host_calls),
@@ -2099,6 +2386,8 @@ int main(void)
         cmocka_unit_test(test_legacy_host_flow), cmocka_unit_test(test_legacy_side_by_side),
         cmocka_unit_test(test_legacy_spaces),    cmocka_unit_test(test_legacy_block_variables),
     };
+    if (getenv("OKLC_TEST_FILTER"))           /* cmocka's patterns: test_barrier* */
+        cmocka_set_test_filter(getenv("OKLC_TEST_FILTER"));
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);
     nftw(cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -877,6 +877,31 @@ static void skip_without(oklc_status (*compiler_version)(char version[32]))
     }
 }
 
+/* Which toolkit's <cuda_fp16.h> NVRTC gets: $CUDA_HOME's first (the others,
+ * in order: NVRTC's own toolkit, the nvcc on PATH's, /usr/local/cuda). A
+ * stand-in toolkit whose header is an #error tells that it was read. */
+static void nvrtc_toolkits(void)
+{
+    static const char half_cu[] = "#include <cuda_fp16.h>\n"
+                                  "extern \"C\" __global__ void h(__half *x) { x[0] = x[1]; }\n";
+    static const char stop[] = "#error the stand-in toolkit's header\n";
+    const char *sm90[] = {"--gpu-architecture=sm_90"};
+    char *bin, *log;
+    size_t size;
+    assert_ok(oklc_rt_mkdirs(work_path("toolkit/include"), 0700));
+    assert_ok(oklc_rt_write_file(work_path("toolkit/include/cuda_fp16.h"), stop, strlen(stop)));
+    char *home = getenv("CUDA_HOME") ? oklc_rt_strdup(getenv("CUDA_HOME")) : NULL;
+    setenv("CUDA_HOME", work_path("toolkit"), 1);
+    oklc_status st = oklc_rt_nvrtc_compile(half_cu, "h.cu", false, sm90, 1, &bin, &size, &log);
+    if (home)
+        setenv("CUDA_HOME", home, 1);
+    else
+        unsetenv("CUDA_HOME");
+    oklc_free(home);
+    assert_fails(st, OKLC_ERR_COMPILE, "the stand-in toolkit's header");
+    oklc_free(log);
+}
+
 /* NVRTC compiles without a device: a cubin for sm_90, PTX for compute_90,
  * and a compile error's log. */
 static void nvrtc_compile(void **state)
@@ -940,6 +965,7 @@ static void nvrtc_compile(void **state)
                                        &log),
                  OKLC_ERR_COMPILE, "--no-such-option");
     oklc_free(log);
+    nvrtc_toolkits();
 }
 
 /* hiprtc (in libamdhip64 before ROCm 6) compiles without a device too. */
@@ -1072,6 +1098,13 @@ static void mock_vendor(const Vendor *v)
                  "cannot compile the kernel source of '");
     assert_non_null(strstr(oklc_last_error(), "undeclared_thing"));
     assert_non_null(strstr(oklc_last_error(), ".tmp."));
+    if (v->mode[0] == 'c') {    /* the device's builds find the toolkit's headers */
+        char *built;
+        file = put("mock/half.cu", "#include <cuda_fp16.h>\n"
+                                   "extern \"C\" __global__ void h(__half *x) { x[0] = x[1]; }\n");
+        assert_ok(oklc_kernel_build_only(d, file, "h", p, &built));
+        free(built);
+    }
 
     /* an OKL kernel's entry: the fixture's launcher and metadata */
     char *dir;
