@@ -2,7 +2,8 @@
 # Installs the Debian packages oklc needs to build and test (see README,
 # "Dependencies"). As root it installs what is missing; as another user it
 # prints the exact apt-get line and stops. `deps.sh occa` adds what
-# bench/occa.sh needs beyond that (benchParanumal's MPI and BLAS).
+# bench/occa.sh needs beyond that (benchParanumal's MPI and BLAS); `deps.sh
+# sycl` what bench/sycl.sh needs to build AdaptiveCpp (LLVM 14, Boost).
 set -euo pipefail
 
 packages=(
@@ -24,6 +25,13 @@ packages=(
   libamdhip64-dev   # hip_runtime.h and hiprtc: the HIP prelude's tests
   rocm-device-libs  # the AMD GPU device libraries hipcc links against
 )
+if [ "${1:-}" = sycl ]; then
+  packages+=(
+    llvm-14-dev libclang-14-dev clang-14  # AdaptiveCpp's compiler plugin and its clang
+    libomp-14-dev                         #   the omp target: SYCL kernels as OpenMP on the CPU
+    libboost-context-dev libboost-fiber-dev  #   its CPU runtime's fibers
+  )
+fi
 if [ "${1:-}" = occa ]; then
   packages+=(
     openmpi-bin       # bench/occa.sh: benchParanumal runs with mpirun

@@ -2,7 +2,8 @@
  * test_run.c - kernels run end to end: built from the .okl files of tests/run through
  * the runtime on a device (OKLC_TEST_DEVICE: "serial", "mode=openmp
  * threads=4", ...), and compared with plain C written here.
- * OKLC_TEST_FILTER runs only the tests its pattern names; OKLC_TEST_REPEAT
+ * OKLC_TEST_FILTER runs only the tests its pattern names, OKLC_TEST_SKIP
+ * all but those; OKLC_TEST_REPEAT
  * and OKLC_TEST_GPU are for the barrier race tests (test_barrier_races).
  *
  * Values are chosen so the results are exact (small integers in floats),
@@ -2388,6 +2389,8 @@ int main(void)
     };
     if (getenv("OKLC_TEST_FILTER"))           /* cmocka's patterns: test_barrier* */
         cmocka_set_test_filter(getenv("OKLC_TEST_FILTER"));
+    if (getenv("OKLC_TEST_SKIP"))
+        cmocka_set_skip_filter(getenv("OKLC_TEST_SKIP"));
     int failed = cmocka_run_group_tests_name(spec ? spec : "serial", tests, NULL, NULL);
     oklc_device_close(dev);
     nftw(cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);
