@@ -39,14 +39,14 @@ export LD_LIBRARY_PATH=$g/lib:$root/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for v in "$g"/lib/clang/*; do
   [ -e "/usr/include/clang/${v##*/}" ] || { mkdir -p /usr/include/clang && ln -s "$v" /usr/include/clang/; }
 done
-# The OpenCL platforms (PoCL where there is one, then NVIDIA's) through the
-# carried ICD loader, by full path: NVIDIA's may be outside the loader's.
+# The OpenCL platforms (PoCL where there is one, then NVIDIA's), by full
+# path: NVIDIA's may be outside the loader's paths.
 find_lib() {
   ldconfig -p | awk -v n="$1" '$1 == n {print $NF; exit}' | grep . ||
     find /usr/local/nvidia /usr/lib /usr/lib64 /usr/local -name "$1" 2>/dev/null | head -1
 }
-# the machine's own ICD loader where it has one (the carried one is for
-# machines without)
+# The machine's own ICD loader where it has one (the carried Debian one
+# listed PoCL alone on an H200 machine, NVIDIA's platform missing).
 [ -n "$(find_lib libOpenCL.so.1)" ] && rm -f "$g/lib/libOpenCL.so.1"
 nv_cl=$(find_lib libnvidia-opencl.so.1) pocl=$(find_lib libpocl.so.2)
 export OCL_ICD_FILENAMES=${pocl:+$pocl:}${nv_cl:-libnvidia-opencl.so.1}
@@ -60,7 +60,8 @@ say "nvcc: $(command -v nvcc) $(nvcc --version | tail -1); g++: $(g++ --version 
 say "OpenCL: $(find_lib libOpenCL.so.1); $OCL_ICD_FILENAMES; /etc/OpenCL/vendors: $(ls /etc/OpenCL/vendors 2>/dev/null | tr '\n' ' ')"
 say "NVRTC: $(find_lib libnvrtc.so.13) $(find /usr /opt -name "libnvrtc.so*" 2>/dev/null | head -3 | tr '\n' ' ')"
 say "cuda_fp16.h: $(find /usr /opt -name cuda_fp16.h 2>/dev/null | head -4 | tr '\n' ' ')"
-# NVIDIA's platform opens, or the ICD loader says why (OCL_ICD_DEBUG)
+# NVIDIA's platform opens, or the ICD loader says why (OCL_ICD_DEBUG, where
+# the loader was built to read it)
 if ! OKLC_CACHE_DIR=$g/probe build/tests/runtime_together "opencl platform=nvidia" >"$g/p.log" 2>&1 ||
    grep -q '^(' "$g/p.log"; then
   OCL_ICD_DEBUG=7 OKLC_CACHE_DIR=$g/probe build/tests/runtime_together "opencl platform=nvidia" 2>&1 |
