@@ -7,8 +7,10 @@
 # (bench/realcodes/NAME.defs) and compiles the output with the backend's real
 # compiler: g++ -fsyntax-only (serial; openmp adds -fopenmp), nvcc (cuda),
 # hipcc (hip), PoCL's clBuildProgram through build/tests/clbuild (opencl);
-# clang++ -fsyntax-only against the checking headers of tests/backends/check/
-# (dpcpp, metal: no compiler of theirs exists here); for the GPU-like
+# a SYCL compiler (dpcpp: $SYCL_CXX, e.g. AdaptiveCpp's acpp, see
+# bench/sycl.sh); clang++ -fsyntax-only against the checking headers of
+# tests/backends/check/ (metal always: no Metal compiler runs on Linux; dpcpp
+# when no SYCL compiler is given); for the GPU-like
 # backends the host launcher with g++ -fsyntax-only as well.
 # Gives a table per code and backend (files, transpiled, compiled, share) with
 # a total per backend and the time each backend took, and in REPORTDIR:
@@ -28,7 +30,9 @@
 #   -o  report folder (default: a new folder under $TMPDIR or /tmp, printed);
 #   --code NAME  which code the following DIRs are (default: recognised).
 # Environment: OKLC (default build/oklc), CLBUILD (default build/tests/clbuild),
-# NVCC, HIPCC, CXX (default g++), CLANGXX (default clang++).
+# NVCC, HIPCC, CXX (default g++), CLANGXX (default clang++), SYCL_CXX (the SYCL
+# compiler command, words allowed; default $OKLC_SYCL_CXX, else acpp on PATH,
+# else none: the checking header).
 #
 # NAME.defs: one rule a line, '#' starts a comment line:
 #   [BACKEND,...:]GLOB  ARG...
@@ -47,6 +51,8 @@ OKLC=${OKLC:-$root/build/oklc} CLBUILD=${CLBUILD:-$root/build/tests/clbuild}
 CXX=${CXX:-g++} CLANGXX=${CLANGXX:-clang++}
 NVCC=${NVCC:-$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })}
 HIPCC=${HIPCC:-$(command -v hipcc)}
+SYCL_CXX=${SYCL_CXX:-${OKLC_SYCL_CXX:-$(command -v acpp)}}
+read -ra sycl_cxx <<<"$SYCL_CXX"
 backends=serial,openmp,opencl
 [ -n "$NVCC" ] && backends+=,cuda
 [ -n "$HIPCC" ] && backends+=,hip
@@ -77,7 +83,9 @@ need oklc "$OKLC"
 for b in "${backends[@]}"; do
   case $b in
     serial|openmp) need "$CXX" "$(command -v "$CXX")" ;;
-    dpcpp|metal) need clang++ "$(command -v "$CLANGXX")" ;;
+    dpcpp) if [ ${#sycl_cxx[@]} -gt 0 ]; then need "${sycl_cxx[0]}" "$(command -v "${sycl_cxx[0]}")"
+           else need clang++ "$(command -v "$CLANGXX")"; fi ;;
+    metal) need clang++ "$(command -v "$CLANGXX")" ;;
     cuda) need nvcc "$NVCC" ;;
     hip) need hipcc "$HIPCC" ;;
     opencl) need clbuild "$CLBUILD" ;;
@@ -145,7 +153,7 @@ check() {
   mkdir -p "$w"
   [[ $b == @(cuda|hip|opencl|dpcpp|metal) ]] && launcher=(--launcher "$w/launcher.cpp")
   (cd "$(dirname "$d/$rel")" &&
-   "$OKLC" transpile -b "$b" "$(basename "$rel")" -o "$w/out" "${launcher[@]}" "$@") \
+   "$OKLC" transpile -b "$b" "$(basename "$rel")" -o "$w/out.cpp" "${launcher[@]}" "$@") \
     >"$w/log" 2>&1 </dev/null
   rc=$?
   if [ $rc -ne 0 ]; then
@@ -158,14 +166,16 @@ check() {
       cuda) cmd=("$NVCC" -std=c++17 -arch=sm_90 -rdc=true -c -x cu -o k.o) ;;
       hip) cmd=("$HIPCC" -std=c++17 --offload-arch=gfx90a -fgpu-rdc -c -x hip -o k.o) ;;
       opencl) cmd=("$CLBUILD" -o -cl-std=CL1.2) ;;    # as the others: warnings allowed
-      # no SYCL or Metal compiler: their checking headers (docs/backends.md)
-      dpcpp) cmd=("$CLANGXX" -std=c++17 -fsyntax-only -I"$root/tests/backends/check/sycl" -x c++) ;;
+      # without a SYCL compiler, and for Metal: the checking headers (docs/backends.md)
+      dpcpp) if [ ${#sycl_cxx[@]} -gt 0 ]; then cmd=("${sycl_cxx[@]}" -std=c++17 -c -x c++ -o k.o)
+             else cmd=("$CLANGXX" -std=c++17 -fsyntax-only -I"$root/tests/backends/check/sycl" -x c++); fi ;;
       metal) cmd=("$CLANGXX" -x clcpp -cl-std=clc++2021 -cl-no-stdinc -fsyntax-only -Xclang
                   "-cl-ext=-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_fp64,-cl_khr_fp64"
                   -I"$root/tests/backends/check/metal") ;;
     esac
-    # the compilers' temporary files (hipcc leaves folders) go to $w
-    if ! (cd "$w" && TMPDIR="$w" "${cmd[@]}" "$w/out") >"$w/log" 2>&1 </dev/null; then
+    # the compilers' temporary files (hipcc leaves folders) go to $w; out.cpp:
+    # AdaptiveCpp's acpp compiles SYCL only from a file named so, whatever -x says
+    if ! (cd "$w" && TMPDIR="$w" "${cmd[@]}" "$w/out.cpp") >"$w/log" 2>&1 </dev/null; then
       stage=compile
     elif [ ${#launcher[@]} -gt 0 ] &&
          ! "$CXX" -std=c++17 -fsyntax-only -x c++ "$w/launcher.cpp" >"$w/log" 2>&1 </dev/null; then
@@ -177,7 +187,7 @@ check() {
     mkdir -p "$(dirname "$k")"
     printf '(cd %q && %q transpile -b %q %q%s)\n' "$(dirname "$d/$rel")" "$OKLC" "$b" \
       "$(basename "$rel")" "$(printf ' %q' "$@")" >"$k.cmd"
-    [ -f "$w/out" ] && cp "$w/out" "$k.out"
+    [ -f "$w/out.cpp" ] && cp "$w/out.cpp" "$k.out"
     [ -f "$w/launcher.cpp" ] && cp "$w/launcher.cpp" "$k.launcher"
   fi
   if [ $stage != ok ]; then
@@ -205,6 +215,8 @@ done
 [ -n "$report" ] || report=$(mktemp -d -t realcodes-report.XXXXXX)
 mkdir -p "$report" || exit 2
 echo "$n files; backends ${backends[*]}; $jobs jobs; report in $report" >&2
+[[ " ${backends[*]} " == *" dpcpp "* ]] &&
+  echo "dpcpp compiled with ${SYCL_CXX:-clang++ against the checking header}" >&2
 
 # every backend in turn (timed), its files JOBS at a time
 declare -A secs

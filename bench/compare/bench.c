@@ -2,14 +2,15 @@
  * bench/compare/bench.c - generated code versus hand-written code of the
  * same kernels, on the same device, in one run.
  *
- * On each device named (-D: serial, openmp, opencl, cuda, hip; default the
- * serial and the OpenMP device), each kernel of kernels.okl is built through
- * the runtime twice: from the OKL (transpiled by the device's backend) and
- * from its hand-written twin (oklc_props_okl(props, false)): native.cpp on
- * the CPU devices, native.cl on opencl, native.cu on cuda and hip. Both are
- * compiled by the runtime on the same device, so with the same compiler and
- * flags (CPU: -std=c++17 -shared -fPIC [-fopenmp] and -O3, or OKLC_CXX /
- * OKLC_CXXFLAGS; GPU-like: clBuildProgram, NVRTC, hiprtc with the device's
+ * On each device named (-D: serial, openmp, opencl, cuda, hip, dpcpp;
+ * default the serial and the OpenMP device), each kernel of kernels.okl is
+ * built through the runtime twice: from the OKL (transpiled by the device's
+ * backend) and from its hand-written twin (oklc_props_okl(props, false)):
+ * native.cpp on the CPU devices, native.cl on opencl, native.cu on cuda and
+ * hip, native_sycl.cpp on dpcpp. Both are compiled by the runtime on the
+ * same device, so with the same compiler and flags (CPU: -std=c++17 -shared
+ * -fPIC [-fopenmp] and -O3, or OKLC_CXX / OKLC_CXXFLAGS; GPU-like:
+ * clBuildProgram, NVRTC, hiprtc, the SYCL compiler with the device's
  * options), and both run through oklc_kernel_run with the same arguments
  * (only the output buffers differ; a hand-written GPU kernel gets the grid
  * the OKL launcher computes, through oklc_kernel_set_run_dims).
@@ -490,6 +491,8 @@ static const char *native_file(const char *mode)
 {
     if (!gpu_like(mode))
         return "native.cpp";
+    if (!strcmp(mode, "dpcpp"))
+        return "native_sycl.cpp";
     return strcmp(mode, "opencl") ? "native.cu" : "native.cl";
 }
 

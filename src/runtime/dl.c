@@ -18,7 +18,8 @@
  * register the same LLVM options twice). One namespace per group of
  * libraries (HIP and hiprtc share one; the dpcpp device's SYCL support
  * library shares its own with the kernels it runs, which must reach the
- * same SYCL runtime: oklc_rt_dl_open_beside). When dlmopen fails, or with
+ * same SYCL runtime: oklc_rt_dl_open_beside; AdaptiveCpp's gets none,
+ * dpcpp.c's support_load says why). When dlmopen fails, or with
  * OKLC_DLMOPEN=0, they are opened as usual.
  *
  * A namespace has a C library of its own, whose environment is the

@@ -16,7 +16,9 @@
  * and its `--version` output, once; dlopen'ed, once per process; called
  * through extern "C" functions that return an exception's message instead
  * of throwing. A compiler that cannot build it makes the device
- * OKLC_ERR_UNAVAILABLE too, with the compiler's output. The device is an
+ * OKLC_ERR_UNAVAILABLE too, with the compiler's output. AdaptiveCpp's
+ * driver is told its target where it has only its CPU backend
+ * (choose_acpp_target) and identified by `--acpp-version`. The device is an
  * in-order queue; memory is USM device memory (struct oklc_memory's ptr),
  * copies are queue::memcpy at an offset, waited for, after the kernels.
  *
@@ -28,7 +30,8 @@
  * returns NULL or the exception's message. finish waits on the queue and
  * reports the kernels' asynchronous errors kept since the last wait. The
  * support library and the kernels share a link-map namespace of their own
- * (dl.c): the SYCL runtime's plugins bring OpenCL drivers and an LLVM.
+ * (dl.c): the SYCL runtime's plugins bring OpenCL drivers and an LLVM;
+ * AdaptiveCpp's stay in the process's (support_load says why).
  */
 #define _GNU_SOURCE    /* RTLD_NODELETE */
 #include <dlfcn.h>
@@ -70,6 +73,7 @@ static const char *const fixed_flags[] = {"-std=c++17", "-shared", "-fPIC", "-O2
 typedef struct Sycl {
     char  **cmd;       /* the compiler's command, argv[0] absolute, NULL-terminated */
     size_t  ncmd;
+    bool    acpp;      /* AdaptiveCpp's driver (acpp, or its old name syclcc) */
     void   *handle;    /* the support library's queue */
     void   *queue;     /* its sycl::queue *, for the kernels' K_run */
 } Sycl;
@@ -147,25 +151,63 @@ static oklc_status find_compiler(const Spec *s, Sycl *c)
                        "-fsycl\" for Intel's oneAPI DPC++, \"acpp\" for AdaptiveCpp)");
 }
 
-/* d->id: the command and what `<command> --version` says. */
+/* AdaptiveCpp's driver, by its program's name. */
+static bool is_acpp(const char *program)
+{
+    const char *base = strrchr(program, '/');
+    base = base ? base + 1 : program;
+    return !strcmp(base, "acpp") || !strcmp(base, "syclcc") || !strcmp(base, "syclcc-clang");
+}
+
+/* AdaptiveCpp compiles for the targets of its configuration (`generic`,
+ * compiled for the device at run time, by default) unless told. Given
+ * none, by --acpp-targets or ACPP_TARGETS, and with no runtime backend but
+ * its CPU one (`--acpp-version`: "Available runtime backends"), it gets
+ * `omp`: compiled once ahead of time, no JIT at a kernel's first launch.
+ * Where a GPU runtime backend exists, `generic` serves every device. */
+static oklc_status choose_acpp_target(Sycl *c, const char *version)
+{
+    for (size_t i = 1; i < c->ncmd; i++)
+        if (!strncmp(c->cmd[i], "--acpp-targets", 14) || !strncmp(c->cmd[i], "--hipsycl-targets", 17))
+            return OKLC_OK;
+    const char *env = getenv("ACPP_TARGETS");
+    if (env && *env)
+        return OKLC_OK;
+    const char *list = strstr(version, "Available runtime backends:");
+    if (!list)
+        return OKLC_OK;
+    for (const char *p = strstr(list, "librt-backend-"); p; p = strstr(p + 1, "librt-backend-"))
+        if (strncmp(p, "librt-backend-omp.", 18))
+            return OKLC_OK;
+    return add_word(&c->cmd, &c->ncmd, "--acpp-targets=omp");
+}
+
+/* d->id: the command and what `<command> --version` says (AdaptiveCpp's
+ * `--version` is its Clang's: `--acpp-version` says which AdaptiveCpp,
+ * where, and with which backends and settings). */
 static oklc_status identify(oklc_device *d, const Spec *s, Sycl *c)
 {
-    char **argv = NULL, *line = oklc_rt_command_line((const char *const *)c->cmd);
-    char *output = NULL;
+    char **argv = NULL, *line = NULL, *output = NULL;
     size_t n = 0;
     int code = 0;
-    oklc_status st = line ? OKLC_OK : oklc_rt_oom();
+    c->acpp = is_acpp(c->cmd[0]);
+    oklc_status st = OKLC_OK;
     for (size_t i = 0; !st && i < c->ncmd; i++)
         st = add_word(&argv, &n, c->cmd[i]);
     if (!st)
-        st = add_word(&argv, &n, "--version");
+        st = add_word(&argv, &n, c->acpp ? "--acpp-version" : "--version");
     if (!st && (st = oklc_rt_spawn((const char *const *)argv, &output, &code)) ==
                    OKLC_ERR_COMPILE)
         st = unavailable(s, "the SYCL compiler does not run: %s", oklc_last_error());
+    if (!st && code && !(line = oklc_rt_command_line((const char *const *)argv)))
+        st = oklc_rt_oom();
     if (!st && code)
-        st = unavailable(s, "the SYCL compiler does not work: '%s --version' %s %d:\n%s",
-                         line, code < 0 ? "was killed, status" : "exited with status", code,
-                         output);
+        st = unavailable(s, "the SYCL compiler does not work: '%s' %s %d:\n%s", line,
+                         code < 0 ? "was killed, status" : "exited with status", code, output);
+    if (!st && c->acpp)
+        st = choose_acpp_target(c, output);
+    if (!st && !(line = oklc_rt_command_line((const char *const *)c->cmd)))
+        st = oklc_rt_oom();
     if (!st && !(d->id = oklc_rt_format("dpcpp\ncompiler: %s\n%s", line, output)))
         st = oklc_rt_oom();
     free_words(argv, n);
@@ -252,15 +294,20 @@ static oklc_status support_entry(const oklc_device *d, const Spec *s, const Sycl
 }
 
 /* dlopen once per process: two SYCL runtimes in one process would not
- * share devices, memory or queues. */
-static oklc_status support_load(const Spec *s, const char *path, const char *key)
+ * share devices, memory or queues. AdaptiveCpp's runtime goes into the
+ * process's own namespace: in one of its own, its worker threads (started
+ * by that namespace's C library) left glibc's dlclose waiting forever for
+ * them in every later kernel_free (__thread_gscope_wait); it brings no
+ * LLVM but the one it was built with, which a libclang of the same
+ * version shares. */
+static oklc_status support_load(const Spec *s, const Sycl *c, const char *path, const char *key)
 {
     oklc_status st = OKLC_OK;
     pthread_mutex_lock(&support_lock);
     if (support && strcmp(support_key, key))
         st = unavailable(s, "this process already uses the SYCL runtime of another SYCL "
                          "compiler (or of another version of it); one per process");
-    void *h = st || support ? NULL : oklc_rt_dl_open(path, "sycl");
+    void *h = st || support ? NULL : oklc_rt_dl_open(path, c->acpp ? NULL : "sycl");
     if (!st && !support && !h)
         st = oklc_rt_fail(OKLC_ERR_LOAD, "cannot load oklc's SYCL support library '%s': %s",
                           path, dlerror());
@@ -330,7 +377,7 @@ static oklc_status open_device(oklc_device *d, const Spec *s)
     if (!st)
         st = support_entry(d, s, c, &path, key);
     if (!st)
-        st = support_load(s, path, key);
+        st = support_load(s, c, path, key);
     if (!st)
         st = create_queue(d, s, c, index);
     if (st)

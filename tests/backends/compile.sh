@@ -46,7 +46,7 @@ check() {
   eval "args=($(sed -n 's|^// oklc-args: ||p' "$input" | head -n 1))"
   [ $family = gpu ] && launcher=(--launcher "$dir/launcher.cpp")
   (cd "$(dirname "$input")" &&
-   "$oklc" transpile "${args[@]}" -b "$backend" "$(basename "$input")" -o "$dir/out" \
+   "$oklc" transpile "${args[@]}" -b "$backend" "$(basename "$input")" -o "$dir/out.cpp" \
      "${launcher[@]}") 2>"$dir/err"
   status=$?
   if grep -qE "^// ($family|$backend): unsupported" "$input"; then
@@ -63,7 +63,9 @@ check() {
   std=$(printf '%s\n' "${args[@]}" | sed -n 's|^--clang-arg=\(-std=.*\)|\1|p' | tail -n 1)
   cmd=${compile//-std=c++17/${std:--std=c++17}}
   # shellcheck disable=SC2086
-  if ! (cd "$dir" && $cmd "$dir/out") >"$dir/cc" 2>&1; then
+  # (out.cpp: AdaptiveCpp's acpp compiles SYCL only from a file named so,
+  # whatever -x says; the others go by -x)
+  if ! (cd "$dir" && $cmd "$dir/out.cpp") >"$dir/cc" 2>&1; then
     echo "FAIL: $input ($backend): the output does not compile"
     grep -m 20 -E 'error|Error' "$dir/cc"; touch "$tmp/$n.fail"; return
   fi

@@ -266,6 +266,53 @@ static void dpcpp_bad_compiler(void **state)
     assert_int_equal(entries(cache), 2);
 }
 
+/* An AdaptiveCpp stand-in in folder `dir`, named acpp: `--acpp-version`
+ * lists `backends`; any other call fails, echoing its arguments. Opening
+ * the dpcpp device with OKLC_SYCL_CXX `cxx` (the stand-in's path is put
+ * for ACPP) fails building the support library; the message is returned. */
+static const char *acpp_compiles_with(const char *dir, const char *backends, const char *cxx)
+{
+    char body[1024], name[64], command[4400];
+    snprintf(body, sizeof body,
+             "for a; do [ \"$a\" = --acpp-version ] && printf 'AdaptiveCpp version: 99.1\\n"
+             "  Available runtime backends:\\n%s' && exit 0; done\n"
+             "echo \"stand-in acpp: error: $*\" >&2\nexit 1\n", backends);
+    snprintf(name, sizeof name, "%s/acpp", dir);
+    const char *acpp = stand_in(name, body);
+    snprintf(command, sizeof command, "%s%s", acpp, cxx);
+    return dpcpp_fails("dpcpp", command, OKLC_ERR_UNAVAILABLE,
+                       "its SYCL compiler cannot build oklc's SYCL support library: ");
+}
+
+/* AdaptiveCpp: identified by --acpp-version (its --version is Clang's);
+ * with no runtime backend but its CPU one, and no target given, it
+ * compiles for `omp`; a GPU backend, --acpp-targets or ACPP_TARGETS leave
+ * its default. */
+static void dpcpp_adaptivecpp(void **state)
+{
+    (void)state;
+    fresh_cache();
+    const char *omp = "     librt-backend-omp.so\\n";
+    const char *msg = acpp_compiles_with("acpp-cpu", omp, "");
+    assert_non_null(strstr(msg, "/acpp --acpp-targets=omp -std=c++17 -shared -fPIC -O2 "));
+    assert_non_null(strstr(msg, "stand-in acpp: error: --acpp-targets=omp -std=c++17"));
+    msg = acpp_compiles_with("acpp-gpu", "     librt-backend-omp.so\\n"
+                             "     librt-backend-cuda.so\\n", "");
+    assert_non_null(strstr(msg, "/acpp -std=c++17 -shared -fPIC -O2 "));
+    msg = acpp_compiles_with("acpp-cpu", omp, " --acpp-targets=generic");
+    assert_non_null(strstr(msg, "/acpp --acpp-targets=generic -std=c++17 -shared"));
+    assert_null(strstr(msg, "targets=omp"));
+    setenv("ACPP_TARGETS", "omp.library-only", 1);
+    msg = acpp_compiles_with("acpp-cpu", omp, "");
+    unsetenv("ACPP_TARGETS");
+    assert_non_null(strstr(msg, "/acpp -std=c++17 -shared -fPIC -O2 "));
+    /* a driver that fails --acpp-version: its own words */
+    const char *bad = stand_in("acpp-bad/syclcc", "echo 'syclcc: no clang found' >&2\nexit 3\n");
+    msg = dpcpp_fails("dpcpp", bad, OKLC_ERR_UNAVAILABLE, "the SYCL compiler does not work: '");
+    assert_non_null(strstr(msg, "/syclcc --acpp-version' exited with status 3:\nsyclcc: no "
+                                "clang found"));
+}
+
 /* A SYCL runtime stand-in for the dpcpp device: dpcpp_support.cpp's
  * functions on host memory, one device; its queue is the flag a kernel sets
  * to fail asynchronously. */
@@ -1744,6 +1791,7 @@ int main(void)
         cmocka_unit_test(metal_unavailable),
         cmocka_unit_test(dpcpp_no_compiler),
         cmocka_unit_test(dpcpp_bad_compiler),
+        cmocka_unit_test(dpcpp_adaptivecpp),
         cmocka_unit_test(dpcpp_on_a_stand_in),
         cmocka_unit_test(memory_copies),
         cmocka_unit_test(memory_errors),

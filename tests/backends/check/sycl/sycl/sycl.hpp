@@ -215,6 +215,17 @@ public:
 
 class handler;
 
+namespace detail {
+/* what a[i] of a D-dimensional accessor gives for D > 1: indexed again,
+ * one dimension fewer, down to the element (4.7.6.11: "__unspecified__") */
+template <typename DataT, int Dimensions> struct subscript {
+  subscript<DataT, Dimensions - 1> operator[](size_t index) const;
+};
+template <typename DataT> struct subscript<DataT, 1> {
+  DataT &operator[](size_t index) const;
+};
+} // namespace detail
+
 /* 4.7.6.11 local_accessor: work-group local memory, made in a command
  * group, read through operator[] in the kernel */
 template <typename DataT, int Dimensions = 1> class local_accessor {
@@ -224,6 +235,9 @@ public:
   local_accessor(const local_accessor &);
   template <int D = Dimensions, std::enable_if_t<D == 1, int> = 0>
   DataT &operator[](size_t index) const;
+  template <int D = Dimensions, std::enable_if_t<(D > 1), int> = 0>
+  detail::subscript<DataT, Dimensions - 1> operator[](size_t index) const;
+  DataT &operator[](id<Dimensions> index) const;
   size_t size() const noexcept;
 };
 
