@@ -22,9 +22,12 @@
 #                 -c prints it too;
 #   kept/         with -k: per failing file and backend, the oklc command
 #                 (CODE/PATH.BACKEND.cmd) and what it wrote (.out, .launcher).
+# With -s SAVEDIR every output oklc wrote is kept as SAVEDIR/CODE/PATH.BACKEND
+# (.out, .launcher, and .log: its messages), so that two builds of oklc can be
+# compared with diff -r; -t stops after the transpilation (no compilers).
 #
 # Usage: realcodes.sh [-b BACKENDS] [-j JOBS] [-o REPORTDIR] [-c] [-k]
-#                     [--code NAME] DIR...
+#                     [-s SAVEDIR] [-t] [--code NAME] DIR...
 #   -b  comma-separated backends (default serial,openmp,opencl, plus cuda and
 #       hip where nvcc and hipcc exist); -j  parallel jobs (default: CPUs);
 #   -o  report folder (default: a new folder under $TMPDIR or /tmp, printed);
@@ -56,7 +59,7 @@ read -ra sycl_cxx <<<"$SYCL_CXX"
 backends=serial,openmp,opencl
 [ -n "$NVCC" ] && backends+=,cuda
 [ -n "$HIPCC" ] && backends+=,hip
-jobs=$(nproc) report="" causes=0 keep=0 force="" dirs=() codes=()
+jobs=$(nproc) report="" causes=0 keep=0 save="" only_transpile=0 force="" dirs=() codes=()
 usage() { sed -n 's/^# \?//; /^Usage/,/^Environment/p' "$0" | head -n -1 >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -65,6 +68,8 @@ while [ $# -gt 0 ]; do
     -o) report=$2; shift ;;
     -c) causes=1 ;;
     -k) keep=1 ;;
+    -s) save=$2; shift ;;
+    -t) only_transpile=1 ;;
     --code) force=$2; shift ;;
     -h|--help) usage ;;
     -*) echo "realcodes.sh: unknown option $1" >&2; usage ;;
@@ -159,7 +164,15 @@ check() {
   if [ $rc -ne 0 ]; then
     stage=transpile
     grep -q ': error: ' "$w/log" || echo "$(basename "$rel"): error: oklc exited with status $rc: $(tail -n 1 "$w/log")" >>"$w/log"
-  else
+  fi
+  if [ -n "$save" ]; then
+    local s="$save/$code/$rel.$b"
+    mkdir -p "$(dirname "$s")"
+    sed "s|$w/||g" "$w/log" >"$s.log"
+    [ -f "$w/out.cpp" ] && cp "$w/out.cpp" "$s.out"
+    [ -f "$w/launcher.cpp" ] && cp "$w/launcher.cpp" "$s.launcher"
+  fi
+  if [ $rc -eq 0 ] && [ $only_transpile = 0 ]; then
     case $b in
       serial) cmd=("$CXX" -std=c++17 -fsyntax-only -x c++) ;;
       openmp) cmd=("$CXX" -std=c++17 -fsyntax-only -fopenmp -x c++) ;;
