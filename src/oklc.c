@@ -5,7 +5,6 @@
  * up to the stage asked for, and stops after the first stage that reported
  * an error. Nothing here prints: messages wait in the context.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,33 +200,21 @@ void oklc_add_clang_arg(oklc_ctx *c, const char *arg)
     });
 }
 
-static const char *const backend_names[OKLC_BACKEND_COUNT_] = {
-    [OKLC_BACKEND_NONE] = "none",     [OKLC_BACKEND_SERIAL] = "serial",
-    [OKLC_BACKEND_OPENMP] = "openmp", [OKLC_BACKEND_CUDA] = "cuda",
-    [OKLC_BACKEND_HIP] = "hip",       [OKLC_BACKEND_OPENCL] = "opencl",
-    [OKLC_BACKEND_DPCPP] = "dpcpp",   [OKLC_BACKEND_METAL] = "metal",
-};
+/* ---- the pipeline ------------------------------------------------------------- */
 
-bool oklc_backend_from_name(const char *name, oklc_backend *out)
-{
-    for (int b = 0; b < OKLC_BACKEND_COUNT_; b++) {
-        const char *s = backend_names[b], *p = name;
-        while (*s && *p && tolower((unsigned char)*p) == *s)
-            s++, p++;
-        if (!*s && !*p) {
-            *out = (oklc_backend)b;
-            return true;
-        }
-    }
-    return false;
-}
+/* What a stage call asks of the pipeline: the stage whose output it wants. */
+typedef enum Upto { UPTO_PREPROCESS, UPTO_NORMALIZE, UPTO_CHECK, UPTO_TRANSPILE } Upto;
 
-const char *oklc_backend_name(oklc_backend b)
-{
-    return b >= 0 && b < OKLC_BACKEND_COUNT_ ? backend_names[b] : "?";
-}
-
-/* ---- stages -------------------------------------------------------------------- */
+typedef struct Run {
+    oklc_ctx   *c;
+    const char *path;
+    const char *text;      /* the input, or NULL: the file at path */
+    size_t      len;
+    unsigned    flags;     /* OKLC_KEEP_MACROS, OKLC_DUMP_MODEL */
+    Upto        upto;
+    bool        deep;      /* on the stack sized for the input: from the parse on */
+    bool        ok;
+} Run;
 
 static void set_output(oklc_ctx *c, const char *text, size_t len)
 {
@@ -248,41 +235,17 @@ static bool begin(oklc_ctx *c)
     return true;
 }
 
-static char *copy_text(oklc_ctx *c, const char *text, size_t len)
+/* The input as the plugins' source hooks leave it (r->text NULL: still
+ * the file's to read); false after an error. */
+static bool source(Run *r)
 {
-    return oklc_arena_strndup(&c->arena, text, len);
+    oklc_ctx *c = r->c;
+    if (r->text)
+        r->text = oklc_arena_strndup(&c->arena, r->text, r->len);
+    return oklc_plugins_source(c, r->path, &r->text, &r->len);
 }
 
-static bool preprocess(oklc_ctx *c, const char *path, const char *text, size_t len)
-{
-    if (!begin(c))
-        return false;
-    bool ok = false;
-    GUARDED(c, false, {
-        const char *t = text ? copy_text(c, text, len) : NULL;
-        PPResult *r = oklc_plugins_source(c, path, &t, &len) ? oklc_pp_run(c, path, (char *)t, len)
-                                                            : NULL;
-        if (r) {
-            Buf b;
-            oklc_buf_init(&b, &c->arena);
-            oklc_print_tokens(c, r->toks, r->ntoks, &b);
-            set_output(c, b.data, b.len);
-            ok = true;
-        }
-    });
-    return ok;
-}
-
-bool oklc_preprocess(oklc_ctx *c, const char *path)
-{
-    return preprocess(c, path, NULL, 0);
-}
-
-bool oklc_preprocess_buffer(oklc_ctx *c, const char *path, const char *text, size_t len)
-{
-    return preprocess(c, path, text ? text : "", text ? len : 0);
-}
-
+/* --keep-macros: the input normalized as written, without preprocessing. */
 static Normalized *keep_macros(oklc_ctx *c, const char *path, const char *text, size_t len)
 {
     if (!text) {
@@ -296,57 +259,18 @@ static Normalized *keep_macros(oklc_ctx *c, const char *path, const char *text, 
     return oklc_normalize_raw_view(c, view);
 }
 
-static bool normalize(oklc_ctx *c, const char *path, const char *text, size_t len,
-                      unsigned flags)
+/* The normalized text, after the plugins that look at it; NULL after an
+ * error. */
+static Normalized *normalize(Run *r, const PPResult *pp)
 {
-    if (!begin(c))
-        return false;
-    bool ok = false;
-    GUARDED(c, false, {
-        const char *t = text ? copy_text(c, text, len) : NULL;
-        Normalized *nz = NULL;
-        if (!oklc_plugins_source(c, path, &t, &len)) {
-            nz = NULL;
-        } else if (flags & OKLC_KEEP_MACROS) {
-            nz = keep_macros(c, path, (char *)t, len);
-        } else {
-            PPResult *r = oklc_pp_run(c, path, (char *)t, len);
-            if (r)
-                nz = oklc_normalize_tokens(c, r->toks, r->ntoks);
-        }
-        const char *out = nz ? nz->text : NULL;
-        size_t out_len = nz ? nz->len : 0;
-        if (nz && oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &out, &out_len)) {
-            set_output(c, nz->text, nz->len);
-            ok = true;
-        }
-    });
-    return ok;
+    oklc_ctx *c = r->c;
+    Normalized *nz = r->flags & OKLC_KEEP_MACROS ? keep_macros(c, r->path, r->text, r->len)
+                     : pp                         ? oklc_normalize_tokens(c, pp->toks, pp->ntoks)
+                                                  : NULL;
+    const char *text = nz ? nz->text : NULL;
+    size_t len = nz ? nz->len : 0;
+    return nz && oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &text, &len) ? nz : NULL;
 }
-
-bool oklc_normalize(oklc_ctx *c, const char *path, unsigned flags)
-{
-    return normalize(c, path, NULL, 0, flags);
-}
-
-bool oklc_normalize_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
-                           unsigned flags)
-{
-    return normalize(c, path, text ? text : "", text ? len : 0, flags);
-}
-
-/* The stages after the normalizer (parse, check, and then what the call
- * asks for) run on a thread whose stack fits the input: Clang's parser
- * and the walks of the statement tree go as deep as the kernel nests. */
-typedef struct Deep {
-    oklc_ctx   *c;
-    const char *path;
-    unsigned    flags;
-    bool        translate;   /* transpile; else check */
-    bool        ok;
-} Deep;
-
-static bool translate(oklc_ctx *c, const Model *m, const char *path);
 
 static bool dump(oklc_ctx *c, Model *m, unsigned flags)
 {
@@ -356,69 +280,6 @@ static bool dump(oklc_ctx *c, Model *m, unsigned flags)
         oklc_model_dump(c, m, &b);
     set_output(c, b.data, b.len);
     return true;
-}
-
-static bool deep_stages(Deep *d)
-{
-    oklc_ctx *c = d->c;
-    bool ok = false;
-    GUARDED(c, false, {
-        ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false};
-        Model *m = oklc_parse(c, c->norm, &o);
-        if (m && oklc_sema_check(c, m, &o) && oklc_plugins_check(c, m)) {
-            c->model = m;
-            ok = d->translate ? translate(c, m, d->path) : dump(c, m, d->flags);
-        }
-    });
-    return ok;
-}
-
-static void deep_thread(void *arg)
-{
-    Deep *d = arg;
-    d->ok = deep_stages(d);
-}
-
-/* Preprocess and normalize here, the rest on a stack of its own (or here
- * when no thread can be had). */
-static bool front_to_back(oklc_ctx *c, const char *path, const char *text, size_t len, Deep *d)
-{
-    if (!begin(c))
-        return false;
-    size_t stack = 0;
-    GUARDED(c, false, {
-        const char *t = text ? copy_text(c, text, len) : NULL;
-        PPResult *r = oklc_plugins_source(c, path, &t, &len) ? oklc_pp_run(c, path, (char *)t, len)
-                                                            : NULL;
-        c->norm = r ? oklc_normalize_tokens(c, r->toks, r->ntoks) : NULL;
-        const char *nt = c->norm ? c->norm->text : NULL;
-        size_t nlen = c->norm ? c->norm->len : 0;
-        if (c->norm && !oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &nt, &nlen))
-            c->norm = NULL;
-        stack = c->norm ? oklc_parse_stack(c, r->toks, r->ntoks) : 0;
-    });
-    if (!stack)
-        return false;
-    if (!oklc_run_on_stack(stack, deep_thread, d))
-        d->ok = deep_stages(d);
-    return d->ok;
-}
-
-static bool check(oklc_ctx *c, const char *path, const char *text, size_t len, unsigned flags)
-{
-    Deep d = {.c = c, .path = path, .flags = flags};
-    return front_to_back(c, path, text, len, &d);
-}
-
-bool oklc_check(oklc_ctx *c, const char *path, unsigned flags)
-{
-    return check(c, path, NULL, 0, flags);
-}
-
-bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
-                       unsigned flags)
-{
-    return check(c, path, text ? text : "", text ? len : 0, flags);
 }
 
 /* XXH3-128 of the normalized text (everything the preprocessor produced,
@@ -442,8 +303,8 @@ static const char *input_hash(oklc_ctx *c, const Normalized *nz, const char *b)
 
 /* The backend's edits of the text nz, whose model is m; NULL after an
  * error. */
-static Emit *emit(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m,
-                  const char *path)
+static Emit *translate(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m,
+                       const char *path)
 {
     Emit *E = oklc_arena_alloc(&c->arena, sizeof *E);
     *E = (Emit){.c = c, .nz = nz, .m = m, .be = be, .path = path};
@@ -466,95 +327,171 @@ static Emit *emit(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m
  * after it (at most two more). Each output replaces the one before only
  * when it parses and translates without an error; its diagnostics are dropped
  * either way (the user's text had its own). Not with plugins, which see
- * each translation. */
-static Emit *emit_relaid(oklc_ctx *c, Emit *first)
+ * each translation. NULL: nothing better than `first`. */
+static Emit *relay(oklc_ctx *c, Emit *first)
 {
-    if (!first->relaid || oklc_plugins_identity(c))
-        return first;
+    if (oklc_plugins_identity(c))
+        return NULL;
     const char *text = oklc_edits_text(first->relaid, 0, (uint32_t)first->nz->len);
     size_t len = strlen(text);
     if (len == first->nz->len && !memcmp(text, first->nz->text, len))
-        return first;    /* a relay that wrote nothing in the end */
+        return NULL;    /* a relay that wrote nothing in the end */
     Diag **tail = c->diags_tail;
     int errors = c->nerrors, warnings = c->nwarnings;
     ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true};
     Normalized *nz = oklc_normalize_raw_view(c, oklc_pp_add_buffer(c, "<split>", text, len, false));
     Model *m = nz && c->nerrors == errors ? oklc_parse(c, nz, &o) : NULL;
     Emit *E = m && oklc_sema_check(c, m, &o) && c->nerrors == errors
-                  ? emit(c, first->be, nz, m, first->path) : NULL;
+                  ? translate(c, first->be, nz, m, first->path) : NULL;
     if (c->nerrors != errors)
         E = NULL;
     *tail = NULL;
     c->diags_tail = tail;
     c->nerrors = errors;
     c->nwarnings = warnings;
-    return E ? E : first;
+    return E;
 }
 
-static bool translate(oklc_ctx *c, const Model *m, const char *path)
+/* The backend the context names; an error when it has none. */
+static const Backend *backend(oklc_ctx *c)
 {
-    const Backend *be = c->backend_name ? oklc_backend_find(c, c->backend_name)
-                                        : oklc_backend_get(c, c->backend);
-    if (!be) {
+    const Backend *be = oklc_backend_chosen(c);
+    if (!be)
         oklc_diag_error(c, (Loc){0}, "the %s backend is not available yet",
                         oklc_backend_name(c->backend));
-        return false;
-    }
-    int errors = c->nerrors;
-    Emit *E = emit(c, be, c->norm, (Model *)m, path);
-    if (!E || c->nerrors != errors)    /* a part that said error and went on (a plugin) */
-        return false;
-    for (int round = 0; round < 2 && E->relaid; round++) {
-        Emit *next = emit_relaid(c, E);
-        if (next == E)
-            break;
-        E = next;
-    }
-    c->input_hash = input_hash(c, c->norm, be->name);
-    Buf out;
-    oklc_buf_init(&out, &c->arena);
-    oklc_buf_printf(&out, "/* Generated by oklc %s (backend: %s) from %s. */\n",
-                    OKLC_VERSION_STRING, oklc_comment_text(&c->arena, be->name),
-                    oklc_comment_text(&c->arena, path));
-    oklc_buf_puts(&out, E->head.data ? E->head.data : "");
-    if (be->includes)
-        oklc_buf_puts(&out, be->includes);
-    oklc_buf_puts(&out, be->preamble);
-    if (be->more)
-        oklc_buf_puts(&out, be->more);
-    oklc_buf_puts(&out, "\n/* ---- the kernels ---- */\n");
-    oklc_edits_render(&E->ed, 0, (uint32_t)E->nz->len, &out);
-    oklc_buf_puts(&out, E->tail.data ? E->tail.data : "");
-    if (c->convention == OKLC_CONVENTION_OCCA)
-        oklc_occa_metadata(c, E->kernels.data, E->kernels.len, c->input_hash, E->launcher != NULL);
-    else
-        oklc_metadata_json(c, E->kernels.data, E->kernels.len, c->input_hash);
-    c->launcher = (char *)E->launcher;
-    const char *text = out.data;
-    size_t len = out.len;
-    if (!oklc_plugins_after(c, OKLC_AFTER_TRANSPILE, m, &text, &len) || c->nerrors != errors)
-        return false;
-    set_output(c, text, len);
-    return true;
+    return be;
 }
 
-static bool transpile(oklc_ctx *c, const char *path, const char *text, size_t len)
+static void deep_thread(void *arg);
+
+/* Every stage in order, up to the one the call asks for. The
+ * preprocessor and the normalizer run on the caller's stack; the stages
+ * after them on a thread whose stack fits the input (Clang's parser and
+ * the walks of the statement tree go as deep as the kernel nests): this
+ * function again, from the parse on. Each part arms the arena's
+ * out-of-memory jump on its own thread. */
+static bool pipeline(Run *r)
 {
-    Deep d = {.c = c, .path = path, .translate = true};
-    return front_to_back(c, path, text, len, &d);
+    oklc_ctx *c = r->c;
+    if (!r->deep) {
+        size_t stack = 0;
+        GUARDED(c, false, {
+            bool keep = r->flags & OKLC_KEEP_MACROS;
+            bool ok = source(r);
+            PPResult *pp = ok && !keep ? oklc_pp_run(c, r->path, (char *)r->text, r->len) : NULL;
+            if (r->upto == UPTO_PREPROCESS && pp) {
+                Buf b;
+                oklc_buf_init(&b, &c->arena);
+                oklc_print_tokens(c, pp->toks, pp->ntoks, &b);
+                set_output(c, b.data, b.len);
+                r->ok = true;
+            } else if (r->upto > UPTO_PREPROCESS && ok) {
+                c->norm = normalize(r, pp);
+                if (c->norm && r->upto == UPTO_NORMALIZE) {
+                    set_output(c, c->norm->text, c->norm->len);
+                    r->ok = true;
+                } else if (c->norm && r->upto > UPTO_NORMALIZE) {
+                    stack = oklc_parse_stack(c, pp->toks, pp->ntoks);
+                }
+            }
+        });
+        if (!stack)
+            return r->ok;
+        r->deep = true;
+        if (!oklc_run_on_stack(stack, deep_thread, r))
+            r->ok = pipeline(r);    /* no thread to be had: here */
+        return r->ok;
+    }
+    GUARDED(c, false, {
+        ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false};
+        Model *m = oklc_parse(c, c->norm, &o);
+        if (m && oklc_sema_check(c, m, &o) && oklc_plugins_check(c, m))
+            c->model = m;
+        if (c->model && r->upto == UPTO_CHECK)
+            r->ok = dump(c, m, r->flags);
+        const Backend *be = c->model && r->upto == UPTO_TRANSPILE ? backend(c) : NULL;
+        int errors = c->nerrors;    /* a part may say error and go on (a plugin) */
+        Emit *E = be ? translate(c, be, c->norm, m, r->path) : NULL;
+        for (int round = 0; E && c->nerrors == errors && E->relaid && round < 2; round++) {
+            Emit *next = relay(c, E);
+            if (!next)
+                break;
+            E = next;
+        }
+        if (E && c->nerrors == errors) {
+            c->input_hash = input_hash(c, c->norm, be->name);
+            size_t len;
+            const char *text = oklc_emit_output(E, c->input_hash, &len);
+            r->ok = oklc_plugins_after(c, OKLC_AFTER_TRANSPILE, m, &text, &len) &&
+                    c->nerrors == errors;
+            if (r->ok)
+                set_output(c, text, len);
+        }
+    });
+    return r->ok;
+}
+
+static void deep_thread(void *arg)
+{
+    Run *r = arg;
+    r->ok = pipeline(r);
+}
+
+static bool run(oklc_ctx *c, Upto upto, const char *path, const char *text, size_t len,
+                unsigned flags)
+{
+    if (!begin(c))
+        return false;
+    Run r = {.c = c, .path = path, .text = text, .len = len, .flags = flags, .upto = upto};
+    return pipeline(&r);
+}
+
+/* A buffer's text (NULL: an empty one). */
+#define BUFFER(text, len) (text) ? (text) : "", (text) ? (len) : 0
+
+bool oklc_preprocess(oklc_ctx *c, const char *path)
+{
+    return run(c, UPTO_PREPROCESS, path, NULL, 0, 0);
+}
+
+bool oklc_preprocess_buffer(oklc_ctx *c, const char *path, const char *text, size_t len)
+{
+    return run(c, UPTO_PREPROCESS, path, BUFFER(text, len), 0);
+}
+
+bool oklc_normalize(oklc_ctx *c, const char *path, unsigned flags)
+{
+    return run(c, UPTO_NORMALIZE, path, NULL, 0, flags);
+}
+
+bool oklc_normalize_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                           unsigned flags)
+{
+    return run(c, UPTO_NORMALIZE, path, BUFFER(text, len), flags);
+}
+
+bool oklc_check(oklc_ctx *c, const char *path, unsigned flags)
+{
+    return run(c, UPTO_CHECK, path, NULL, 0, flags & ~OKLC_KEEP_MACROS);
+}
+
+bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                       unsigned flags)
+{
+    return run(c, UPTO_CHECK, path, BUFFER(text, len), flags & ~OKLC_KEEP_MACROS);
 }
 
 bool oklc_transpile(oklc_ctx *c, const char *path, unsigned flags)
 {
     (void)flags;
-    return transpile(c, path, NULL, 0);
+    return run(c, UPTO_TRANSPILE, path, NULL, 0, 0);
 }
 
 bool oklc_transpile_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
                            unsigned flags)
 {
     (void)flags;
-    return transpile(c, path, text ? text : "", text ? len : 0);
+    return run(c, UPTO_TRANSPILE, path, BUFFER(text, len), 0);
 }
 
 void oklc_add_instance(oklc_ctx *c, const char *kernel)

@@ -1,7 +1,8 @@
 /*
  * backend.h - the backends: one table each, and what they share.
  *
- *   backends.c  the list; what every backend does (attributes deleted,
+ *   table.c     the list (table.h: what a backend is)
+ *   backends.c  what every backend does (attributes deleted,
  *               @restrict, @dim indexing, entry points, instances)
  *   cpu.c       what serial and OpenMP share: OKL's loops as loops
  *   cpu_split.c @inner loops split at the barriers inside them
@@ -25,9 +26,7 @@
 #define OKLC_BACKEND_H
 
 #include "../emit/emit.h"
-
-typedef struct Backend Backend;
-typedef struct GpuTarget GpuTarget;
+#include "table.h"
 
 /* One transpilation in progress. */
 typedef struct Emit {
@@ -46,25 +45,9 @@ typedef struct Emit {
                                      written as OKL again (cpu_split.c), or NULL */
 } Emit;
 
-struct Backend {
-    const char  *name;            /* as in -b serial */
-    oklc_backend id;
-    const char  *restrict_kw;     /* what @restrict becomes */
-    const char  *includes;        /* first lines of the output */
-    const char  *preamble;        /* before the user's code */
-    const char  *more;            /* after it: the target's part (or NULL) */
-    bool         openmp;          /* CPU: @outer loops on OpenMP threads */
-    const GpuTarget *gpu;         /* GPU-like backends: what they write */
-    bool (*translate)(Emit *E);   /* records the edits of the whole file */
-    const void  *plugin;          /* a plugin's variant: its hooks (plugin/plugin.c) */
-};
-
-/* The context's registry of backends: the built-in ones, then those
- * plugins add (false: the name is taken). Names are case-insensitive. */
-OKLC_INTERNAL bool oklc_backend_add(oklc_ctx *c, const Backend *be);
-OKLC_INTERNAL const Backend *oklc_backend_find(oklc_ctx *c, const char *name);
-/* The built-in backend `id` (NULL for none). */
-OKLC_INTERNAL const Backend *oklc_backend_get(oklc_ctx *c, oklc_backend id);
+/* The output of a finished transpilation (src/emit/output.c): its text,
+ * and the context's metadata and launcher. */
+OKLC_INTERNAL const char *oklc_emit_output(Emit *E, const char *input_hash, size_t *len);
 
 /* ---- backends.c: shared by all ---------------------------------------------- */
 
@@ -392,6 +375,21 @@ OKLC_INTERNAL bool oklc_gpu_translate(Emit *E);
 OKLC_INTERNAL void oklc_gpu_error(Gpu *G, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
 /* "this @atomic is not one the <backend> backend can write: use ..." */
 OKLC_INTERNAL void oklc_gpu_atomic_form_error(Gpu *G, const Atomic *at);
+/* How a target spells a compare-and-swap on 4 bytes [0] and on 8 [1]:
+ * the unsigned type of the bits, the functions that give a float's bits
+ * and a float of bits, and the swap, cas(p, expected, new) -> old. */
+typedef struct CasSpelling {
+    const char *bits[2], *to_bits[2], *from_bits[2], *cas[2];
+} CasSpelling;
+/* The @atomic at, x = update(_occa_v) with _occa_v x's value, as a loop
+ * of such swaps on x's bits (CUDA, HIP, OpenCL): x's address is taken as
+ * `qual` (a qualifier and an address space, with a blank after) pointer to
+ * the bits; x's value is of the target's type `type`; the update reads
+ * _occa_rhs, its right-hand side v read once. NULL (reported) for an
+ * update that has no such form. */
+OKLC_INTERNAL const char *oklc_gpu_cas_loop(Gpu *G, const Atomic *at, const CasSpelling *sp,
+                                            const char *qual, const char *type, const char *x,
+                                            const char *v);
 /* A kernel's parameters with their types (of instance ko, or as written
  * when ko is NULL), or their names only: "float *a, const int n", "a, n";
  * GPU_PARAM_BY_REF takes every value by reference: "float *a, const int &n". */

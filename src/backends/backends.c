@@ -1,65 +1,13 @@
 /*
- * backends.c - the registry of backends (the built-in ones, entered in each
- * context as plugins' are), and what every backend does to a
- * kernel: OKL's attributes leave, @restrict becomes the target's keyword,
- * @dim accesses become flat indexing, and each kernel (or template
- * instance) gets an entry point.
+ * backends.c - what every backend does to a kernel: OKL's attributes
+ * leave, @restrict becomes the target's keyword, @dim accesses become flat
+ * indexing, and each kernel (or template instance) gets an entry point.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
-
-extern const Backend oklc_serial_backend, oklc_openmp_backend, oklc_cuda_backend,
-    oklc_hip_backend, oklc_opencl_backend, oklc_dpcpp_backend, oklc_metal_backend;
-
-static const Backend *const builtins[] = {
-    &oklc_serial_backend, &oklc_openmp_backend, &oklc_cuda_backend, &oklc_hip_backend,
-    &oklc_opencl_backend, &oklc_dpcpp_backend,  &oklc_metal_backend,
-};
-
-static bool same_name(const char *a, const char *b)
-{
-    while (*a && tolower((unsigned char)*a) == tolower((unsigned char)*b))
-        a++, b++;
-    return !*a && !*b;
-}
-
-/* The built-in backends enter the context's registry the way a plugin's
- * do, on first use. */
-static void enter_builtins(oklc_ctx *c)
-{
-    if (c->builtin_backends)
-        return;
-    c->builtin_backends = true;
-    for (size_t i = 0; i < OKLC_COUNTOF(builtins); i++)
-        oklc_backend_add(c, builtins[i]);
-}
-
-bool oklc_backend_add(oklc_ctx *c, const Backend *be)
-{
-    if (oklc_backend_find(c, be->name))
-        return false;
-    vec_push(&c->arena, &c->backends, be);
-    return true;
-}
-
-const Backend *oklc_backend_find(oklc_ctx *c, const char *name)
-{
-    enter_builtins(c);
-    for (size_t i = 0; i < c->backends.len; i++)
-        if (same_name(c->backends.data[i]->name, name))
-            return c->backends.data[i];
-    return NULL;
-}
-
-const Backend *oklc_backend_get(oklc_ctx *c, oklc_backend id)
-{
-    if (id == OKLC_BACKEND_NONE)
-        return NULL;
-    return oklc_backend_find(c, oklc_backend_name(id));
-}
 
 /* ---- text helpers ------------------------------------------------------------ */
 

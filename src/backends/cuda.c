@@ -19,24 +19,13 @@ const char *oklc_cuda_unroll(Arena *a, const char *count)
     return oklc_arena_printf(a, "#pragma unroll%s%s", *count ? " " : "", count);
 }
 
-/* x = update(_occa_v), _occa_v being x's value, through atomicCAS on x's
- * bits: for what CUDA has no atomic function for (x *= v, float min...). */
-static const char *cas_loop(Gpu *G, const Atomic *at, const char *x, const char *rhs,
-                            const char *update)
-{
-    bool wide = at->size == 8;
-    const char *bits = wide ? "unsigned long long" : "unsigned int";
-    const char *type = oklc_atomic_native_type(at);
-    const char *to = at->is_float ? (wide ? "__double_as_longlong" : "__float_as_uint")
-                                  : oklc_arena_printf(G->a, "(%s)", bits);
-    const char *from = at->is_float ? (wide ? "__longlong_as_double" : "__uint_as_float")
-                                    : oklc_arena_printf(G->a, "(%s)", type);
-    return oklc_arena_printf(G->a,
-        "{ %s%s *_occa_p = (%s *)&(%s); %s _occa_old = *_occa_p, _occa_was; "
-        "do { _occa_was = _occa_old; const %s _occa_v = %s(_occa_was); "
-        "_occa_old = atomicCAS(_occa_p, _occa_was, %s(%s)); } while (_occa_old != _occa_was); }",
-        rhs, bits, bits, x, bits, type, from, to, update);
-}
+/* for what CUDA has no atomic function for (x *= v, float min...) */
+static const CasSpelling cuda_cas = {
+    {"unsigned int", "unsigned long long"},
+    {"__float_as_uint", "__double_as_longlong"},
+    {"__uint_as_float", "__longlong_as_double"},
+    {"atomicCAS", "atomicCAS"},
+};
 
 /* atomicF((T *)&(x), (T)(v)) */
 static const char *call(Gpu *G, const char *fn, const char *type, const char *x, const char *v)
@@ -85,11 +74,7 @@ const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
     default:
         break;
     }
-    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
-    if (update)
-        return cas_loop(G, at, x, oklc_atomic_rhs(G->a, type, v), update);
-    oklc_gpu_atomic_form_error(G, at);
-    return NULL;
+    return oklc_gpu_cas_loop(G, at, &cuda_cas, "", type, x, v);
 }
 
 static const GpuTarget cuda = {
@@ -101,6 +86,7 @@ static const GpuTarget cuda = {
 const Backend oklc_cuda_backend = {
     .name = "cuda",
     .id = OKLC_BACKEND_CUDA,
+    .macro = "CUDA",
     .restrict_kw = "__restrict__",
     .preamble = oklc_cuda_prelude,
     .gpu = &cuda,

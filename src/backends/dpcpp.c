@@ -322,6 +322,7 @@ static const GpuTarget dpcpp = {
 const Backend oklc_dpcpp_backend = {
     .name = "dpcpp",
     .id = OKLC_BACKEND_DPCPP,
+    .macro = "DPCPP",
     .restrict_kw = "__restrict__",
     .includes = "#include <sycl/sycl.hpp>\n",
     .preamble = oklc_cpu_prelude,

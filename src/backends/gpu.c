@@ -567,6 +567,27 @@ void oklc_gpu_atomic_form_error(Gpu *G, const Atomic *at)
                    G->E->be->name);
 }
 
+const char *oklc_gpu_cas_loop(Gpu *G, const Atomic *at, const CasSpelling *sp,
+                              const char *qual, const char *type, const char *x,
+                              const char *v)
+{
+    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
+    if (!update) {
+        oklc_gpu_atomic_form_error(G, at);
+        return NULL;
+    }
+    int w = at->size == 8;
+    const char *bits = sp->bits[w];
+    const char *to = at->is_float ? sp->to_bits[w] : oklc_arena_printf(G->a, "(%s)", bits);
+    const char *from = at->is_float ? sp->from_bits[w] : oklc_arena_printf(G->a, "(%s)", type);
+    return oklc_arena_printf(G->a,
+        "{ %s%s%s *_occa_p = (%s%s *)&(%s); %s _occa_old = *_occa_p, _occa_was; "
+        "do { _occa_was = _occa_old; const %s _occa_v = %s(_occa_was); "
+        "_occa_old = %s(_occa_p, _occa_was, %s(%s)); } while (_occa_old != _occa_was); }",
+        oklc_atomic_rhs(G->a, type, v), qual, bits, qual, bits, x, bits, type, from,
+        sp->cas[w], to, update);
+}
+
 static void atomics(Gpu *G)
 {
     for (size_t i = 0; i < G->k->natomics; i++) {

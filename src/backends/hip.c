@@ -13,6 +13,7 @@ static const GpuTarget hip = {
 const Backend oklc_hip_backend = {
     .name = "hip",
     .id = OKLC_BACKEND_HIP,
+    .macro = "HIP",
     .restrict_kw = "__restrict__",
     .includes = "#include <hip/hip_runtime.h>\n",
     .preamble = oklc_cuda_prelude,

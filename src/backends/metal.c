@@ -512,6 +512,7 @@ static const GpuTarget metal = {
 const Backend oklc_metal_backend = {
     .name = "metal",
     .id = OKLC_BACKEND_METAL,
+    .macro = "METAL",
     .restrict_kw = "",
     .preamble = oklc_metal_prelude,
     .gpu = &metal,

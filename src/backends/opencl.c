@@ -564,6 +564,13 @@ static const char *int_function(AtomicOp op)
     }
 }
 
+static const CasSpelling opencl_cas = {
+    {"uint", "ulong"},
+    {"as_uint", "as_ulong"},
+    {"as_float", "as_double"},
+    {"atomic_cmpxchg", "atom_cmpxchg"},
+};
+
 /* OpenCL C 1.2 has atomic functions on 32-bit integers (and exchange on
  * float); the rest is a compare-and-swap loop on x's bits, 64-bit ones
  * with the cl_khr_int64_base_atomics extension. */
@@ -587,26 +594,11 @@ static const char *opencl_atomic(Gpu *G, const Atomic *at)
     if (fn && !wide && (!at->is_float || at->op == AT_ASSIGN))
         return oklc_arena_printf(G->a, "%s((volatile %s %s *)&(%s), (%s)(%s))", fn, space, type,
                                  x, type, v);
-    const char *update = oklc_atomic_update(G->a, at, "_occa_v", type, "_occa_rhs");
-    if (!update) {
-        oklc_gpu_atomic_form_error(G, at);
-        return NULL;
-    }
     if (wide && !strstr(G->E->head.data ? G->E->head.data : "", "int64_base_atomics"))
         oklc_buf_puts(&G->E->head, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : "
                                    "enable\n");
-    const char *bits = wide ? "ulong" : "uint";
-    const char *to = at->is_float ? (wide ? "as_ulong" : "as_uint")
-                                  : oklc_arena_printf(G->a, "(%s)", bits);
-    const char *from = at->is_float ? (wide ? "as_double" : "as_float")
-                                    : oklc_arena_printf(G->a, "(%s)", type);
-    return oklc_arena_printf(G->a,
-        "{ %svolatile %s %s *_occa_p = (volatile %s %s *)&(%s); %s _occa_old = *_occa_p, "
-        "_occa_was; do { _occa_was = _occa_old; const %s _occa_v = %s(_occa_was); "
-        "_occa_old = %s(_occa_p, _occa_was, %s(%s)); } while (_occa_old != _occa_was); }",
-        oklc_atomic_rhs(G->a, type, v), space, bits, space, bits, x, bits, type, from,
-        wide ? "atom_cmpxchg" : "atomic_cmpxchg",
-        to, update);
+    return oklc_gpu_cas_loop(G, at, &opencl_cas,
+                             oklc_arena_printf(G->a, "volatile %s ", space), type, x, v);
 }
 
 static const GpuTarget opencl = {
@@ -636,6 +628,7 @@ static const GpuTarget opencl = {
 const Backend oklc_opencl_backend = {
     .name = "opencl",
     .id = OKLC_BACKEND_OPENCL,
+    .macro = "OPENCL",
     .restrict_kw = "restrict",
     .preamble = oklc_opencl_prelude,
     .gpu = &opencl,

@@ -18,6 +18,7 @@ static bool translate(Emit *E)
 const Backend oklc_openmp_backend = {
     .name = "openmp",
     .id = OKLC_BACKEND_OPENMP,
+    .macro = "OPENMP",
     .restrict_kw = "__restrict__",
     .includes = "#include <omp.h>\n",
     .preamble = oklc_cpu_prelude,

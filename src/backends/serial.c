@@ -8,6 +8,7 @@
 const Backend oklc_serial_backend = {
     .name = "serial",
     .id = OKLC_BACKEND_SERIAL,
+    .macro = "SERIAL",
     .restrict_kw = "__restrict__",
     .preamble = oklc_cpu_prelude,
     .openmp = false,

@@ -120,17 +120,6 @@ char *oklc_arena_strdup(Arena *a, const char *s)
     return oklc_arena_strndup(a, s, strlen(s));
 }
 
-char *oklc_arena_printf(Arena *a, const char *fmt, ...)
-{
-    Buf b;
-    oklc_buf_init(&b, a);
-    va_list ap;
-    va_start(ap, fmt);
-    oklc_buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    return b.data;
-}
-
 void oklc_arena_free(Arena *a)
 {
     ArenaChunk *ch = a->head;

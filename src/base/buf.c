@@ -89,3 +89,16 @@ void oklc_buf_put_escaped(Buf *b, const char *s, size_t n)
         }
     }
 }
+
+/* A formatted string in the arena: a Buf's text (buf.c builds on arena.c,
+ * never the other way). */
+char *oklc_arena_printf(Arena *a, const char *fmt, ...)
+{
+    Buf b;
+    oklc_buf_init(&b, a);
+    va_list ap;
+    va_start(ap, fmt);
+    oklc_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return b.data;
+}

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "intrinsics.h"
+#include "../backends/table.h"
 
 /* ---- the table ------------------------------------------------------------------- */
 
@@ -175,12 +176,18 @@ static int count_params(const char *decl, const char *name, bool *found)
     return -1;
 }
 
-static const char *const backend_keys[OKLC_BACKEND_COUNT_] = {
-    [OKLC_BACKEND_SERIAL] = "serial", [OKLC_BACKEND_OPENMP] = "openmp",
-    [OKLC_BACKEND_CUDA] = "cuda",     [OKLC_BACKEND_HIP] = "hip",
-    [OKLC_BACKEND_OPENCL] = "opencl", [OKLC_BACKEND_DPCPP] = "dpcpp",
-    [OKLC_BACKEND_METAL] = "metal",
-};
+/* The built-in backends' names, separated by ", " and `last` before the
+ * last one: "serial, openmp, ... and metal". */
+static const char *backend_list(oklc_ctx *c, const char *last)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    size_t n = oklc_backend_count();
+    for (size_t i = 0; i < n; i++)
+        oklc_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == n ? last : ", ",
+                        oklc_backend_at(i)->name);
+    return b.data;
+}
 
 /* The first character of spelling s that cannot be in an expression
  * written where a call stands (a line, a ';', braces, a directive), or of
@@ -216,7 +223,7 @@ static bool check_spelling(const Where *W, const oklc_intrinsic *in, int b, int 
     bool ok = true;
     if (!s[strspn(s, " \t\n\r\f\v")]) {
         oklc_diag_error(W->c, where(W, b, -1), "intrinsic '%s': the spelling on %s is empty",
-                        in->name, backend_keys[b]);
+                        in->name, oklc_backend_name(b));
         return false;
     }
     const char *bad = not_an_expression(s);
@@ -224,7 +231,7 @@ static bool check_spelling(const Where *W, const oklc_intrinsic *in, int b, int 
         oklc_diag_error(W->c, where(W, b, (long)(bad - s)),
                         "intrinsic '%s': the spelling on %s is pasted where the call stands: an "
                         "expression or a name on one line, its brackets balanced (no ';', "
-                        "braces or '#')", in->name, backend_keys[b]);
+                        "braces or '#')", in->name, oklc_backend_name(b));
         ok = false;
     }
     for (const char *p = strchr(s, '$'); p; p = strchr(p + 1, '$')) {
@@ -234,17 +241,17 @@ static bool check_spelling(const Where *W, const oklc_intrinsic *in, int b, int 
         if (p[1] >= '1' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9') {
             oklc_diag_error(W->c, where(W, b, at),
                             "intrinsic '%s': '$%c%c' in the spelling on %s: parameters are $1 "
-                            "to $9", in->name, p[1], p[2], backend_keys[b]);
+                            "to $9", in->name, p[1], p[2], oklc_backend_name(b));
             ok = false;
         } else if (p[1] < '1' || p[1] > '9') {
             oklc_diag_error(W->c, where(W, b, at),
                             "intrinsic '%s': '$' in the spelling on %s must be followed by a "
-                            "parameter's number (1 to 9) or '*'", in->name, backend_keys[b]);
+                            "parameter's number (1 to 9) or '*'", in->name, oklc_backend_name(b));
             ok = false;
         } else if (in->declaration && nparams >= 0 && p[1] - '0' > nparams) {
             oklc_diag_error(W->c, where(W, b, at),
                             "intrinsic '%s': the spelling on %s uses $%c, but the declaration "
-                            "has %d parameter%s", in->name, backend_keys[b], p[1], nparams,
+                            "has %d parameter%s", in->name, oklc_backend_name(b), p[1], nparams,
                             nparams == 1 ? "" : "s");
             ok = false;
         }
@@ -298,12 +305,13 @@ static bool check(const Where *W, const oklc_intrinsic *in, int *nparams)
     oklc_buf_init(&missing, &c->arena);
     oklc_buf_puts(&missing, "");
     int nspelled = 0;
-    for (int b = OKLC_BACKEND_NONE + 1; b < OKLC_BACKEND_COUNT_; b++) {
+    for (size_t i = 0; i < oklc_backend_count(); i++) {
+        oklc_backend b = oklc_backend_at(i)->id;
         if (in->spelling[b]) {
             ok &= check_spelling(W, in, b, *nparams);
             nspelled++;
         } else {
-            oklc_buf_printf(&missing, "%s%s", missing.len ? ", " : "", backend_keys[b]);
+            oklc_buf_printf(&missing, "%s%s", missing.len ? ", " : "", oklc_backend_name(b));
         }
     }
     if (in->declaration && !in->body && missing.len) {
@@ -333,7 +341,7 @@ static void add(oklc_ctx *c, const oklc_intrinsic *in, int nparams, Loc loc)
     t->name = copy(c, in->name);
     t->declaration = copy(c, in->declaration);
     t->body = copy(c, in->body);
-    for (int b = OKLC_BACKEND_NONE + 1; b < OKLC_BACKEND_COUNT_; b++)
+    for (size_t b = 0; b < OKLC_COUNTOF(in->spelling); b++)
         t->spelling[b] = copy(c, in->spelling[b]);
     t->nparams = nparams;
     t->loc = loc;
@@ -505,15 +513,15 @@ static void unknown_key(Loader *L, const char *key, uint32_t off)
     oklc_backend b;
     if (oklc_backend_from_name(key, &b) && b != OKLC_BACKEND_NONE)
         oklc_diag_error(L->c, at(L, off), "unknown backend '%s': backends are written in "
-                        "lower case ('%s')", key, backend_keys[b]);
+                        "lower case ('%s')", key, oklc_backend_name(b));
     else if (!strcmp(key, "none") || !strcmp(key, "sycl") || !strcmp(key, "c++") ||
              !strcmp(key, "cpu") || !strcmp(key, "gpu") || !strcmp(key, "vulkan"))
-        oklc_diag_error(L->c, at(L, off), "unknown backend '%s': the backends are serial, "
-                        "openmp, cuda, hip, opencl, dpcpp and metal", key);
+        oklc_diag_error(L->c, at(L, off), "unknown backend '%s': the backends are %s", key,
+                        backend_list(L->c, " and "));
     else
         oklc_diag_error(L->c, at(L, off), "unknown field '%s' in an intrinsic: the fields are "
-                        "name, declaration, body, comment, and a spelling per backend (serial, "
-                        "openmp, cuda, hip, opencl, dpcpp, metal)", key);
+                        "name, declaration, body, comment, and a spelling per backend (%s)", key,
+                        backend_list(L->c, ", "));
     L->ok = false;
 }
 
@@ -536,9 +544,9 @@ static bool element(Loader *L, const cJSON *o, const Element *e, oklc_intrinsic 
         Member pos = i < e->members.len ? e->members.data[i] : (Member){e->off, e->off};
         const char *k = m->string;
         int f = -1;
-        for (int b = OKLC_BACKEND_NONE + 1; b < OKLC_BACKEND_COUNT_ && f < 0; b++)
-            if (!strcmp(k, backend_keys[b]))
-                f = b;
+        for (size_t j = 0; j < oklc_backend_count() && f < 0; j++)
+            if (!strcmp(k, oklc_backend_at(j)->name))
+                f = oklc_backend_at(j)->id;
         if (f < 0)
             f = !strcmp(k, "name") ? F_NAME : !strcmp(k, "declaration") ? F_DECL
                 : !strcmp(k, "body") ? F_BODY : -1;
@@ -662,7 +670,7 @@ static bool load(Loader *L)
             oklc_diag_note(c, d, at(L, name_at.data[k]), "first defined here");
             L->ok = false;
         }
-        for (int b = 0; b < OKLC_BACKEND_COUNT_; b++)
+        for (size_t b = 0; b < OKLC_COUNTOF(in.spelling); b++)
             in.spelling[b] = copy(c, in.spelling[b]);
         in.name = copy(c, in.name);
         in.declaration = copy(c, in.declaration);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "normalize.h"
+#include "../backends/table.h"
 
 enum { MAX_NESTING = 16 };
 
@@ -865,10 +866,8 @@ static bool for_header(Norm *N, size_t i)
 /* "the cuda backend", for messages ("any backend" when none is chosen). */
 static const char *backend_name(oklc_ctx *c)
 {
-    if (!c->backend_name && c->backend == OKLC_BACKEND_NONE)
-        return "any backend";
-    return oklc_arena_printf(&c->arena, "the %s backend",
-                             c->backend_name ? c->backend_name : oklc_backend_name(c->backend));
+    const Backend *be = oklc_backend_chosen(c);
+    return be ? oklc_arena_printf(&c->arena, "the %s backend", be->name) : "any backend";
 }
 
 /* The spec of OpenCL's cl::name; an unknown name, or one no backend has,

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cx.h"
+#include "../backends/table.h"
 #include "../intrinsics/intrinsics.h"
 
 extern const char oklc_prelude[];
@@ -99,60 +100,6 @@ size_t oklc_parse_stack(oklc_ctx *c, Token *const *toks, size_t n)
         return 0;
     }
     return STACK_BASE + most * STACK_PER_TOKEN;
-}
-
-/* ---- small libclang helpers -------------------------------------------------- */
-
-uint32_t oklc_cx_offset(CXSourceLocation loc)
-{
-    if (!clang_Location_isFromMainFile(loc))
-        return UINT32_MAX;
-    unsigned off;
-    clang_getFileLocation(loc, NULL, NULL, NULL, &off);
-    return off;
-}
-
-Range oklc_cx_range(CXCursor cur)
-{
-    CXSourceRange r = clang_getCursorExtent(cur);
-    Range out = {oklc_cx_offset(clang_getRangeStart(r)), oklc_cx_offset(clang_getRangeEnd(r))};
-    return out;
-}
-
-/* while (c) while (c) ... x++;: Clang finds the end of each while from
- * its body's, so asking the extent of each of N nested ones costs N^2.
- * Their bodies are children libclang visits last (the else of an if). */
-bool oklc_cx_ends_in_body(CXCursorKind k)
-{
-    return k == CXCursor_IfStmt || k == CXCursor_WhileStmt || k == CXCursor_ForStmt ||
-           k == CXCursor_SwitchStmt;
-}
-
-/* A statement's location is where its extent starts (an expression's is
- * not: a.b is at b). */
-uint32_t oklc_cx_begin(CXCursor cur)
-{
-    if (oklc_cx_ends_in_body(clang_getCursorKind(cur)))
-        return oklc_cx_offset(clang_getCursorLocation(cur));
-    return oklc_cx_range(cur).begin;
-}
-
-/* The copy may run out of memory: the string is disposed of on the way
- * out too. */
-const char *oklc_cx_string(oklc_ctx *c, CXString s)
-{
-    jmp_buf jb, *outer = c->arena.oom;
-    c->arena.oom = &jb;
-    if (setjmp(jb)) {
-        clang_disposeString(s);
-        c->arena.oom = outer;
-        oklc_arena_oom(&c->arena);
-    }
-    const char *p = clang_getCString(s);
-    const char *copy = oklc_arena_strdup(&c->arena, p ? p : "");
-    c->arena.oom = outer;
-    clang_disposeString(s);
-    return copy;
 }
 
 /* ---- what Clang sees ----------------------------------------------------------- */
@@ -303,13 +250,6 @@ static void translate(oklc_ctx *c, const Normalized *nz, CXDiagnostic d, Diag *p
 
 /* ---- the parse ---------------------------------------------------------------------- */
 
-static const char *const backend_defines[OKLC_BACKEND_COUNT_] = {
-    [OKLC_BACKEND_SERIAL] = "-DOKLC_BACKEND_SERIAL", [OKLC_BACKEND_OPENMP] = "-DOKLC_BACKEND_OPENMP",
-    [OKLC_BACKEND_CUDA] = "-DOKLC_BACKEND_CUDA",     [OKLC_BACKEND_HIP] = "-DOKLC_BACKEND_HIP",
-    [OKLC_BACKEND_OPENCL] = "-DOKLC_BACKEND_OPENCL", [OKLC_BACKEND_DPCPP] = "-DOKLC_BACKEND_DPCPP",
-    [OKLC_BACKEND_METAL] = "-DOKLC_BACKEND_METAL",
-};
-
 /* The file a --clang-arg makes Clang read, at args[*i] (-include FILE,
  * -includeFILE, --include=FILE, -imacros, -include-pch, @FILE), or NULL;
  * *i moves past a separate operand. Longer names first: -include-pch is
@@ -370,8 +310,9 @@ Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
         vec_push(&c->arena, &args, fixed[i]);
     if (math)
         vec_push(&c->arena, &args, "-DOKLC_PRELUDE_SYSTEM_MATH");
-    if (c->backend != OKLC_BACKEND_NONE)
-        vec_push(&c->arena, &args, backend_defines[c->backend]);
+    const Backend *be = oklc_backend_builtin(c->backend);
+    if (be)
+        vec_push(&c->arena, &args, oklc_arena_printf(&c->arena, "-DOKLC_BACKEND_%s", be->macro));
     for (size_t i = 0; i < o->nclang_args; i++)    /* the user's last: they win */
         vec_push(&c->arena, &args, o->clang_args[i]);
 

@@ -1,5 +1,5 @@
 /*
- * cx.h - what clang.c and model.c share about libclang. Private to
+ * cx.h - what clang.c, cx.c and model.c share about libclang. Private to
  * src/parse/: no CX type leaves this folder.
  */
 #ifndef OKLC_CX_H

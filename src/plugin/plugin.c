@@ -318,11 +318,8 @@ static const oklc_model_view *model(oklc_plugin_call *call)
 static const char *backend(oklc_plugin_call *call, int base)
 {
     oklc_ctx *c = call->c;
-    if (c->backend == OKLC_BACKEND_NONE)
-        return NULL;
-    if (base || !c->backend_name)
-        return oklc_backend_name(c->backend);
-    return c->backend_name;
+    const Backend *be = base ? oklc_backend_builtin(c->backend) : oklc_backend_chosen(c);
+    return be ? be->name : NULL;
 }
 
 static const oklc_plugin_host host = {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pp.h"
+#include "../backends/table.h"
 #include "../intrinsics/intrinsics.h"
 
 typedef enum CondCtx { IN_THEN, IN_ELIF, IN_ELSE } CondCtx;
@@ -44,13 +45,6 @@ uint32_t oklc_pp_add_buffer(oklc_ctx *c, const char *path, const char *text, siz
     return oklc_view_new(c, f, NULL, 0);
 }
 
-static const char *const use_macros[OKLC_BACKEND_COUNT_] = {
-    [OKLC_BACKEND_SERIAL] = "SERIAL", [OKLC_BACKEND_OPENMP] = "OPENMP",
-    [OKLC_BACKEND_CUDA] = "CUDA",     [OKLC_BACKEND_HIP] = "HIP",
-    [OKLC_BACKEND_OPENCL] = "OPENCL", [OKLC_BACKEND_DPCPP] = "DPCPP",
-    [OKLC_BACKEND_METAL] = "METAL",
-};
-
 /* The predefined macros: OKL and OCCA compatibility, and the backend. */
 static char *builtin_text(oklc_ctx *c)
 {
@@ -66,11 +60,14 @@ static char *builtin_text(oklc_ctx *c)
                     "#define OKLC_VERSION %d\n"
                     "#define __cplusplus 201703L\n",
                     OKLC_VERSION_MAJOR * 10000 + OKLC_VERSION_MINOR * 100 + OKLC_VERSION_PATCH);
-    for (int b2 = OKLC_BACKEND_SERIAL; b2 < OKLC_BACKEND_COUNT_; b2++)
-        oklc_buf_printf(&b, "#define OCCA_USE_%s %d\n", use_macros[b2], (int)c->backend == b2);
-    if (c->backend != OKLC_BACKEND_NONE)
+    const Backend *chosen = oklc_backend_builtin(c->backend);
+    for (size_t i = 0; i < oklc_backend_count(); i++) {
+        const Backend *be = oklc_backend_at(i);
+        oklc_buf_printf(&b, "#define OCCA_USE_%s %d\n", be->macro, be == chosen);
+    }
+    if (chosen)
         oklc_buf_printf(&b, "#define OKLC_BACKEND_%s 1\n#define OKL_MODE \"%s\"\n",
-                        use_macros[c->backend], use_macros[c->backend]);
+                        chosen->macro, chosen->macro);
     return b.data;
 }
 
