@@ -4,11 +4,15 @@
  *   table.c     the list (table.h: what a backend is)
  *   backends.c  what every backend does (attributes deleted,
  *               @restrict, @dim indexing, entry points, instances)
- *   cpu.c       what serial and OpenMP share: OKL's loops as loops
+ *   cpu.c       what serial and OpenMP share: OKL's loops as loops; the
+ *               driver, running the CPU passes in order (cpu.h):
  *   cpu_split.c @inner loops split at the barriers inside them
  *   cpu_shape.c loops shaped for a CPU: guards as bounds, memory order
  *   cpu_interchange.c  per-thread loops interchanged with the threads
  *   cpu_fuse.c  a block's nests fused, its @shared staging read in place
+ *   cpu_reduce.c  OpenMP reductions for @atomic updates of arguments
+ *   cpu_counts.c  counting into copies of @shared arrays (cpu_shape.c's)
+ *   cpu_base.c  what the CPU files share: rendering, slots, queries
  *   serial.c    the serial table
  *   openmp.c    the OpenMP table
  *   gpu.c       what CUDA, HIP and OpenCL share: device kernels, launchers
@@ -42,7 +46,8 @@ typedef struct Emit {
     Buf               head;       /* before the backend's includes: #defines */
     const void       *target;     /* what the target's prepare() found */
     Edits            *relaid;     /* CPUs: the input with its split @inner loops
-                                     written as OKL again (cpu_split.c), or NULL */
+                                     written as OKL again (cpu_split.c, cpu_fuse.c,
+                                     cpu_interchange.c), or NULL */
 } Emit;
 
 /* The output of a finished transpilation (src/emit/output.c): its text,
@@ -143,149 +148,10 @@ OKLC_INTERNAL const char *oklc_atomic_native_type(const Atomic *at);
 /* The iterator's declared type: "int" of "int i = 0". */
 OKLC_INTERNAL const char *oklc_emit_iter_type(Emit *E, const Loop *l);
 
-/* ---- cpu.c, cpu_split.c, cpu_shape.c: serial and OpenMP ---------------------------- */
+/* ---- cpu.c: serial and OpenMP (the rest of the CPU backend is in cpu.h) ------------- */
 
 extern const char oklc_cpu_prelude[];   /* cpu_prelude.hpp, embedded */
-
-typedef struct Block Block;
-
-/* One kernel being translated for a CPU. */
-typedef struct Cpu {
-    Emit   *E;
-    Kernel *k;
-    Arena  *a;
-    bool    ok;
-    bool    omp;                 /* OpenMP: @outer loops take `omp parallel for` */
-    VEC(Block *) blocks;
-    VEC(const Atomic *) reduced; /* OpenMP: updates made in a reduction */
-    VEC(const Loop *) interchanged; /* innermost @inner loops of nests cpu_interchange.c
-                                       rewrote: no other pass may rebuild them */
-} Cpu;
-
-/* The innermost @outer level of a nest and the @inner loops in its body:
- * the threads of one block. */
-struct Block {
-    Loop       *outer;
-    VEC(Loop *) tops;           /* the top @inner loops */
-    const char *extent[3];      /* threads per axis: a number or a name; NULL: unused */
-    const char *extent_decls;   /* declarations of the names ("" if all are numbers) */
-    uint32_t    extents_at;     /* where they go: before the first use of a slot */
-};
-
-/* s, in parentheses unless it is one token */
-static inline const char *oklc_cpu_op(Cpu *C, const char *s)
-{
-    return oklc_emit_operand(C->E, s);
-}
-
-/* cpu.c: the translation, tiles, blocks and their slots, OpenMP */
 OKLC_INTERNAL bool oklc_cpu_translate(Emit *E);
-OKLC_INTERNAL void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
-OKLC_INTERNAL const char *oklc_cpu_render(Cpu *C, Range r);
-/* A statement with the edits in it, its attributes' pragmas included. */
-OKLC_INTERNAL const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st);
-/* A @tile: the loop over tiles. */
-OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);
-OKLC_INTERNAL void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b);
-OKLC_INTERNAL bool oklc_cpu_flat_tile(const Loop *l);
-OKLC_INTERNAL Attr *oklc_cpu_exclusive(const Var *v);
-/* The slot of a thread: its @inner levels by axis, at an offset. */
-OKLC_INTERNAL void oklc_cpu_threads_at(Cpu *C, const Block *b, uint32_t off,
-                                       const Loop *by_axis[3]);
-OKLC_INTERNAL const char *oklc_cpu_slot(Cpu *C, const Block *b, const Loop *by_axis[3]);
-OKLC_INTERNAL const char *oklc_cpu_slot_count(Cpu *C, const Block *b);
-/* The block's thread counts must be known from `at` on. */
-OKLC_INTERNAL void oklc_cpu_need_slots(Block *b, uint32_t at);
-OKLC_INTERNAL const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name);
-/* "T v = init;": v of a declaration of several names declared alone, its
- * initializer from ed; NULL when it cannot be (static, thread_local, a
- * type Clang spells with parentheses). */
-OKLC_INTERNAL const char *oklc_cpu_declare_alone(Cpu *C, Edits *ed, const Var *v);
-OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name,
-                                             const char *at);
-/* Is the offset in an @inner loop that a barrier splits? */
-OKLC_INTERNAL bool oklc_cpu_in_split(Cpu *C, uint32_t off);
-/* Is `inner` the whole body of `outer`, a rectangular nest? */
-OKLC_INTERNAL bool oklc_cpu_collapsible(Cpu *C, const Loop *outer, const Loop *inner);
-
-/* cpu_split.c: an @inner loop with a barrier inside, split at it */
-OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
-
-/* cpu_shape.c: loops shaped for a CPU (guards as bounds, grid-stride
- * loops in memory order, GPU-style tiled nests by axis) */
-/* Each is true when it changed the loop. */
-OKLC_INTERNAL bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
-OKLC_INTERNAL bool oklc_cpu_guarded_select(Cpu *C, const Loop *l);
-OKLC_INTERNAL bool oklc_cpu_grid_stride(Cpu *C, const Loop *l);
-/* `for (T n = base + t; cond; n += S)` over the threads t of l: */
-typedef struct Strided {
-    const char *n;       /* the element's variable */
-    const char *decl;    /* "T n" */
-    const char *base;    /* the first thread's first element */
-    Range       cond;
-    Range       step;    /* S */
-    bool        by_threads;   /* S is l's count T: the threads' slices interleave */
-} Strided;
-OKLC_INTERNAL bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s);
-/* Does r use l's iterator or a per-thread (@exclusive) value? */
-OKLC_INTERNAL bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l);
-
-/* cpu_interchange.c: a per-thread loop interchanged with the @inner loops
- * around it (true when done; early: only where rows of threads run in
- * tiles or the loop is under a guard of the threads, which comes before
- * merging an @inner loop with its @outer loop and guards as bounds) */
-OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early);
-/* A flat @tile whose body has a loop of its own per iteration, written
- * into the second translation as @outer and @inner loops under a guard,
- * for the interchange (true when written). */
-OKLC_INTERNAL bool oklc_cpu_relay_tile(Cpu *C, const Loop *l);
-/* cpu_fuse.c: the @inner nests of a block without barriers, whose
- * @shared arrays only stage memory the kernel cannot write, written into
- * the second translation as one nest reading that memory in place (true
- * when written). */
-OKLC_INTERNAL bool oklc_cpu_fuse(Cpu *C, const Block *b);
-/* cpu.c: an @inner level opened as OKL again, its header from ed */
-OKLC_INTERNAL const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l);
-/* cpu.c: the input written again for a second translation (Emit.relaid) */
-OKLC_INTERNAL Edits *oklc_cpu_relaid(Cpu *C);
-/* The innermost loop of a tiled nest run as one loop with the @outer
- * loop of its axis (done when true; the nest's reordering drops that
- * @outer loop). */
-OKLC_INTERNAL bool oklc_cpu_merge_tiles(Cpu *C, const Loop *l);
-/* Returns the new order of the nest's loops (their number), or 0. */
-OKLC_INTERNAL size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order);
-/* Does loop l's header use the iterator of loop `of`? */
-OKLC_INTERNAL bool oklc_cpu_header_uses(Cpu *C, const Loop *l, const Loop *of);
-OKLC_INTERNAL const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l);
-/* The variable a for statement declares in its header, or NULL. */
-OKLC_INTERNAL const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f);
-OKLC_INTERNAL uint32_t oklc_cpu_skip_blanks(const char *t, uint32_t p, uint32_t end);
-/* Is a use of v at offset off (v may be NULL)? */
-OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
-/* Is there an @atomic in r (threads may update the same element)? */
-OKLC_INTERNAL bool oklc_cpu_has_atomic(Cpu *C, Range r);
-/* A return, break, continue or goto in st (or a barrier, if `barriers`)? */
-OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
-/* Does an assignment or an increment (=, +=, ++, ...) follow at p? */
-OKLC_INTERNAL bool oklc_cpu_assigned_at(Cpu *C, uint32_t p);
-/* Does the code in r write v (or take its address)? */
-OKLC_INTERNAL bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r);
-/* Is the expression free of side effects and calls, but of pure library
- * functions (min, max, sqrt, ...: cpu_shape.c), and, unless `reads`, of
- * subscripts and dereferences? */
-OKLC_INTERNAL bool oklc_cpu_pure(Cpu *C, const char *expr, bool reads);
-
-/* cpu_counts.c: the loop f (`for (decl = base; cond; ++n) body`, the
- * grid-stride loop run in order) with copies of the @shared arrays it
- * counts into; NULL when it has none. */
-OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl,
-                                                 const char *base, Range cond);
-
-/* cpu_reduce.c: OpenMP reductions for @atomic updates of an argument's
- * elements. The clauses for nest `top` ("" if none), and in *guard the
- * test that the nest runs at all, to put before it; marks the updates. */
-OKLC_INTERNAL const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard);
-OKLC_INTERNAL bool oklc_cpu_reduced(const Cpu *C, const Atomic *at);
 
 /* ---- gpu.c: CUDA, HIP, OpenCL, DPC++, Metal ------------------------------------------ */
 

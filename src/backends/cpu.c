@@ -3,6 +3,13 @@
  * loops, in their order, on one core or with the @outer loops on OpenMP
  * threads.
  *
+ * This file is the driver: kernel() runs the passes in order, from one
+ * list. Each pass is a file of its own (cpu_split.c, cpu_fuse.c,
+ * cpu_interchange.c, cpu_shape.c, cpu_reduce.c; declared in cpu.h) and
+ * calls only down, to cpu_base.c; nothing calls this file but the serial
+ * and OpenMP tables. Takes the model of a kernel, gives the edits that
+ * make it C++ for a CPU, and the entry points.
+ *
  * On a CPU one @outer iteration (a block) runs its @inner loops one after
  * the other, each to completion, which satisfies every barrier between
  * them. What needs work:
@@ -30,99 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-static bool in_block(const Block *b, const Loop *l)
-{
-    for (const Loop *p = l->parent; p; p = p->parent)
-        if (p == b->outer)
-            return true;
-    return false;
-}
-
-void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    oklc_model_verror(C->E->c, off, fmt, ap);
-    va_end(ap);
-    C->ok = false;
-}
-
-/* An @inner level opened as OKL again (for the next translation): its
- * attribute and header as written (from ed), "[[okl::inner(1)]] for (...) {". */
-const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l)
-{
-    const char *head = oklc_edits_text(ed, l->header.begin, l->header.end);
-    return l->axis_given ? oklc_arena_printf(C->a, "[[okl::inner(%d)]] for %s {", l->axis, head)
-                         : oklc_arena_printf(C->a, "[[okl::inner]] for %s {", head);
-}
-
-/* The input written again for a second translation (E->relaid), made at
- * the first use. */
-Edits *oklc_cpu_relaid(Cpu *C)
-{
-    Emit *E = C->E;
-    if (!E->relaid) {
-        E->relaid = oklc_arena_alloc(C->a, sizeof *E->relaid);
-        oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);
-    }
-    return E->relaid;
-}
-
-const char *oklc_cpu_render(Cpu *C, Range r)
-{
-    return oklc_edits_text(&C->E->ed, r.begin, r.end);
-}
-
-const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st)
-{
-    return oklc_cpu_render(C, (Range){oklc_emit_stmt_start(C->E, st->range.begin),
-                                      st->range.end});
-}
+#include "cpu.h"
 
 /* ---- loops as CPU loops ---------------------------------------------------------- */
-
-static const char *tiled(Cpu *C, const Loop *l)
-{
-    return oklc_arena_printf(C->a, "_occa_tiled_%s", l->iter);
-}
-
-/* The loop over tiles: from start to bound in steps of size * stride. */
-const char *oklc_cpu_tile_head(Cpu *C, const Loop *l)
-{
-    const char *tv = tiled(C, l);
-    Cmp cmp = l->cmp == CMP_NE ? (l->down ? CMP_GT : CMP_LT) : l->cmp;
-    return oklc_arena_printf(C->a, "for (%s %s = %s; %s %s %s; %s %s %s)", oklc_emit_iter_type(C->E, l),
-                             tv, l->start, tv, oklc_cmp_spelling(cmp), l->bound, tv,
-                             l->down ? "-=" : "+=", oklc_cpu_op(C, l->stride));
-}
-
-/* A level's "for (...) {" (and the tile's end, after a loop over tiles). */
-void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b)
-{
-    if (l->tile_part == 1)
-        oklc_buf_printf(b, "%s { %s", oklc_cpu_tile_head(C, l),
-                        oklc_emit_tile_end(C->E, l->tile_other));
-    else if (l->tile_part == 2)
-        oklc_buf_printf(b, "%s {", oklc_emit_tile_loop(C->E, l));
-    else
-        oklc_buf_printf(b, "for %s {", oklc_cpu_render(C, l->header));
-}
-
-/* @tile(S, @outer, @inner) without a barrier inside: on a CPU the tiles
- * are only a way to cut the loop, and the loop as written is what an
- * expert writes (no tile bookkeeping; OpenMP cuts it into one chunk per
- * thread). No @exclusive can live between its two levels. Not with
- * check=false: every tile started runs whole, past the bound, as on a GPU. */
-bool oklc_cpu_flat_tile(const Loop *l)
-{
-    const Loop *tiles = l->tile_part == 1 ? l : l->tile_part == 2 ? l->tile_other : NULL;
-    if (!tiles)
-        return false;
-    const Loop *in = tiles->tile_other;
-    return tiles->kind == LOOP_OUTER && in->kind == LOOP_INNER && in->node &&
-           !in->node->has_barrier && in->tile_check;
-}
 
 /* A @tile for statement: the loop over tiles around the loop in a tile. */
 static void tile_loops(Cpu *C)
@@ -147,11 +64,6 @@ static void tile_loops(Cpu *C)
 
 /* ---- blocks, threads and slots -------------------------------------------------------- */
 
-static bool is_top_inner(const Loop *l)
-{
-    return l->kind == LOOP_INNER && l->parent && l->parent->kind == LOOP_OUTER;
-}
-
 static Block *block_of(Cpu *C, const Loop *outer)
 {
     for (size_t i = 0; i < C->blocks.len; i++)
@@ -166,7 +78,7 @@ static void find_blocks(Cpu *C)
 {
     for (size_t i = 0; i < C->k->nloops; i++) {
         Loop *l = C->k->loops[i];
-        if (!is_top_inner(l))
+        if (!oklc_cpu_top_inner(l))
             continue;
         Block *b = block_of(C, l->parent);
         if (!b) {
@@ -256,7 +168,7 @@ static void check_extents(Cpu *C, Block *b)
             continue;
         for (size_t j = 0; j < C->k->nloops; j++) {
             const Loop *l = C->k->loops[j];
-            if (l->kind != LOOP_INNER || l->trips_known || !in_block(b, l))
+            if (l->kind != LOOP_INNER || l->trips_known || !oklc_cpu_in_block(b, l))
                 continue;
             for (size_t r = 0; r < v->nrefs; r++)
                 if (oklc_in_range(l->header, v->refs[r].begin) && !declared_in(v, l->header)) {
@@ -284,127 +196,7 @@ static void declare_extents(Cpu *C, Block *b)
                                        oklc_emit_indent(C->E, b->extents_at)));
 }
 
-void oklc_cpu_need_slots(Block *b, uint32_t at)
-{
-    if (at < b->extents_at)
-        b->extents_at = at;
-}
-
-/* The iteration's position in its loop: 0, 1, 2, ... */
-static const char *position(Cpu *C, const Loop *l)
-{
-    const char *it = l->tile_part == 1 ? tiled(C, l) : l->iter;
-    const char *from = l->tile_part == 2 ? tiled(C, l) : oklc_cpu_op(C, l->start);
-    const char *stride = oklc_cpu_op(C, l->stride);
-    const char *d = !strcmp(from, "0") && !l->down
-                        ? it
-                        : l->down ? oklc_arena_printf(C->a, "(%s - %s)", from, it)
-                                  : oklc_arena_printf(C->a, "(%s - %s)", it, from);
-    if (!strcmp(stride, "1"))
-        return d;
-    return oklc_arena_printf(C->a, "%s / %s", d, stride);
-}
-
-/* The @inner levels of the block around an offset, by axis. */
-void oklc_cpu_threads_at(Cpu *C, const Block *b, uint32_t off, const Loop *by_axis[3])
-{
-    by_axis[0] = by_axis[1] = by_axis[2] = NULL;
-    for (size_t i = 0; i < C->k->nloops; i++) {
-        const Loop *l = C->k->loops[i];
-        if (l->kind == LOOP_INNER && oklc_in_range(l->stmt, off) && in_block(b, l) &&
-            l->axis >= 0 && l->axis < 3)
-            by_axis[l->axis] = l;
-    }
-}
-
-/* The slot of the thread at an offset: x + X * (y + Y * z), over the
- * axes the block uses. */
-const char *oklc_cpu_slot(Cpu *C, const Block *b, const Loop *by_axis[3])
-{
-    const char *s = NULL, *scale = NULL;
-    for (int a = 0; a < 3; a++) {
-        if (!b->extent[a])
-            continue;
-        if (by_axis[a]) {
-            const char *p = position(C, by_axis[a]);
-            const char *term =
-                scale ? oklc_arena_printf(C->a, "%s * %s", scale, oklc_cpu_op(C, p)) : p;
-            s = s ? oklc_arena_printf(C->a, "%s + %s", s, term) : term;
-        }
-        scale = scale ? oklc_arena_printf(C->a, "%s * %s", scale, b->extent[a]) : b->extent[a];
-    }
-    return s ? s : "0";
-}
-
-const char *oklc_cpu_slot_count(Cpu *C, const Block *b)
-{
-    const char *n = NULL;
-    for (int a = 0; a < 3; a++)
-        if (b->extent[a])
-            n = n ? oklc_arena_printf(C->a, "%s * %s", n, b->extent[a]) : b->extent[a];
-    return n ? n : "1";
-}
-
-/* ---- declarations with one slot per thread ---------------------------------------------- */
-
-/* Clang's spelling of v's type (without its top-level const unless `keep`)
- * as the declaration of `name` (arrays: "float name[4]"). */
-static const char *spelled(Cpu *C, const Var *v, const char *name, bool keep)
-{
-    const char *t = v->type.spelling;
-    if (!keep && !strncmp(t, "const ", 6) && (!v->type.pointer || v->type.array))
-        t += 6;
-    size_t n = strlen(t);
-    if (!keep && v->type.pointer && v->type.is_const && n > 6 && !strcmp(t + n - 6, " const"))
-        n -= 6;
-    const char *br = memchr(t, '[', n);
-    if (br) {    /* Clang spells an array "float[2]" */
-        size_t k = (size_t)(br - t);
-        bool blank = k && (t[k - 1] == ' ' || t[k - 1] == '*');
-        return oklc_arena_printf(C->a, "%.*s%s%s%.*s", (int)k, t, blank ? "" : " ", name,
-                                 (int)(n - k), br);
-    }
-    return oklc_arena_printf(C->a, "%.*s%s%s", (int)n, t,
-                             n && t[n - 1] == '*' ? "" : " ", name);
-}
-
-const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char *name)
-{
-    return spelled(C, v, name, false);
-}
-
-const char *oklc_cpu_declare_alone(Cpu *C, Edits *ed, const Var *v)
-{
-    if (v->static_ || v->thread_local_ || strpbrk(v->type.spelling, "()"))
-        return NULL;
-    const char *init = v->init_form ? oklc_edits_text(ed, v->init.begin, v->init.end) : "";
-    return oklc_arena_printf(C->a, "%s%s%s%s;", v->constexpr_ ? "constexpr " : "",
-                             spelled(C, v, v->name, true), v->init_form == '=' ? " = " : "",
-                             init);
-}
-
-/* name[at] = v's initializer (arrays through a temporary); name is v's
- * slots. */
-const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name, const char *at)
-{
-    const char *init = oklc_cpu_render(C, v->init);
-    if (v->type.array) {
-        const char *tmp = oklc_cpu_declaration(C, v, "_occa_init");
-        const char *form = v->init_form == '=' ? " = " : "";
-        return oklc_arena_printf(C->a, "{ %s%s%s; __builtin_memcpy(%s[%s], _occa_init, "
-                                 "sizeof _occa_init); }",
-                                 tmp, form, init, name, at);
-    }
-    if (v->init_form == '(')
-        return oklc_arena_printf(C->a, "%s[%s] = %s%s;", name, at,
-                                 oklc_cpu_declaration(C, v, ""), init);
-    return oklc_arena_printf(C->a, "%s[%s] = %s;", name, at, init);
-}
-
-Attr *oklc_cpu_exclusive(const Var *v)
-{
-    return v->exclusive ? v->exclusive : v->typedef_var ? v->typedef_var->exclusive : NULL;
-}
+/* ---- @exclusive variables: one slot per thread ---------------------------------------- */
 
 /* The end of the subscript that follows a use ("f" in "f[k]"), or 0. */
 static uint32_t subscript_end(Cpu *C, uint32_t off)
@@ -510,16 +302,6 @@ static const Stmt *barrier_stmt(const Stmt *st, const Barrier *br)
     return NULL;
 }
 
-bool oklc_cpu_in_split(Cpu *C, uint32_t off)
-{
-    for (size_t i = 0; i < C->k->nloops; i++) {
-        const Loop *l = C->k->loops[i];
-        if (is_top_inner(l) && l->node && l->node->has_barrier && oklc_in_range(l->stmt, off))
-            return true;
-    }
-    return false;
-}
-
 
 /* Between @inner loops a barrier is already satisfied: each loop ends
  * before the next starts. */
@@ -537,18 +319,6 @@ static void drop_barriers(Cpu *C)
 }
 
 /* ---- OpenMP ----------------------------------------------------------------------------- */
-
-/* Is `inner` the whole body of `outer`, with bounds that do not depend
- * on it (a rectangular nest OpenMP can collapse)? */
-bool oklc_cpu_collapsible(Cpu *C, const Loop *outer, const Loop *inner)
-{
-    if (!outer->node || !inner->node || outer->tile_part || inner->tile_part)
-        return false;
-    const Stmt *body = outer->node->kids[outer->node->nkids - 1];
-    if (body->kind == ST_COMPOUND && body->nkids == 1)
-        body = body->kids[0];
-    return body == inner->node && !oklc_cpu_header_uses(C, inner, outer);
-}
 
 /* OpenMP's loop form wants `T i = start`: T i{start} and T i(start) are
  * rewritten. */
@@ -832,62 +602,110 @@ static void faults(Cpu *C)
         oklc_edit_after(&C->E->ed, C->k->body.begin + 1, " _occa_fault_list _occa_faults;");
 }
 
+/* Each @exclusive variable with one slot per thread. */
+static void exclusive_vars(Cpu *C)
+{
+    for (size_t i = 0; i < C->k->nlocals; i++)
+        if (oklc_cpu_exclusive(C->k->locals[i]))
+            exclusive_var(C, C->k->locals[i]);
+}
+
+/* OpenMP: the reduction clauses of each top-level @outer loop's nest, and
+ * in *guards the tests before them (cpu_reduce.c). */
+static const char **find_reductions(Cpu *C, const char ***guards)
+{
+    const char **r = oklc_arena_alloc(C->a, (C->k->nouters + 1) * sizeof *r);
+    *guards = oklc_arena_alloc(C->a, (C->k->nouters + 1) * sizeof **guards);
+    for (size_t i = 0; i < C->k->nouters; i++)
+        r[i] = oklc_cpu_reductions(C, C->k->outers[i], &(*guards)[i]);
+    return r;
+}
+
+/* The top @inner loops with a barrier inside, split at it (cpu_split.c). */
+static void split_blocks(Cpu *C)
+{
+    for (size_t i = 0; i < C->blocks.len && C->ok; i++) {
+        Block *b = C->blocks.data[i];
+        for (size_t j = 0; j < b->tops.len && C->ok; j++) {
+            const Loop *t = b->tops.data[j];
+            if (t->node && t->node->has_barrier)
+                oklc_cpu_split(C, b, t);
+        }
+    }
+}
+
+/* Each block's nests fused where they may be (cpu_fuse.c). */
+static void fuse_blocks(Cpu *C)
+{
+    for (size_t i = 0; i < C->blocks.len && C->ok; i++)
+        oklc_cpu_fuse(C, C->blocks.data[i]);
+}
+
+static void declare_all_extents(Cpu *C)
+{
+    for (size_t i = 0; i < C->blocks.len; i++)
+        declare_extents(C, C->blocks.data[i]);
+}
+
+/* Each loop shaped for a CPU: a flat @tile relaid for the interchange,
+ * then the early interchange or merged tiles, else guards as bounds,
+ * guarded selects and grid-stride loops, else the late interchange
+ * (cpu_interchange.c, cpu_shape.c). */
+static void shape_loops(Cpu *C)
+{
+    for (size_t i = 0; i < C->k->nloops; i++) {
+        oklc_cpu_relay_tile(C, C->k->loops[i]);
+        if (oklc_cpu_interchange(C, C->k->loops[i], true) ||
+            oklc_cpu_merge_tiles(C, C->k->loops[i]))
+            continue;
+        const Loop *l = C->k->loops[i];
+        bool shaped = oklc_cpu_guard_bounds(C, l);
+        shaped |= oklc_cpu_guarded_select(C, l);
+        shaped |= oklc_cpu_grid_stride(C, l);
+        if (!shaped)
+            oklc_cpu_interchange(C, l, false);
+    }
+}
+
+/* The nest of each top-level @outer loop: reordered (cpu_shape.c), then
+ * parallel with OpenMP. */
+static void order_nests(Cpu *C, const char **reductions, const char **guards)
+{
+    for (size_t i = 0; i < C->k->nouters; i++) {
+        const Loop *order[6];
+        size_t n = oklc_cpu_reorder_nest(C, C->k->outers[i], order);
+        if (C->omp)
+            parallel_loops(C, C->k->outers[i], order, n, reductions[i], guards[i]);
+    }
+}
+
+/* A kernel's passes, in order. Each renders the edits made before it:
+ * uses first, then what is built from their text. */
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
     Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp};
+    const char **reductions = NULL, **guards = NULL;
     launch_checks(&C);
     faults(&C);
     find_blocks(&C);
-    /* uses first, then what is built from their text */
-    for (size_t i = 0; i < k->nlocals; i++)
-        if (oklc_cpu_exclusive(k->locals[i]))
-            exclusive_var(&C, k->locals[i]);
+    exclusive_vars(&C);
     oklc_emit_jumps(E, k, true);
-    const char **reductions = NULL, **guards = NULL;
     if (omp) {
-        reductions = oklc_arena_alloc(C.a, (k->nouters + 1) * sizeof *reductions);
-        guards = oklc_arena_alloc(C.a, (k->nouters + 1) * sizeof *guards);
-        for (size_t i = 0; i < k->nouters; i++)
-            reductions[i] = oklc_cpu_reductions(&C, k->outers[i], &guards[i]);
+        reductions = find_reductions(&C, &guards);
         atomics(&C);
     }
     oklc_emit_dims(E, k);
     tile_loops(&C);
     drop_barriers(&C);
-    for (size_t i = 0; i < C.blocks.len && C.ok; i++) {
-        Block *b = C.blocks.data[i];
-        for (size_t j = 0; j < b->tops.len && C.ok; j++) {
-            const Loop *t = b->tops.data[j];
-            if (t->node && t->node->has_barrier)
-                oklc_cpu_split(&C, b, t);
-        }
-    }
-    for (size_t i = 0; i < C.blocks.len && C.ok; i++)
-        oklc_cpu_fuse(&C, C.blocks.data[i]);
-    for (size_t i = 0; i < C.blocks.len; i++)
-        declare_extents(&C, C.blocks.data[i]);
+    split_blocks(&C);
+    fuse_blocks(&C);
+    declare_all_extents(&C);
     unroll_attrs(&C);
     ivdep_attrs(&C);
     if (k->root)
         unroll_levels(&C, k->root, false);
-    for (size_t i = 0; i < k->nloops; i++) {
-        oklc_cpu_relay_tile(&C, k->loops[i]);
-        if (oklc_cpu_interchange(&C, k->loops[i], true) || oklc_cpu_merge_tiles(&C, k->loops[i]))
-            continue;
-        const Loop *l = k->loops[i];
-        bool shaped = oklc_cpu_guard_bounds(&C, l);
-        shaped |= oklc_cpu_guarded_select(&C, l);
-        shaped |= oklc_cpu_grid_stride(&C, l);
-        if (!shaped)
-            oklc_cpu_interchange(&C, l, false);
-    }
-    /* the nest of each top-level @outer loop: reordered, then parallel */
-    for (size_t i = 0; i < k->nouters; i++) {
-        const Loop *order[6];
-        size_t n = oklc_cpu_reorder_nest(&C, k->outers[i], order);
-        if (omp)
-            parallel_loops(&C, k->outers[i], order, n, reductions[i], guards[i]);
-    }
+    shape_loops(&C);
+    order_nests(&C, reductions, guards);
 }
 
 /* Entry points: extern "C" int _occa_entry_K(void *const *_occa_args,

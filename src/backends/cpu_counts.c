@@ -2,6 +2,9 @@
  * cpu_counts.c - counting into @shared memory on a CPU: a histogram's
  * `@atomic s_h[data[n]] += 1` in a long loop over the block's elements.
  *
+ * Takes a grid-stride loop run in order, from cpu_shape.c (its only
+ * caller); gives the loop with counting copies of @shared arrays, or NULL.
+ *
  * On a GPU the threads' atomic adds to @shared memory spread over the
  * bins. On a CPU one thread runs the loop, and each add loads what the
  * previous one stored whenever two neighbouring elements fall in the same
@@ -24,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cpu.h"
 
 enum { COPIES = 4, ELEMENTS_PER_BIN = 16, ARRAY_BYTES_MAX = 4096 };
 

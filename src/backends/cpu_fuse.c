@@ -2,6 +2,9 @@
  * cpu_fuse.c - the @inner nests of a block fused into one, where the
  * @shared arrays between them only stage memory the kernel never writes.
  *
+ * Takes a block after the split; gives its nests fused, written as OKL
+ * into the second translation (Emit.relaid), true when written.
+ *
  * A GPU block copies tiles of its inputs into @shared memory, a barrier,
  * then each thread reads the tile, the whole in a loop over the tiles:
  *
@@ -59,7 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cpu.h"
 
 enum { MAX_LEVELS = 3, MAX_STAGES = 16 };
 

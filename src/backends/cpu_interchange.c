@@ -3,6 +3,11 @@
  * the threads' neighbouring elements) interchanged with the @inner loops
  * around it, the threads in tiles of rows where they keep values across it.
  *
+ * Takes one loop at a time (early, then late: see cpu.c); gives the nest
+ * around it rewritten, recorded in Cpu.interchanged, true when done. A
+ * flat @tile is relaid as @outer and @inner loops into the second
+ * translation for it (oklc_cpu_relay_tile).
+ *
  * GPU code gives each thread every T-th element and keeps what it
  * accumulates in a register:
  *
@@ -91,7 +96,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cpu.h"
 
 enum { MAX_THREADS = 4096, MAX_DEPTH = 4 };
 

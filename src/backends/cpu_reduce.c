@@ -6,6 +6,10 @@
  * every block pays one locked update per element, and the threads take
  * the argument's cache lines from each other.
  *
+ * Takes a top-level @outer loop's nest (OpenMP only); gives the
+ * reduction clauses for its pragma and the test to put before it, and
+ * marks the updates, which the driver's atomics then leave plain.
+ *
  * The usual end of a block histogram or block sum qualifies:
  *
  *   for (int t = 0; t < 256; ++t; @inner)
@@ -34,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cpu.h"
 
 enum { MAX_COPY = 64 * 1024 };
 

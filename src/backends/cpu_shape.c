@@ -2,6 +2,11 @@
  * cpu_shape.c - loops shaped so a CPU runs them as fast as code written
  * for it: OKL code is written for GPUs, whose threads want other shapes.
  *
+ * Takes one loop at a time, after the split, the fusion and the early
+ * interchange (and a top-level @outer loop's nest, for its order); gives
+ * the loop's header or the whole loop edited, true when it changed it.
+ * Calls cpu_counts.c below it for a grid-stride loop's counting copies.
+ *
  *   guards     `if (t < alive)` in an @inner loop becomes its bounds
  *   grid-stride loops   `for (n = base + t; n < end; n += T)` in an @inner
  *              loop over t runs as one loop over the elements, in order
@@ -17,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cpu.h"
 
 /* `for (t = 0; t < 256; ++t) if (t < alive) S` walks 256 iterations to do
  * `alive` of them, and the branch keeps the compiler from vectorising S:
@@ -56,140 +61,16 @@ typedef struct Guard {
     const char  *when;         /* terms without the iterator, joined by && */
 } Guard;
 
-uint32_t oklc_cpu_skip_blanks(const char *t, uint32_t p, uint32_t end)
-{
-    while (p < end && isspace((unsigned char)t[p]))
-        p++;
-    return p;
-}
-
-static Range trimmed(const char *t, uint32_t b, uint32_t e)
-{
-    b = oklc_cpu_skip_blanks(t, b, e);
-    while (e > b && isspace((unsigned char)t[e - 1]))
-        e--;
-    return (Range){b, e};
-}
-
-static bool text_is(const char *t, Range r, const char *s)
-{
-    return strlen(s) == r.end - r.begin && !strncmp(t + r.begin, s, r.end - r.begin);
-}
-
 /* Is r the guarded loop's iterator: its name, or for a merged loop one
  * of the `bx * T + tx` it stands for? */
 static bool is_iter(const char *t, const Guard *g, Range r)
 {
     if (!g->merge)
-        return text_is(t, r, g->l->iter);
+        return oklc_cpu_text_is(t, r, g->l->iter);
     for (size_t i = 0; i < g->merge->nuses; i++)
         if (g->merge->uses[i].begin == r.begin && g->merge->uses[i].end == r.end)
             return true;
     return false;
-}
-
-/* Is the operator at t[p] unary: nothing that ends an operand before it? */
-static bool unary(const char *t, uint32_t from, uint32_t p)
-{
-    while (p > from && isspace((unsigned char)t[p - 1]))
-        p--;
-    return p == from || strchr("(+-*/%<>&|^!~,=?:[{;", t[p - 1]);
-}
-
-bool oklc_cpu_assigned_at(Cpu *C, uint32_t p)
-{
-    static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",
-                                         "&=", "|=", "^=", "<<=", ">>="};
-    const char *t = C->E->nz->text;
-    p = oklc_cpu_skip_blanks(t, p, (uint32_t)C->E->nz->len);
-    for (size_t w = 0; w < OKLC_COUNTOF(writes); w++)
-        if (!strncmp(t + p, writes[w], strlen(writes[w])))
-            return true;
-    return t[p] == '=' && t[p + 1] != '=';
-}
-
-/* Does the loop write v (or take its address) anywhere in range r? */
-bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r)
-{
-    const char *t = C->E->nz->text;
-    for (size_t i = 0; i < v->nrefs; i++) {
-        Range ref = v->refs[i];
-        if (!oklc_in_range(r, ref.begin))
-            continue;
-        if (oklc_cpu_assigned_at(C, ref.end))
-            return true;
-        uint32_t b = ref.begin;
-        while (b > 0 && isspace((unsigned char)t[b - 1]))
-            b--;
-        if (b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2)))
-            return true;
-        if (b >= 1 && t[b - 1] == '&' && (b < 2 || t[b - 2] != '&') && unary(t, 0, b - 1))
-            return true;                        /* its address is taken (not a && v) */
-    }
-    return false;
-}
-
-/* Functions of the preludes and <math.h> that compute a value from their
- * arguments and nothing else: a call of one is as pure as its arguments
- * (unless the file defines a function of that name). */
-static const char *const pure_functions[] = {
-    "min", "max", "clamp", "abs", "fabs", "fabsf", "fmin", "fmax", "fminf", "fmaxf",
-    "sqrt", "sqrtf", "cbrt", "cbrtf", "rsqrt", "rsqrtf", "exp", "expf", "exp2", "exp2f",
-    "log", "logf", "log2", "log2f", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
-    "round", "roundf", "trunc", "truncf", "sin", "sinf", "cos", "cosf", "tanh", "tanhf",
-    "fma", "fmaf", "copysign", "copysignf", NULL};
-
-/* Is the call whose '(' follows the identifier ending at q one of them?
- * A member call (x.f(), p->f()) or another namespace's is not. */
-static bool pure_call(Cpu *C, const char *t, uint32_t b, uint32_t q)
-{
-    uint32_t n = q;
-    while (n > b && oklc_ident_char(t[n - 1]))
-        n--;
-    size_t len = q - n;
-    bool known = false;
-    for (const char *const *f = pure_functions; *f && !known; f++)
-        known = strlen(*f) == len && !strncmp(*f, t + n, len);
-    if (!known || (n > b && (t[n - 1] == '.' || t[n - 1] == '>')))
-        return false;
-    if (n > b && t[n - 1] == ':' && !(n - b >= 5 && !strncmp(t + n - 5, "std::", 5)))
-        return false;
-    for (size_t i = 0; i < C->E->m->nfunctions; i++)
-        if (strlen(C->E->m->functions[i]->name) == len &&
-            !strncmp(C->E->m->functions[i]->name, t + n, len))
-            return false;                       /* the file's own */
-    return true;
-}
-
-/* Has [b, e) no side effect and no call but of a pure function
- * (subscripts are allowed when `reads`)? */
-static bool pure(Cpu *C, const char *t, uint32_t b, uint32_t e, bool reads)
-{
-    for (uint32_t p = b; p < e; p++) {
-        char ch = t[p], nx = t[p + 1];
-        if ((ch == '[' && !reads) || ch == '{' || (ch == '-' && nx == '>' && !reads) ||
-            (ch == '+' && nx == '+') || (ch == '-' && nx == '-'))
-            return false;
-        if (ch == '=' && nx != '=' && (p == b || !strchr("<>!=", t[p - 1])))
-            return false;                       /* an assignment */
-        if (ch == '(' && p > b) {
-            uint32_t q = p;
-            while (q > b && isspace((unsigned char)t[q - 1]))
-                q--;
-            if (q > b && oklc_ident_char(t[q - 1]) && !pure_call(C, t, b, q))
-                return false;                   /* a call */
-        }
-        if (ch == '&' && nx == '&')
-            p++;                                /* a && b */
-        else if ((ch == '*' || ch == '&') && unary(t, b, p) && !reads)
-            return false;                       /* a dereference, an address */
-    }
-    return true;
-}
-
-bool oklc_cpu_pure(Cpu *C, const char *expr, bool reads)
-{
-    return pure(C, expr, 0, (uint32_t)strlen(expr), reads);
 }
 
 static const Local *local_at(const Guard *g, uint32_t off)
@@ -207,7 +88,7 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
 {
     const char *t = C->E->nz->text;
     const Loop *l = g->l;
-    if (b >= e || !pure(C, t, b, e, false))
+    if (b >= e || !oklc_cpu_pure_in(C, (Range){b, e}, false))
         return NULL;
     Buf out;
     oklc_buf_init(&out, C->a);
@@ -239,21 +120,11 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
     return out.data ? out.data : "";
 }
 
-/* An integer literal's value. */
-static bool literal(const char *s, long long *v)
-{
-    char *end;
-    if (!isdigit((unsigned char)*s))
-        return false;
-    *v = strtoll(s, &end, 10);
-    return !*end;
-}
-
 /* x + 1, folded when x is a number. */
 static const char *plus_one(Cpu *C, const char *x)
 {
     long long v;
-    return literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
+    return oklc_cpu_literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
                           : oklc_arena_printf(C->a, "%s + 1", x);
 }
 
@@ -261,7 +132,7 @@ static const char *plus_one(Cpu *C, const char *x)
 static void tighten(Cpu *C, const char **b, const char *v, bool upper)
 {
     long long x, y;
-    if (*b && literal(*b, &x) && literal(v, &y))
+    if (*b && oklc_cpu_literal(*b, &x) && oklc_cpu_literal(v, &y))
         *b = (upper ? y < x : y > x) ? v : *b;
     else
         *b = !*b ? v
@@ -279,7 +150,7 @@ static bool on_iterator(Cpu *C, const Guard *g, Range side, const char **offset)
     if (is_iter(t, g, side))
         return true;
     const Local *lc = local_at(g, side.begin);
-    if (!lc || !lc->affine || !text_is(t, side, lc->v->name))
+    if (!lc || !lc->affine || !oklc_cpu_text_is(t, side, lc->v->name))
         return false;
     *offset = lc->offset;
     return true;
@@ -310,7 +181,7 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
             p++;
         }
     }
-    Range all = trimmed(t, b, e);
+    Range all = oklc_cpu_trimmed(t, b, e);
     const char *whole = invariant(C, g, all.begin, all.end);
     if (whole) {                                /* no iterator: the loop runs or not */
         g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, oklc_cpu_op(C, whole))
@@ -319,7 +190,7 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
     }
     if (n != 1 || t[at] == '!')
         return false;
-    Range left = trimmed(t, b, at), right = trimmed(t, at + len, e);
+    Range left = oklc_cpu_trimmed(t, b, at), right = oklc_cpu_trimmed(t, at + len, e);
     const char *offset;
     bool iter_left = on_iterator(C, g, left, &offset);
     if (!iter_left && !on_iterator(C, g, right, &offset))
@@ -354,7 +225,7 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
     Local lc = {v, NULL, false, NULL};
     if (v->init_form != '=' || oklc_cpu_written_in(C, v, g->l->stmt))
         return lc;
-    Range init = trimmed(t, v->init.begin, v->init.end);
+    Range init = oklc_cpu_trimmed(t, v->init.begin, v->init.end);
     if (is_iter(t, g, init)) {
         lc.affine = true;
         return lc;
@@ -362,9 +233,9 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
     int depth = 0;
     for (uint32_t p = init.begin; p < init.end; p++) {
         depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
-        if (depth || t[p] != '+' || unary(t, init.begin, p))
+        if (depth || t[p] != '+' || oklc_cpu_unary(t, init.begin, p))
             continue;
-        Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
+        Range a = oklc_cpu_trimmed(t, init.begin, p), b = oklc_cpu_trimmed(t, p + 1, init.end);
         Range other = is_iter(t, g, a) ? b : is_iter(t, g, b) ? a : (Range){0, 0};
         const char *off = other.end ? invariant(C, g, other.begin, other.end) : NULL;
         if (off) {
@@ -402,7 +273,7 @@ static const Stmt *guard_of(Cpu *C, Guard *g)
             return NULL;
         for (size_t k = 0; k < d->ndecls; k++) {
             const Var *v = d->decls[k];
-            if (v->init_form && !pure(C, C->E->nz->text, v->init.begin, v->init.end, true))
+            if (v->init_form && !oklc_cpu_pure_in(C, v->init, true))
                 return NULL;
             Local lc = local_of(C, g, v);    /* sees the locals before it only */
             g->locals[g->nlocals++] = lc;
@@ -481,7 +352,7 @@ static const char *loop_head(Cpu *C, const Guard *g, const char *start, const ch
     const char *end_name =
         g->merge ? oklc_arena_printf(C->a, "_occa_end_%s_%s", g->merge->outer->iter, l->iter)
                  : oklc_arena_printf(C->a, "_occa_end_%s", l->iter);
-    if (literal(end, &v) || !strncmp(end, "_occa_", 6) || canonical)
+    if (oklc_cpu_literal(end, &v) || !strncmp(end, "_occa_", 6) || canonical)
         return oklc_arena_printf(C->a, "(%s %s = %s; %s < %s; %s)", type, it, start, it, end, step);
     return oklc_arena_printf(C->a, "(%s %s = %s, %s = %s; %s < %s; %s)", type, end_name, end, it,
                              start, it, end_name, step);
@@ -577,9 +448,9 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     uint32_t last = st->range.end;
     while (last > colon && (t[last - 1] == ';' || isspace((unsigned char)t[last - 1])))
         last--;
-    if (!colon || !pure(C, t, st->range.begin, eq, true))
+    if (!colon || !oklc_cpu_pure_in(C, (Range){st->range.begin, eq}, true))
         return false;
-    Range cond = trimmed(t, eq + 1, q);
+    Range cond = oklc_cpu_trimmed(t, eq + 1, q);
     if (t[cond.begin] == '(' && t[cond.end - 1] == ')')
         cond.begin++, cond.end--;
     if (!guard_terms(C, &g, cond) || (!g.lo && !g.hi))
@@ -588,7 +459,7 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     narrowed(C, &g, &start, &end);
     const Stmt *body = l->node->kids[l->node->nkids - 1];
     const char *lhs = oklc_cpu_render(C, (Range){st->range.begin, eq + 1});
-    Range ra = trimmed(t, q + 1, colon), rb = trimmed(t, colon + 1, last);
+    Range ra = oklc_cpu_trimmed(t, q + 1, colon), rb = oklc_cpu_trimmed(t, colon + 1, last);
     const char *decls_a = used_decls(C, body, st, (Range){st->range.begin, eq}, ra);
     const char *decls_b = used_decls(C, body, st, (Range){st->range.begin, eq}, rb);
     const char *a = oklc_cpu_render(C, ra), *b = oklc_cpu_render(C, rb);
@@ -624,100 +495,11 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
 
 /* ---- grid-stride loops --------------------------------------------------------------------- */
 
-/* Does r use l's iterator or a per-thread (@exclusive) value? */
-bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l)
-{
-    for (size_t i = 0; i < C->k->nlocals; i++) {
-        const Var *v = C->k->locals[i];
-        bool it = v->name_off == l->iter_off;
-        for (size_t j = 0; j < v->nrefs && (it || oklc_cpu_exclusive(v)); j++)
-            if (oklc_in_range(r, v->refs[j].begin))
-                return true;                    /* the iterator, or a per-thread value */
-    }
-    return false;
-}
-
-bool oklc_cpu_has_atomic(Cpu *C, Range r)
-{
-    for (size_t i = 0; i < C->k->natomics; i++)
-        if (oklc_in_range(r, C->k->atomics[i]->stmt.begin))
-            return true;
-    return false;
-}
-
-bool oklc_cpu_has_jump(const Stmt *st, bool barriers)
-{
-    if (st->kind == ST_RETURN || st->kind == ST_GOTO || st->kind == ST_BREAK ||
-        st->kind == ST_CONTINUE || (barriers && st->barrier))
-        return true;
-    for (size_t i = 0; i < st->nkids; i++)
-        if (oklc_cpu_has_jump(st->kids[i], barriers))
-            return true;
-    return false;
-}
-
-/* Is f `for (T n = base + t; cond; n += S)` over the threads t of l (or
- * `t + base`), base free of per-thread values? (by_threads: S is l's
- * count.) */
-bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s)
-{
-    const char *t = C->E->nz->text;
-    if (f->kind != ST_FOR || f->loop || !f->nkids)
-        return false;
-    Range h = f->head;
-    uint32_t s1 = h.begin, s2;
-    while (s1 < h.end && t[s1] != ';')
-        s1++;
-    for (s2 = s1 + 1; s2 < h.end && t[s2] != ';'; s2++)
-        ;
-    if (s2 >= h.end)
-        return false;
-    uint32_t eq = h.begin;
-    while (eq < s1 && t[eq] != '=')
-        eq++;
-    if (eq >= s1)
-        return false;
-    Range init = trimmed(t, eq + 1, s1), step = trimmed(t, s2 + 1, h.end);
-    Range name = trimmed(t, h.begin, eq);
-    uint32_t nb = name.end;
-    while (nb > name.begin && oklc_ident_char(t[nb - 1]))
-        nb--;
-    s->n = oklc_arena_strndup(C->a, t + nb, name.end - nb);
-    s->base = NULL;
-    int depth = 0;
-    for (uint32_t p = init.begin; p < init.end && !s->base; p++) {
-        depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
-        if (depth || t[p] != '+' || unary(t, init.begin, p))
-            continue;
-        Range a = trimmed(t, init.begin, p), b = trimmed(t, p + 1, init.end);
-        Range other = text_is(t, a, l->iter) ? b : text_is(t, b, l->iter) ? a : (Range){0, 0};
-        if (other.end && !oklc_cpu_per_thread(C, other, l))
-            s->base = oklc_arena_strndup(C->a, t + other.begin, other.end - other.begin);
-    }
-    /* the step: n += T, with or without blanks */
-    size_t nl = strlen(s->n);
-    uint32_t op = oklc_cpu_skip_blanks(t, step.begin + (uint32_t)nl, step.end);
-    if (!s->base || strncmp(t + step.begin, s->n, nl) || op + 2 > step.end ||
-        strncmp(t + op, "+=", 2))
-        return false;
-    Range by = trimmed(t, op + 2, step.end);
-    long long a, b;
-    const char *trips = oklc_arena_strndup(C->a, t + by.begin, by.end - by.begin);
-    s->step = by;
-    s->by_threads = !strcmp(trips, l->trips) ||
-                    (literal(trips, &a) && l->trips_known && a == l->ntrips) ||
-                    (literal(l->bound, &b) && literal(trips, &a) && a == b);
-    s->decl = oklc_cpu_render(C, trimmed(t, h.begin, eq));
-    s->cond = trimmed(t, s1 + 1, s2);
-    return true;
-}
-
 /* The @inner loop l whose body is `{ declarations; for ... }` (or the for
  * alone), the declarations pure and free of per-thread values: its for
  * statement, else NULL. */
 static const Stmt *strided_body(Cpu *C, const Loop *l, bool *braces)
 {
-    const char *t = C->E->nz->text;
     const Stmt *body = l->node->kids[l->node->nkids - 1];
     *braces = body->kind == ST_COMPOUND;
     if (*braces && !body->nkids)
@@ -728,8 +510,7 @@ static const Stmt *strided_body(Cpu *C, const Loop *l, bool *braces)
         if (d->kind != ST_DECL || oklc_cpu_per_thread(C, d->range, l))
             return NULL;
         for (size_t k = 0; k < d->ndecls; k++)
-            if (d->decls[k]->init_form &&
-                !pure(C, t, d->decls[k]->init.begin, d->decls[k]->init.end, true))
+            if (d->decls[k]->init_form && !oklc_cpu_pure_in(C, d->decls[k]->init, true))
                 return NULL;
     }
     return f;
@@ -872,14 +653,6 @@ static Range token_before(const char *t, uint32_t from, uint32_t p)
     return (Range){b < p ? b : p > from ? p - 1 : p, p};
 }
 
-bool oklc_cpu_refers_at(const Var *v, uint32_t off)
-{
-    for (size_t i = 0; v && i < v->nrefs; i++)
-        if (v->refs[i].begin == off)
-            return true;
-    return false;
-}
-
 /* Tokens a, ..., matched from `at` forwards: "" matches the tile size.
  * Returns the end of the last one, or 0. */
 static uint32_t match_tokens(const char *t, uint32_t at, uint32_t end, const char *const *tok,
@@ -887,7 +660,7 @@ static uint32_t match_tokens(const char *t, uint32_t at, uint32_t end, const cha
 {
     for (size_t i = 0; i < n; i++) {
         Range r = token_at(t, at, end);
-        if (!text_is(t, r, *tok[i] ? tok[i] : size))
+        if (!oklc_cpu_text_is(t, r, *tok[i] ? tok[i] : size))
             return 0;
         if (!i)
             *first = r;
@@ -924,7 +697,7 @@ static Range merged_use(const char *t, Range body, const Merge *m, const Var *tx
         char p = prev.end > prev.begin ? t[prev.begin] : '(', q = t[next.begin];
         char p0 = prev.begin > body.begin ? t[prev.begin - 1] : ' ', q1 = t[next.begin + 1];
         bool p_ok = p && strchr("(,[{;=?:<>&|^+", p) && !(p == '+' && p0 == '+') &&
-                    !(p == '&' && p0 != '&' && unary(t, body.begin, prev.begin));
+                    !(p == '&' && p0 != '&' && oklc_cpu_unary(t, body.begin, prev.begin));
         bool q_ok = q && strchr("),]};?:<>=&|^+-", q) && !(q == '=' && q1 != '=') &&
                     !(q == '+' && q1 == '+') && !(q == '-' && (q1 == '-' || q1 == '>'));
         if (!p_ok || !q_ok)
@@ -932,22 +705,6 @@ static Range merged_use(const char *t, Range body, const Merge *m, const Var *tx
         return (Range){b, e};
     }
     return (Range){0, 0};
-}
-
-const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l)
-{
-    for (size_t i = 0; i < C->k->nlocals; i++)
-        if (C->k->locals[i]->name_off == l->iter_off)
-            return C->k->locals[i];
-    return NULL;
-}
-
-const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f)
-{
-    for (size_t i = 0; i < C->k->nlocals; i++)
-        if (C->k->locals[i]->loop_iter && oklc_in_range(f->head, C->k->locals[i]->name_off))
-            return C->k->locals[i];
-    return NULL;
 }
 
 /* Every use of bx and tx in tx's body inside one of the forms. */
@@ -1057,18 +814,4 @@ size_t oklc_cpu_reorder_nest(Cpu *C, const Loop *top, const Loop **order)
         oklc_buf_printf(&b, "\n%s%*s}", ind, (int)(2 * i), "");
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, b.data);
     return n;
-}
-
-/* Does loop l's header use the iterator of loop `of`? */
-bool oklc_cpu_header_uses(Cpu *C, const Loop *l, const Loop *of)
-{
-    for (size_t i = 0; i < C->k->nlocals; i++) {
-        const Var *v = C->k->locals[i];
-        if (v->name_off != of->iter_off)
-            continue;
-        for (size_t r = 0; r < v->nrefs; r++)
-            if (oklc_in_range(l->header, v->refs[r].begin))
-                return true;
-    }
-    return false;
 }

@@ -3,6 +3,10 @@
  * is split at the barrier, so that every iteration (thread) runs the part
  * before it before any runs the part after.
  *
+ * Takes a block and one of its top @inner loops with a barrier inside;
+ * gives the loop rewritten in the output (and, where it can be, written
+ * as OKL again into the second translation, Emit.relaid).
+ *
  * The loop's body becomes a plan: regions of code without a barrier, each
  * run inside all the @inner levels around it, and the loops and ifs around
  * barriers, moved out of the @inner loops (the checks guarantee their
@@ -13,7 +17,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cpu.h"
 
 typedef enum PlanKind { PLAN_REGION, PLAN_FOR, PLAN_WHILE, PLAN_DO, PLAN_IF } PlanKind;
 
