@@ -175,24 +175,30 @@ static oklc_status read_kernel(const cJSON *root, const char *where, const char 
     return st;
 }
 
-oklc_status oklc_rt_find_kernel(const char *metadata, const char *where, const char *name,
-                                char **symbol, Param **params, int *nparams)
+/* The metadata's JSON (cJSON_Delete it), or NULL with the failure
+ * recorded (OKLC_ERR_LOAD). */
+static cJSON *parse(const char *metadata, const char *where)
 {
     cJSON *root = cJSON_Parse(metadata);
     if (!root)
-        return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' is not valid JSON", where);
-    oklc_status st = read_kernel(root, where, name, symbol, params, nparams);
+        oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' is not valid JSON", where);
+    return root;
+}
+
+oklc_status oklc_rt_find_kernel(const char *metadata, const char *where, const char *name,
+                                char **symbol, Param **params, int *nparams)
+{
+    cJSON *root = parse(metadata, where);
+    oklc_status st = root ? read_kernel(root, where, name, symbol, params, nparams)
+                          : OKLC_ERR_LOAD;
     cJSON_Delete(root);
     return st;
 }
 
-static oklc_status read_strings(const cJSON *root, const char *where, const char *name,
+/* The list `key` of the kernel's entry `k`. */
+static oklc_status read_strings(const cJSON *k, const char *where, const char *name,
                                 const char *key, char ***functions, int *n)
 {
-    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
-    const cJSON *k = find(kernels, name);
-    if (!k)
-        return not_found(kernels, where, name);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(k, key), *f;
     int count = cJSON_GetArraySize(list), i = 0;
     char **names = oklc_malloc((size_t)(count ? count : 1) * sizeof *names);
@@ -219,10 +225,12 @@ static oklc_status read_strings(const cJSON *root, const char *where, const char
 oklc_status oklc_rt_find_strings(const char *metadata, const char *where, const char *name,
                                  const char *key, char ***functions, int *n)
 {
-    cJSON *root = cJSON_Parse(metadata);
-    if (!root)
-        return oklc_rt_fail(OKLC_ERR_LOAD, "the metadata of '%s' is not valid JSON", where);
-    oklc_status st = read_strings(root, where, name, key, functions, n);
+    cJSON *root = parse(metadata, where);
+    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+    const cJSON *k = find(kernels, name);    /* none in no JSON */
+    oklc_status st = !root ? OKLC_ERR_LOAD
+                     : !k  ? not_found(kernels, where, name)
+                           : read_strings(k, where, name, key, functions, n);
     cJSON_Delete(root);
     return st;
 }

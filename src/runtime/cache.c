@@ -595,3 +595,14 @@ void oklc_rt_cache_sweep(const char *root, long age)
     }
     closedir(d);
 }
+
+oklc_status oklc_rt_cache_commit(const char *tmp, const char *entry, oklc_status st)
+{
+    if (!st)
+        st = oklc_rt_cache_seal(tmp);
+    if (!st)
+        st = oklc_rt_cache_publish(tmp, entry);
+    else if (tmp && st != OKLC_ERR_COMPILE)
+        oklc_rt_remove_tree(tmp);
+    return st;
+}

@@ -68,15 +68,11 @@ static void free_memory(oklc_device *d, void *ptr)
     free(ptr);
 }
 
-static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
+static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
+                        size_t offset)
 {
-    memcpy((char *)m->ptr + offset, src, bytes);
-    return OKLC_OK;
-}
-
-static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
-{
-    memcpy(dst, (const char *)m->ptr + offset, bytes);
+    char *at = (char *)m->ptr + offset;
+    memcpy(src ? at : dst, src ? src : at, bytes);
     return OKLC_OK;
 }
 
@@ -85,14 +81,6 @@ static oklc_status finish(oklc_device *d)
 {
     (void)d;
     return OKLC_OK;
-}
-
-static oklc_status add_joined(Build *b, const char *option, const char *value)
-{
-    char *arg = oklc_rt_format("%s%s", option, value);
-    oklc_status st = arg ? oklc_rt_cmd_add(b, arg) : oklc_rt_oom();
-    oklc_free(arg);
-    return st;
 }
 
 /* Include paths serve `#include <...>` lines the transpiler keeps. Native
@@ -105,7 +93,7 @@ static oklc_status add_props(Build *b)
         const PropCmd *c = &b->props->cmds[i];
         if (c->kind == PROP_DEFINE) {
             if (!b->props->okl)
-                st = add_joined(b, "-D", c->text);
+                st = oklc_rt_cmd_add_joined(b, "-D", c->text);
             continue;
         }
         if ((c->kind == PROP_INCLUDE_FILE && b->props->okl) || c->kind == PROP_INTRINSICS ||
@@ -115,7 +103,7 @@ static oklc_status add_props(Build *b)
         if (!abs)
             st = oklc_rt_oom();
         else if (c->kind == PROP_INCLUDE_PATH)
-            st = add_joined(b, "-I", abs);
+            st = oklc_rt_cmd_add_joined(b, "-I", abs);
         else if (!(st = oklc_rt_cmd_add(b, "-include")))
             st = oklc_rt_cmd_add(b, abs);
         oklc_free(abs);
@@ -216,7 +204,7 @@ static oklc_status command(const oklc_device *d, Build *b)
     if (!st)
         st = key_this_cpu(b);
     if (!st && !b->props->okl && b->source_dir)
-        st = add_joined(b, "-I", b->source_dir);
+        st = oklc_rt_cmd_add_joined(b, "-I", b->source_dir);
     return st ? st : add_props(b);
 }
 
@@ -289,7 +277,7 @@ static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *co
 
 #define CPU_OPS                                                                        \
     .source_name = "source.cpp", .binary_name = "kernel.so", .close = close_device,    \
-    .alloc = alloc, .free = free_memory, .copy_in = copy_in, .copy_out = copy_out,     \
+    .alloc = alloc, .free = free_memory, .copy = copy,     \
     .finish = finish, .command = command, .compile = compile, .load = load,            \
     .unload = unload, .run = run
 

@@ -17,7 +17,8 @@
  * /usr/local/cuda/lib64, then the loader's path; the toolkit's headers
  * (<cuda_fp16.h>, for half) as toolkit_include says. Device functions are
  * found by name: native kernels are `extern "C" __global__`. Opening's
- * checks, building, loading and launching are gpu.c's (module_api).
+ * checks, memory's errors, the code NVRTC gives, building, loading and
+ * launching are gpu.c's (module_api); this file has what only CUDA does.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -35,16 +36,12 @@ typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
 typedef unsigned long long CUdeviceptr;
 typedef int nvrtcResult;
-typedef struct _nvrtcProgram *nvrtcProgram;
 
+enum { CUDA_SUCCESS = 0, CUDA_ERROR_OUT_OF_MEMORY = 2, CUDA_ERROR_NO_DEVICE = 100 };
+enum { NVRTC_SUCCESS = 0, NVRTC_ERROR_OUT_OF_MEMORY = 1 };
 enum {
-    CUDA_SUCCESS = 0,
-    CUDA_ERROR_OUT_OF_MEMORY = 2,
-    CUDA_ERROR_NO_DEVICE = 100,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
-    NVRTC_SUCCESS = 0,
-    NVRTC_ERROR_OUT_OF_MEMORY = 1,
 };
 
 static struct CuApi {
@@ -89,46 +86,29 @@ static const DlSym cu_syms[] = {
 #undef SYM
 
 static struct NvrtcApi {
-    RtcCalls rtc;
-    nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *);
-    nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
-    nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
-    nvrtcResult (*GetPTX)(nvrtcProgram, char *);
+    RtcCalls rtc;    /* GetCode: the cubin */
     nvrtcResult (*GetNumSupportedArchs)(int *);    /* optional: NVRTC 11.2 */
     nvrtcResult (*GetSupportedArchs)(int *);
 } nvrtc;
 
-#define SYM(f, opt) {"nvrtc" #f, offsetof(struct NvrtcApi, f), opt}
-#define RTC(f) {"nvrtc" #f, offsetof(struct NvrtcApi, rtc.f), false}
+#define SYM(f) {"nvrtc" #f, offsetof(struct NvrtcApi, f), true}
+#define RTC(f, name) {"nvrtc" #name, offsetof(struct NvrtcApi, rtc.f), false}
 static const DlSym nvrtc_syms[] = {
-    RTC(Version), RTC(CreateProgram), RTC(CompileProgram), RTC(GetProgramLogSize),
-    RTC(GetProgramLog), SYM(GetCUBINSize, false), SYM(GetCUBIN, false),
-    SYM(GetPTXSize, false), SYM(GetPTX, false), RTC(DestroyProgram), RTC(GetErrorString),
-    SYM(GetNumSupportedArchs, true), SYM(GetSupportedArchs, true),
+    RTC(Version, Version), RTC(CreateProgram, CreateProgram),
+    RTC(CompileProgram, CompileProgram), RTC(GetProgramLogSize, GetProgramLogSize),
+    RTC(GetProgramLog, GetProgramLog), RTC(GetCodeSize, GetCUBINSize), RTC(GetCode, GetCUBIN),
+    RTC(GetPTXSize, GetPTXSize), RTC(GetPTX, GetPTX), RTC(DestroyProgram, DestroyProgram),
+    RTC(GetErrorString, GetErrorString), SYM(GetNumSupportedArchs), SYM(GetSupportedArchs),
 };
 #undef SYM
 #undef RTC
 
-static DlLib cu_lib = {.what = "libcuda.so.1 (the NVIDIA driver's CUDA library)"};
-static DlLib test_lib = {.what = "the CUDA library"};
-static const char *library_override;    /* tests: a stand-in for libcuda.so.1 */
+static const char *const cu_names[] = {"libcuda.so.1"};
+static DlSwap cu_lib = {.vendor = {.what = "libcuda.so.1 (the NVIDIA driver's CUDA library)"},
+                        .stand_in = {.what = "the CUDA library"}, .names = cu_names,
+                        .nnames = 1, .syms = cu_syms, .nsyms = OKLC_COUNTOF(cu_syms),
+                        .table = &cu};
 
-void oklc_rt_cuda_library(const char *path)
-{
-    library_override = path;
-    /* Both share one table of functions: whichever loads next fills it. */
-    test_lib.loaded = false;
-    cu_lib.loaded = false;
-}
-
-static oklc_status load_cuda(void)
-{
-    static const char *const names[] = {"libcuda.so.1"};
-    if (library_override)
-        return oklc_rt_dl_load(&test_lib, &library_override, 1, cu_syms, OKLC_COUNTOF(cu_syms),
-                               &cu);
-    return oklc_rt_dl_load(&cu_lib, names, 1, cu_syms, OKLC_COUNTOF(cu_syms), &cu);
-}
 static DlLib nvrtc_lib = {.what = "NVRTC (libnvrtc.so, the CUDA toolkit's runtime compiler)"};
 
 static const char *error_name(int code)
@@ -171,28 +151,6 @@ static oklc_status load_nvrtc(void)
     return st;
 }
 
-/* The cubin, else (an arch given as compute_XY) the PTX, NUL-terminated. */
-static oklc_status program_binary(void *p, const char *what, char **binary, size_t *size)
-{
-    size_t n = 0;
-    bool ptx = nvrtc.GetCUBINSize(p, &n) != NVRTC_SUCCESS || !n;
-    if (ptx && nvrtc.GetPTXSize(p, &n) != NVRTC_SUCCESS)
-        return oklc_rt_fail(OKLC_ERR_COMPILE, "NVRTC gave no code for '%s'", what);
-    char *b = oklc_malloc(n + 1);
-    if (!b)
-        return oklc_rt_oom();
-    nvrtcResult r = ptx ? nvrtc.GetPTX(p, b) : nvrtc.GetCUBIN(p, b);
-    if (r != NVRTC_SUCCESS) {
-        oklc_free(b);
-        return oklc_rt_fail(OKLC_ERR_COMPILE, "NVRTC gave no code for '%s': %s", what,
-                            nvrtc.rtc.GetErrorString(r));
-    }
-    b[n] = '\0';
-    *binary = b;
-    *size = n;
-    return OKLC_OK;
-}
-
 /* The toolkit a file of it is in, links followed: "/opt/cuda/bin/nvcc"
  * and "/opt/cuda/lib64/libnvrtc.so.13" give "/opt/cuda" (NULL: no file). */
 static char *toolkit_of(char *file)
@@ -215,7 +173,7 @@ static char *toolkit_of(char *file)
  * on PATH, /usr/local/cuda. */
 static char *toolkit_include(void)
 {
-    char *nvrtc_home = toolkit_of(oklc_rt_dl_file((void (*)(void))nvrtc.GetCUBINSize));
+    char *nvrtc_home = toolkit_of(oklc_rt_dl_file((void (*)(void))nvrtc.rtc.GetCode));
     char *nvcc_home = toolkit_of(oklc_rt_find_program("nvcc"));
     const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), nvrtc_home, nvcc_home,
                            "/usr/local/cuda"};
@@ -233,22 +191,10 @@ static char *toolkit_include(void)
     return include;
 }
 
-static const Rtc nvrtc_rtc = {
+const Rtc oklc_nvrtc = {
     .name = "NVRTC", .prefix = "nvrtc", .load = load_nvrtc, .calls = &nvrtc.rtc,
-    .oom = NVRTC_ERROR_OUT_OF_MEMORY, .code = program_binary, .include = toolkit_include,
+    .oom = NVRTC_ERROR_OUT_OF_MEMORY, .include = toolkit_include,
 };
-
-oklc_status oklc_rt_nvrtc_version(char version[32])
-{
-    return oklc_gpu_rtc_version(&nvrtc_rtc, version);
-}
-
-oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what, bool okl,
-                                  const char *const *opts, size_t nopts, char **binary,
-                                  size_t *size, char **log)
-{
-    return oklc_gpu_rtc_compile(&nvrtc_rtc, source, what, okl, opts, nopts, binary, size, log);
-}
 
 /* ---- the device ------------------------------------------------------------------------- */
 
@@ -265,18 +211,15 @@ static int select_context(const oklc_device *d)
     return cu.CtxSetCurrent(c->context);
 }
 
+/* Before the context is released, what runs in it ends. */
 static void close_device(oklc_device *d)
 {
     Cu *c = d->gpu;
-    if (!c)
-        return;
     if (c->context) {
         cu.CtxSetCurrent(c->context);
         cu.calls.synchronize();
         cu.DevicePrimaryCtxRelease(c->device);
     }
-    oklc_free(c);
-    d->gpu = NULL;
 }
 
 static oklc_status describe(oklc_device *d, const Cu *c, int index)
@@ -291,17 +234,10 @@ static oklc_status describe(oklc_device *d, const Cu *c, int index)
     return d->label && d->id ? OKLC_OK : oklc_rt_oom();
 }
 
-static oklc_status open_device(oklc_device *d, const Spec *s)
+static oklc_status open_device(oklc_device *d, const Spec *s, int index)
 {
-    int index;
-    oklc_status st = oklc_gpu_module_open(d, s, &index);
-    if (st)
-        return st;
-    Cu *c = oklc_malloc(sizeof *c);
-    if (!c)
-        return oklc_rt_oom();
-    memset(c, 0, sizeof *c);
-    d->gpu = c;
+    Cu *c = d->gpu;
+    oklc_status st = OKLC_OK;
     CUresult r;
     if ((r = cu.DeviceGet(&c->device, index)) ||
         (r = cu.DeviceGetAttribute(&c->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
@@ -316,51 +252,28 @@ static oklc_status open_device(oklc_device *d, const Spec *s)
         st = cu_fail(OKLC_ERR_DEVICE, r, "cuDevicePrimaryCtxRetain", "the CUDA device '%s'",
                      d->label);
     }
-    if (st)
-        close_device(d);
     return st;
 }
 
-static oklc_status alloc(oklc_device *d, size_t bytes, void **ptr)
+/* ModuleApi's memory: a CUdeviceptr is a number, kept as a pointer. */
+static int alloc(void **ptr, size_t bytes)
 {
     CUdeviceptr p = 0;
-    oklc_status st = oklc_gpu_select(d);
-    CUresult r = st ? CUDA_SUCCESS : cu.MemAlloc(&p, bytes ? bytes : 1);
-    if (r)
-        return cu_fail(OKLC_ERR_DEVICE, r, "cuMemAlloc",
-                       "cannot allocate %zu bytes on the CUDA device '%s'", bytes, d->label);
+    CUresult r = cu.MemAlloc(&p, bytes);
     *ptr = (void *)(uintptr_t)p;
-    return st;
+    return r;
 }
 
-static void free_memory(oklc_device *d, void *ptr)
+static int free_memory(void *ptr)
 {
-    if (!oklc_gpu_select(d))
-        cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
+    return cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
 }
 
-static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
+static int copy(void *dst, const void *src, size_t bytes, bool to_device)
 {
-    oklc_status st = oklc_gpu_select(m->dev);
-    CUresult r = st ? CUDA_SUCCESS
-                    : cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)m->ptr + offset, src, bytes);
-    if (r)
-        return cu_fail(OKLC_ERR_DEVICE, r, "cuMemcpyHtoD",
-                       "oklc_memory_copy_from_host: %zu bytes at offset %zu on '%s'", bytes,
-                       offset, m->dev->label);
-    return st;
-}
-
-static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
-{
-    oklc_status st = oklc_gpu_select(m->dev);
-    CUresult r = st ? CUDA_SUCCESS
-                    : cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)m->ptr + offset, bytes);
-    if (r)
-        return cu_fail(OKLC_ERR_DEVICE, r, "cuMemcpyDtoH",
-                       "oklc_memory_copy_to_host: %zu bytes at offset %zu on '%s'", bytes,
-                       offset, m->dev->label);
-    return st;
+    if (to_device)
+        return cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
+    return cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
 }
 
 /* ---- opening, building, loading and running: gpu.c's -------------------------------- */
@@ -402,19 +315,19 @@ static oklc_status arch_option(const oklc_device *d, char option[GPU_ARCH_OPTION
 }
 
 static const ModuleApi module_api = {
-    .rtc = &nvrtc_rtc, .calls = &cu.calls,
+    .rtc = &oklc_nvrtc, .calls = &cu.calls,
     .call = {.init = "cuInit", .count = "cuDeviceGetCount", .synchronize = "cuCtxSynchronize",
              .select = "cuCtxSetCurrent", .load = "cuModuleLoadData",
-             .function = "cuModuleGetFunction", .launch = "cuLaunchKernel"},
-    .not_started = "the CUDA driver does not start", .load = load_cuda,
-    .no_device = no_device, .select = select_context, .arch = arch_option,
-    .oom = CUDA_ERROR_OUT_OF_MEMORY,
+             .function = "cuModuleGetFunction", .launch = "cuLaunchKernel",
+             .alloc = "cuMemAlloc", .to_device = "cuMemcpyHtoD", .to_host = "cuMemcpyDtoH"},
+    .not_started = "the CUDA driver does not start", .lib = &cu_lib,
+    .no_device = no_device, .state = sizeof(Cu), .open = open_device, .close = close_device,
+    .select = select_context, .alloc = alloc, .free = free_memory, .copy = copy,
+    .arch = arch_option, .oom = CUDA_ERROR_OUT_OF_MEMORY,
 };
 
 const DeviceOps oklc_cuda_ops = {
     .name = "cuda", .title = "CUDA", .backend = OKLC_BACKEND_CUDA,
     .source_name = "source.cu", .binary_name = "kernel.cubin",
-    .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy_in = copy_in, .copy_out = copy_out, OKLC_GPU_OPS, OKLC_GPU_MODULE_OPS,
-    .error_name = error_name, .module = &module_api,
+    OKLC_GPU_OPS, OKLC_GPU_MODULE_OPS, .error_name = error_name, .module = &module_api,
 };

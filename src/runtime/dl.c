@@ -224,3 +224,18 @@ char *oklc_rt_dl_file(void (*fn)(void))
         return NULL;
     return oklc_rt_absolute(info.dli_fname);
 }
+
+void oklc_rt_dl_swap(DlSwap *s, const char *path)
+{
+    s->path = path;
+    /* Both fill one table: whichever loads next fills it again. */
+    s->stand_in.loaded = false;
+    s->vendor.loaded = false;
+}
+
+oklc_status oklc_rt_dl_load_swap(DlSwap *s)
+{
+    if (s->path)
+        return oklc_rt_dl_load(&s->stand_in, &s->path, 1, s->syms, s->nsyms, s->table);
+    return oklc_rt_dl_load(&s->vendor, s->names, s->nnames, s->syms, s->nsyms, s->table);
+}

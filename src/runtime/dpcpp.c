@@ -248,12 +248,7 @@ static oklc_status support_compile(const Build *b, const char *root, const char 
         st = oklc_rt_write_file(src, b->source, b->source_len);
     if (!st)
         st = oklc_rt_compile_file(b, tmp, "support.cpp", "support.so");
-    if (!st)
-        st = oklc_rt_cache_seal(tmp);
-    if (!st)
-        st = oklc_rt_cache_publish(tmp, entry);
-    else if (tmp && st != OKLC_ERR_COMPILE)
-        oklc_rt_remove_tree(tmp);
+    st = oklc_rt_cache_commit(tmp, entry, st);
     oklc_free(tmp);
     oklc_free(src);
     return st;
@@ -359,30 +354,35 @@ static oklc_status create_queue(oklc_device *d, const Spec *s, Sycl *c, int inde
     return d->label ? OKLC_OK : oklc_rt_oom();
 }
 
+/* oklc's support library: found or built in the cache, then loaded. */
+static oklc_status open_support(const oklc_device *d, const Spec *s, Sycl *c)
+{
+    char *path = NULL, key[33];
+    oklc_status st = support_entry(d, s, c, &path, key);
+    if (!st)
+        st = support_load(s, c, path, key);
+    oklc_free(path);
+    return st;
+}
+
 static oklc_status open_device(oklc_device *d, const Spec *s)
 {
     int index;
     oklc_status st = oklc_gpu_device_index(s, "dpcpp", &index);
     if (st)
         return st;
-    Sycl *c = oklc_malloc(sizeof *c);
+    Sycl *c = oklc_gpu_state(d, sizeof *c);
     if (!c)
         return oklc_rt_oom();
-    memset(c, 0, sizeof *c);
-    d->gpu = c;
-    char *path = NULL, key[33];
     st = find_compiler(s, c);
     if (!st)
         st = identify(d, s, c);
     if (!st)
-        st = support_entry(d, s, c, &path, key);
-    if (!st)
-        st = support_load(s, c, path, key);
+        st = open_support(d, s, c);
     if (!st)
         st = create_queue(d, s, c, index);
     if (st)
         close_device(d);
-    oklc_free(path);
     return st;
 }
 
@@ -405,23 +405,18 @@ static void free_memory(oklc_device *d, void *ptr)
     sycl.free(c->handle, ptr);
 }
 
-static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
+/* DeviceOps.copy */
+static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
+                        size_t offset)
 {
     Sycl *c = m->dev->gpu;
-    const char *e = sycl.copy(c->handle, (char *)m->ptr + offset, src, bytes);
+    char *at = (char *)m->ptr + offset;
+    const char *e = src ? sycl.copy(c->handle, at, src, bytes)
+                        : sycl.copy(c->handle, dst, at, bytes);
     if (e)
-        return oklc_rt_fail(OKLC_ERR_DEVICE, "oklc_memory_copy_from_host: %zu bytes at offset "
-                            "%zu on '%s': %s", bytes, offset, m->dev->label, e);
-    return OKLC_OK;
-}
-
-static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
-{
-    Sycl *c = m->dev->gpu;
-    const char *e = sycl.copy(c->handle, dst, (const char *)m->ptr + offset, bytes);
-    if (e)
-        return oklc_rt_fail(OKLC_ERR_DEVICE, "oklc_memory_copy_to_host: %zu bytes at offset "
-                            "%zu on '%s': %s", bytes, offset, m->dev->label, e);
+        return oklc_rt_fail(OKLC_ERR_DEVICE, "%s: %zu bytes at offset %zu on '%s': %s",
+                            src ? "oklc_memory_copy_from_host" : "oklc_memory_copy_to_host",
+                            bytes, offset, m->dev->label, e);
     return OKLC_OK;
 }
 
@@ -553,10 +548,11 @@ static const char *error_name(int code)
 
 const DeviceOps oklc_dpcpp_ops = {
     .name = "dpcpp", .title = "DPC++", .backend = OKLC_BACKEND_DPCPP,
-    .source_name = "source.cpp", .binary_name = "kernel.so",
-    .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy_in = copy_in, .copy_out = copy_out, .finish = finish, OKLC_GPU_OPS,
-    .device_options = device_options, .build_device = build_device,
+    .source_name = "source.cpp", .binary_name = "kernel.so", .error_name = error_name,
+    /* the device and its memory, through the support library */
+    .open = open_device, .close = close_device, .finish = finish, .alloc = alloc,
+    .free = free_memory, .copy = copy,
+    /* kernels: gpu.c's, with kernel.so as the device binary */
+    OKLC_GPU_OPS, .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,
-    .error_name = error_name,
 };

@@ -16,15 +16,17 @@
  * one device function named, run on the dims of oklc_kernel_set_run_dims,
  * its arguments passed as given.
  *
- * CUDA and HIP open a device, build, load and launch a module alike,
- * through calls that take the same parameters (DriverCalls; RtcCalls for
- * NVRTC and hiprtc): that path is here once, driven by each file's
- * ModuleApi table. Vendor failures read alike on all three (oklc_gpu_fail).
+ * CUDA and HIP open a device, allocate and copy memory, compile, build,
+ * load and launch a module alike, through calls that take the same
+ * parameters (DriverCalls; RtcCalls for NVRTC and hiprtc) or small hooks:
+ * that path is here once, driven by each file's ModuleApi table. Vendor
+ * failures read alike on all three (oklc_gpu_fail).
  */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +38,6 @@ static atomic_long launches;
 long oklc_rt_launch_count(void)
 {
     return atomic_load(&launches);
-}
-
-oklc_status oklc_rt_opt_add(Build *b, const char *opt)
-{
-    char **bigger = oklc_realloc(b->opts, (b->nopts + 2) * sizeof *bigger);
-    if (!bigger)
-        return oklc_rt_oom();
-    b->opts = bigger;
-    b->opts[b->nopts] = oklc_rt_strdup(opt);
-    b->opts[b->nopts + 1] = NULL;
-    if (!b->opts[b->nopts])
-        return oklc_rt_oom();
-    b->nopts++;
-    return OKLC_OK;
 }
 
 oklc_status oklc_gpu_fail(const DeviceOps *ops, oklc_status st, int code, const char *call,
@@ -66,6 +54,14 @@ oklc_status oklc_gpu_fail(const DeviceOps *ops, oklc_status st, int code, const 
     st = oklc_rt_fail(st, "%s: %s: %s (%d)", what, call, ops->error_name(code), code);
     oklc_free(what);
     return st;
+}
+
+void *oklc_gpu_state(oklc_device *d, size_t size)
+{
+    d->gpu = oklc_malloc(size);
+    if (d->gpu)
+        memset(d->gpu, 0, size);
+    return d->gpu;
 }
 
 /* ---- device specs ------------------------------------------------------------------- */
@@ -90,14 +86,6 @@ oklc_status oklc_gpu_device_index(const Spec *s, const char *mode, int *index)
 }
 
 /* ---- building -------------------------------------------------------------------- */
-
-static oklc_status add_joined(Build *b, const char *option, const char *value)
-{
-    char *opt = oklc_rt_format("%s%s", option, value);
-    oklc_status st = opt ? oklc_rt_opt_add(b, opt) : oklc_rt_oom();
-    oklc_free(opt);
-    return st;
-}
 
 /* `path` between quotes, \" and \\ escaped; for #line (`literal`) also
  * line breaks, other control characters and '?' (trigraphs) as octal
@@ -165,14 +153,14 @@ oklc_status oklc_gpu_props_options(Build *b)
     bool native = !b->props->okl;
     oklc_status st = OKLC_OK;
     if (native && b->source_dir)
-        st = add_joined(b, "-I", b->source_dir);
+        st = oklc_rt_opt_add_joined(b, "-I", b->source_dir);
     for (size_t i = 0; !st && i < b->props->ncmds; i++) {
         const PropCmd *c = &b->props->cmds[i];
         if (c->kind == PROP_DEFINE && native)
-            st = add_joined(b, "-D", c->text);
+            st = oklc_rt_opt_add_joined(b, "-D", c->text);
         else if (c->kind == PROP_INCLUDE_PATH) {
             char *abs = oklc_rt_absolute(c->text);
-            st = abs ? add_joined(b, "-I", abs) : oklc_rt_oom();
+            st = abs ? oklc_rt_opt_add_joined(b, "-I", abs) : oklc_rt_oom();
             oklc_free(abs);
         }
     }
@@ -560,6 +548,37 @@ static char *program_log(const Rtc *rtc, void *p)
     return log;
 }
 
+/* The compiled program's code, NUL-terminated (oklc_free *binary): the
+ * cubin or code object, else (NVRTC, an arch given as compute_XY) the PTX. */
+static oklc_status program_code(const Rtc *rtc, void *p, const char *what, char **binary,
+                                size_t *size)
+{
+    const RtcCalls *c = rtc->calls;
+    int (*get_size)(void *, size_t *) = c->GetCodeSize, (*get)(void *, char *) = c->GetCode;
+    size_t n = 0;
+    bool none = get_size(p, &n) || !n;
+    if (none && c->GetPTXSize) {
+        get_size = c->GetPTXSize;
+        get = c->GetPTX;
+        none = get_size(p, &n) != 0;
+    }
+    if (none)
+        return oklc_rt_fail(OKLC_ERR_COMPILE, "%s gave no code for '%s'", rtc->name, what);
+    char *b = oklc_malloc(n + 1);
+    if (!b)
+        return oklc_rt_oom();
+    int r = get(p, b);
+    if (r) {
+        oklc_free(b);
+        return oklc_rt_fail(OKLC_ERR_COMPILE, "%s gave no code for '%s': %s", rtc->name, what,
+                            c->GetErrorString(r));
+    }
+    b[n] = '\0';
+    *binary = b;
+    *size = n;
+    return OKLC_OK;
+}
+
 /* The standard headers whose names the prelude declares (okl.hpp's math,
  * the intN_t types, size_t; printf is built into both compilers). */
 static const char *const standard_headers[] = {
@@ -615,14 +634,16 @@ oklc_status oklc_gpu_rtc_compile(const Rtc *rtc, const char *source, const char 
         st = oklc_rt_fail(OKLC_ERR_COMPILE, "cannot compile '%s' with %s: %s\n%s", what,
                           rtc->name, c->GetErrorString(r), *log);
     else
-        st = rtc->code(p, what, binary, size);
+        st = program_code(rtc, p, what, binary, size);
     c->DestroyProgram(&p);
     return st;
 }
 
 /* ---- CUDA's and HIP's devices and modules ------------------------------------------ */
 
-oklc_status oklc_gpu_module_open(const oklc_device *d, const Spec *s, int *index)
+/* The spec's device index, checked against the devices there are once the
+ * vendor's library is loaded and started. */
+static oklc_status device_index(const oklc_device *d, const Spec *s, int *index)
 {
     const DeviceOps *ops = d->ops;
     const ModuleApi *m = ops->module;
@@ -630,7 +651,7 @@ oklc_status oklc_gpu_module_open(const oklc_device *d, const Spec *s, int *index
     oklc_status st = oklc_gpu_device_index(s, ops->name, index);
     if (st)
         return st;
-    if (m->load())
+    if (oklc_rt_dl_load_swap(m->lib))
         return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "device spec '%s': the %s device is not "
                             "available: %s", s->text, ops->title, oklc_last_error());
     const char *call = m->call.init;
@@ -651,6 +672,64 @@ oklc_status oklc_gpu_module_open(const oklc_device *d, const Spec *s, int *index
                             count == 1 ? "is" : "are", count, count - 1);
     return OKLC_OK;
 }
+
+oklc_status oklc_gpu_module_open(oklc_device *d, const Spec *s)
+{
+    const ModuleApi *m = d->ops->module;
+    int index;
+    oklc_status st = device_index(d, s, &index);
+    if (st)
+        return st;
+    if (!oklc_gpu_state(d, m->state))
+        return oklc_rt_oom();
+    st = m->open(d, s, index);
+    if (st)
+        oklc_gpu_module_close(d);
+    return st;
+}
+
+void oklc_gpu_module_close(oklc_device *d)
+{
+    if (d->gpu)
+        d->ops->module->close(d);
+    oklc_free(d->gpu);
+    d->gpu = NULL;
+}
+
+oklc_status oklc_gpu_module_alloc(oklc_device *d, size_t bytes, void **ptr)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->alloc(ptr, bytes ? bytes : 1);
+    if (r)
+        return oklc_gpu_fail(d->ops, OKLC_ERR_DEVICE, r, m->call.alloc, "cannot allocate %zu "
+                             "bytes on the %s device '%s'", bytes, d->ops->title, d->label);
+    return st;
+}
+
+void oklc_gpu_module_free(oklc_device *d, void *ptr)
+{
+    if (!oklc_gpu_select(d))
+        d->ops->module->free(ptr);
+}
+
+/* The device address is a number to CUDA (CUdeviceptr): offset as one. */
+oklc_status oklc_gpu_module_copy(const oklc_memory *mem, const void *src, void *dst,
+                                 size_t bytes, size_t offset)
+{
+    const DeviceOps *ops = mem->dev->ops;
+    const ModuleApi *m = ops->module;
+    void *at = (void *)((uintptr_t)mem->ptr + offset);
+    oklc_status st = oklc_gpu_select(mem->dev);
+    int r = st ? 0 : src ? m->copy(at, src, bytes, true) : m->copy(dst, at, bytes, false);
+    if (r)
+        return oklc_gpu_fail(ops, OKLC_ERR_DEVICE, r, src ? m->call.to_device : m->call.to_host,
+                             "%s: %zu bytes at offset %zu on '%s'",
+                             src ? "oklc_memory_copy_from_host" : "oklc_memory_copy_to_host",
+                             bytes, offset, mem->dev->label);
+    return st;
+}
+
 
 oklc_status oklc_gpu_select(const oklc_device *d)
 {

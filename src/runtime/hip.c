@@ -14,7 +14,8 @@
  * object kept in the cache entry; the key has the device's name and
  * architecture and the runtime's and hiprtc's versions. Device functions
  * are found by name: native kernels are `extern "C" __global__`. Opening's
- * checks, building, loading and launching are gpu.c's (module_api).
+ * checks, memory's errors, the code hiprtc gives, building, loading and
+ * launching are gpu.c's (module_api); this file has what only HIP does.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -25,20 +26,9 @@
 
 /* modules, functions and programs are void *: DriverCalls, RtcCalls */
 typedef int hipError_t;
-typedef int hiprtcResult;
-typedef struct _hiprtcProgram *hiprtcProgram;
 
-enum {
-    hipSuccess = 0,
-    hipErrorOutOfMemory = 2,
-    hipErrorNoDevice = 100,
-    hipErrorInvalidDevice = 101,
-    hipMemcpyHostToDevice = 1,
-    hipMemcpyDeviceToHost = 2,
-    HIPRTC_SUCCESS = 0,
-    /* hipDeviceProp_t is about 1.5 KiB (ROCm 6: hipGetDevicePropertiesR0600) */
-    PROPS_SIZE = 16384,
-};
+enum { hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101 };
+enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };    /* hipMemcpyKind */
 
 static struct HipApi {
     DriverCalls calls;
@@ -67,24 +57,23 @@ static const DlSym hip_syms[] = {
 #undef SYM
 #undef CALL
 
-static struct HiprtcApi {
-    RtcCalls rtc;
-    hiprtcResult (*GetCodeSize)(hiprtcProgram, size_t *);
-    hiprtcResult (*GetCode)(hiprtcProgram, char *);
-} hiprtc;
+static RtcCalls hiprtc;
 
-#define SYM(f) {"hiprtc" #f, offsetof(struct HiprtcApi, f), false}
-#define RTC(f) {"hiprtc" #f, offsetof(struct HiprtcApi, rtc.f), false}
+#define RTC(f) {"hiprtc" #f, offsetof(RtcCalls, f), false}
 static const DlSym rtc_syms[] = {
     RTC(Version), RTC(CreateProgram), RTC(CompileProgram), RTC(GetProgramLogSize),
-    RTC(GetProgramLog), SYM(GetCodeSize), SYM(GetCode), RTC(DestroyProgram),
+    RTC(GetProgramLog), RTC(GetCodeSize), RTC(GetCode), RTC(DestroyProgram),
     RTC(GetErrorString),
 };
-#undef SYM
 #undef RTC
 
 /* Both bring LLVM (through comgr): isolated, in one namespace (dl.c). */
-static DlLib hip_lib = {.what = "libamdhip64.so (the HIP runtime)", .ns = "hip"};
+static const char *const hip_names[] = {"libamdhip64.so", "libamdhip64.so.6",
+                                        "libamdhip64.so.5"};
+static DlSwap hip_lib = {.vendor = {.what = "libamdhip64.so (the HIP runtime)", .ns = "hip"},
+                         .stand_in = {.what = "the HIP runtime", .ns = "hip"},
+                         .names = hip_names, .nnames = OKLC_COUNTOF(hip_names),
+                         .syms = hip_syms, .nsyms = OKLC_COUNTOF(hip_syms), .table = &hip};
 static DlLib rtc_lib = {.what = "hiprtc (libhiprtc.so, or libamdhip64.so before ROCm 6)",
                         .ns = "hip"};
 
@@ -96,28 +85,6 @@ static const char *error_name(int code)
 
 /* hip_fail(st, r, call, fmt, ...): "<fmt ...>: <call>: hipError... (r)" */
 #define hip_fail(...) oklc_gpu_fail(&oklc_hip_ops, __VA_ARGS__)
-
-static DlLib test_lib = {.what = "the HIP runtime", .ns = "hip"};
-static const char *library_override;    /* tests: a stand-in for libamdhip64.so */
-
-void oklc_rt_hip_library(const char *path)
-{
-    library_override = path;
-    /* Both share one table of functions: whichever loads next fills it. */
-    test_lib.loaded = false;
-    hip_lib.loaded = false;
-}
-
-static oklc_status load_hip(void)
-{
-    static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.6",
-                                        "libamdhip64.so.5"};
-    if (library_override)
-        return oklc_rt_dl_load(&test_lib, &library_override, 1, hip_syms,
-                               OKLC_COUNTOF(hip_syms), &hip);
-    return oklc_rt_dl_load(&hip_lib, names, OKLC_COUNTOF(names), hip_syms,
-                           OKLC_COUNTOF(hip_syms), &hip);
-}
 
 /* ---- hiprtc ------------------------------------------------------------------------------- */
 
@@ -132,67 +99,23 @@ static oklc_status load_hiprtc(void)
     return OKLC_OK;
 }
 
-static oklc_status program_code(void *p, const char *what, char **binary, size_t *size)
-{
-    size_t n = 0;
-    if (hiprtc.GetCodeSize(p, &n) != HIPRTC_SUCCESS || !n)
-        return oklc_rt_fail(OKLC_ERR_COMPILE, "hiprtc gave no code for '%s'", what);
-    char *b = oklc_malloc(n);
-    if (!b)
-        return oklc_rt_oom();
-    hiprtcResult r = hiprtc.GetCode(p, b);
-    if (r != HIPRTC_SUCCESS) {
-        oklc_free(b);
-        return oklc_rt_fail(OKLC_ERR_COMPILE, "hiprtc gave no code for '%s': %s", what,
-                            hiprtc.rtc.GetErrorString(r));
-    }
-    *binary = b;
-    *size = n;
-    return OKLC_OK;
-}
-
 /* RtcCalls has the options const: hiprtc's prototypes predate const, but
  * it does not change them. A failed hiprtcCreateProgram is a compile
  * error, whatever the reason (no oom). */
-static const Rtc hiprtc_rtc = {
-    .name = "hiprtc", .prefix = "hiprtc", .load = load_hiprtc, .calls = &hiprtc.rtc,
-    .code = program_code,
+const Rtc oklc_hiprtc = {
+    .name = "hiprtc", .prefix = "hiprtc", .load = load_hiprtc, .calls = &hiprtc,
 };
-
-oklc_status oklc_rt_hiprtc_version(char version[32])
-{
-    return oklc_gpu_rtc_version(&hiprtc_rtc, version);
-}
-
-oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what, bool okl,
-                                   const char *const *opts, size_t nopts, char **binary,
-                                   size_t *size, char **log)
-{
-    return oklc_gpu_rtc_compile(&hiprtc_rtc, source, what, okl, opts, nopts, binary, size,
-                                log);
-}
 
 /* ---- the device --------------------------------------------------------------------------- */
 
 typedef struct Hip {
     int  index;
     char arch[256];    /* gcnArchName */
+    bool open;         /* close waits for its kernels */
 } Hip;
 
-/* ModuleApi.select: the device, current for this thread. */
-static int set_device(const oklc_device *d)
-{
-    const Hip *h = d->gpu;
-    return hip.SetDevice(h->index);
-}
-
-static void close_device(oklc_device *d)
-{
-    if (d->gpu && !oklc_gpu_select(d))
-        hip.calls.synchronize();
-    oklc_free(d->gpu);
-    d->gpu = NULL;
-}
+/* hipDeviceProp_t is about 1.5 KiB (ROCm 6: hipGetDevicePropertiesR0600) */
+enum { PROPS_SIZE = 16384 };
 
 /* The name is hipDeviceProp_t's first field in every ROCm; gcnArchName's
  * place differs between versions (ROCm 6 changed the struct), so it is
@@ -230,65 +153,44 @@ static oklc_status describe(oklc_device *d, Hip *h)
     return st;
 }
 
-static oklc_status open_device(oklc_device *d, const Spec *s)
+static oklc_status open_device(oklc_device *d, const Spec *s, int index)
 {
-    int index;
-    oklc_status st = oklc_gpu_module_open(d, s, &index);
-    if (st)
-        return st;
-    Hip *h = oklc_malloc(sizeof *h);
-    if (!h)
-        return oklc_rt_oom();
-    memset(h, 0, sizeof *h);
+    (void)s;
+    Hip *h = d->gpu;
     h->index = index;
-    d->gpu = h;
-    st = describe(d, h);
-    if (st) {
-        oklc_free(h);
-        d->gpu = NULL;
-    }
+    oklc_status st = describe(d, h);
+    h->open = !st;
     return st;
 }
 
-static oklc_status alloc(oklc_device *d, size_t bytes, void **ptr)
+/* ModuleApi.select: the device, current for this thread. */
+static int set_device(const oklc_device *d)
 {
-    oklc_status st = oklc_gpu_select(d);
-    hipError_t r = st ? hipSuccess : hip.Malloc(ptr, bytes ? bytes : 1);
-    if (r)
-        return hip_fail(OKLC_ERR_DEVICE, r, "hipMalloc",
-                        "cannot allocate %zu bytes on the HIP device '%s'", bytes, d->label);
-    return st;
+    const Hip *h = d->gpu;
+    return hip.SetDevice(h->index);
 }
 
-static void free_memory(oklc_device *d, void *ptr)
+static void close_device(oklc_device *d)
 {
-    if (!oklc_gpu_select(d))
-        hip.Free(ptr);
+    const Hip *h = d->gpu;
+    if (h->open && !oklc_gpu_select(d))
+        hip.calls.synchronize();
 }
 
-static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
+/* ModuleApi's memory: hipMalloc and hipFree, hipMemcpy either way. */
+static int alloc(void **ptr, size_t bytes)
 {
-    oklc_status st = oklc_gpu_select(m->dev);
-    hipError_t r = st ? hipSuccess
-                      : hip.Memcpy((char *)m->ptr + offset, src, bytes, hipMemcpyHostToDevice);
-    if (r)
-        return hip_fail(OKLC_ERR_DEVICE, r, "hipMemcpy",
-                        "oklc_memory_copy_from_host: %zu bytes at offset %zu on '%s'", bytes,
-                        offset, m->dev->label);
-    return st;
+    return hip.Malloc(ptr, bytes);
 }
 
-static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
+static int free_memory(void *ptr)
 {
-    oklc_status st = oklc_gpu_select(m->dev);
-    hipError_t r = st ? hipSuccess
-                      : hip.Memcpy(dst, (const char *)m->ptr + offset, bytes,
-                                   hipMemcpyDeviceToHost);
-    if (r)
-        return hip_fail(OKLC_ERR_DEVICE, r, "hipMemcpy",
-                        "oklc_memory_copy_to_host: %zu bytes at offset %zu on '%s'", bytes,
-                        offset, m->dev->label);
-    return st;
+    return hip.Free(ptr);
+}
+
+static int copy(void *dst, const void *src, size_t bytes, bool to_device)
+{
+    return hip.Memcpy(dst, src, bytes, to_device ? hipMemcpyHostToDevice : hipMemcpyDeviceToHost);
 }
 
 /* ---- opening, building, loading and running: gpu.c's -------------------------------- */
@@ -307,20 +209,20 @@ static oklc_status arch_option(const oklc_device *d, char option[GPU_ARCH_OPTION
 }
 
 static const ModuleApi module_api = {
-    .rtc = &hiprtc_rtc, .calls = &hip.calls,
+    .rtc = &oklc_hiprtc, .calls = &hip.calls,
     .call = {.init = "hipInit", .count = "hipGetDeviceCount",
              .synchronize = "hipDeviceSynchronize", .select = "hipSetDevice",
              .load = "hipModuleLoadData", .function = "hipModuleGetFunction",
-             .launch = "hipModuleLaunchKernel"},
-    .not_started = "the HIP runtime does not start", .load = load_hip,
-    .no_device = no_device, .select = set_device, .arch = arch_option,
-    .oom = hipErrorOutOfMemory,
+             .launch = "hipModuleLaunchKernel", .alloc = "hipMalloc", .to_device = "hipMemcpy",
+             .to_host = "hipMemcpy"},
+    .not_started = "the HIP runtime does not start", .lib = &hip_lib,
+    .no_device = no_device, .state = sizeof(Hip), .open = open_device, .close = close_device,
+    .select = set_device, .alloc = alloc, .free = free_memory, .copy = copy,
+    .arch = arch_option, .oom = hipErrorOutOfMemory,
 };
 
 const DeviceOps oklc_hip_ops = {
     .name = "hip", .title = "HIP", .backend = OKLC_BACKEND_HIP,
     .source_name = "source.hip", .binary_name = "kernel.hsaco",
-    .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy_in = copy_in, .copy_out = copy_out, OKLC_GPU_OPS, OKLC_GPU_MODULE_OPS,
-    .error_name = error_name, .module = &module_api,
+    OKLC_GPU_OPS, OKLC_GPU_MODULE_OPS, .error_name = error_name, .module = &module_api,
 };

@@ -43,12 +43,7 @@ static oklc_status compile_entry(const Build *b, const char *root, const char *k
         st = oklc_rt_write_file(launcher, b->launcher, strlen(b->launcher));
     if (!st)
         st = ops->compile(b->dev, b, tmp);
-    if (!st)
-        st = oklc_rt_cache_seal(tmp);
-    if (!st)
-        st = oklc_rt_cache_publish(tmp, entry);
-    else if (tmp && st != OKLC_ERR_COMPILE)
-        oklc_rt_remove_tree(tmp);
+    st = oklc_rt_cache_commit(tmp, entry, st);
     oklc_free(tmp);
     oklc_free(src);
     oklc_free(meta);
@@ -122,7 +117,7 @@ static oklc_status template_kernel(const Build *b, const char *text, Template **
                                                 b->props, &t);
     *is_template = t != NULL;
     if (t && !tmpl) {
-        oklc_rt_template_free(t);
+        oklc_rt_template_free(t, oklc_kernel_free);
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' of '%s' is a template kernel: build "
                             "an instance of it (\"%s<...>\"), or build it with "
                             "oklc_kernel_build and run it", b->name, b->path, b->name);
@@ -183,7 +178,7 @@ oklc_status oklc_kernel_build_string(oklc_device *d, const char *path, const cha
                                .nparams = oklc_rt_template_nargs(tmpl)};
         if (!k || !k->name) {
             oklc_free(k);
-            oklc_rt_template_free(tmpl);
+            oklc_rt_template_free(tmpl, oklc_kernel_free);
             return oklc_rt_oom();
         }
         *out = k;
@@ -287,7 +282,7 @@ void oklc_kernel_free(oklc_kernel *k)
     if (!k)
         return;
     if (k->tmpl)
-        oklc_rt_template_free(k->tmpl);    /* its instances with it */
+        oklc_rt_template_free(k->tmpl, oklc_kernel_free);    /* its instances with it */
     else
         k->dev->ops->unload(k);
     oklc_rt_params_free(k->params, k->params ? k->nparams : 0);    /* a template has none */

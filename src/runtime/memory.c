@@ -149,10 +149,13 @@ size_t oklc_memory_size(const oklc_memory *m)
     return m ? m->size : 0;
 }
 
-/* Written so that offset + bytes cannot overflow. */
+/* What both copies check first, written so that offset + bytes cannot
+ * overflow; OKLC_OK with *go false when there is nothing to copy. */
 static oklc_status check(const oklc_memory *m, const void *host, size_t bytes, size_t offset,
-                         const char *call)
+                         const char *call, bool *go)
 {
+    oklc_rt_dl_enter();    /* the device's copy may call a driver */
+    *go = false;
     if (!m || (!host && bytes))
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "%s: the %s is NULL", call,
                             m ? "host pointer" : "memory");
@@ -160,25 +163,22 @@ static oklc_status check(const oklc_memory *m, const void *host, size_t bytes, s
         return oklc_rt_fail(OKLC_ERR_ARGUMENT,
                             "%s: %zu bytes at offset %zu go past the end of the memory "
                             "(%zu bytes)", call, bytes, offset, m->size);
+    *go = bytes > 0;
     return OKLC_OK;
 }
 
 oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t bytes,
                                        size_t offset)
 {
-    oklc_rt_dl_enter();
-    oklc_status st = check(m, src, bytes, offset, "oklc_memory_copy_from_host");
-    if (st || !bytes)
-        return st;
-    return m->dev->ops->copy_in(m, src, bytes, offset);
+    bool go;
+    oklc_status st = check(m, src, bytes, offset, "oklc_memory_copy_from_host", &go);
+    return go ? m->dev->ops->copy(m, src, NULL, bytes, offset) : st;
 }
 
 oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t bytes,
                                      size_t offset)
 {
-    oklc_rt_dl_enter();
-    oklc_status st = check(m, dst, bytes, offset, "oklc_memory_copy_to_host");
-    if (st || !bytes)
-        return st;
-    return m->dev->ops->copy_out(m, dst, bytes, offset);
+    bool go;
+    oklc_status st = check(m, dst, bytes, offset, "oklc_memory_copy_to_host", &go);
+    return go ? m->dev->ops->copy(m, NULL, dst, bytes, offset) : st;
 }

@@ -88,23 +88,15 @@ static const DlSym syms[] = {
 };
 #undef SYM
 
-static DlLib library = {.what = "the OpenCL ICD loader", .ns = "opencl"};
-static DlLib test_library = {.what = "the OpenCL ICD loader", .ns = "opencl"};
-static const char *library_override;    /* tests */
+static const char *const cl_names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+static DlSwap library = {.vendor = {.what = "the OpenCL ICD loader", .ns = "opencl"},
+                         .stand_in = {.what = "the OpenCL ICD loader", .ns = "opencl"},
+                         .names = cl_names, .nnames = OKLC_COUNTOF(cl_names), .syms = syms,
+                         .nsyms = OKLC_COUNTOF(syms), .table = &cl};
 
 void oklc_rt_opencl_library(const char *name)
 {
-    library_override = name;
-    test_library.loaded = false;
-}
-
-static oklc_status load_library(void)
-{
-    static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
-    if (library_override)
-        return oklc_rt_dl_load(&test_library, &library_override, 1, syms, OKLC_COUNTOF(syms),
-                               &cl);
-    return oklc_rt_dl_load(&library, names, OKLC_COUNTOF(names), syms, OKLC_COUNTOF(syms), &cl);
+    oklc_rt_dl_swap(&library, name);
 }
 
 /* ---- errors ------------------------------------------------------------------------ */
@@ -208,29 +200,20 @@ typedef struct Cl {
     cl_command_queue queue;
 } Cl;
 
-static char *platform_info(cl_platform_id p, cl_platform_info what)
+/* A string property of device d, else (d NULL) of platform p; "?" when
+ * it cannot be read. */
+static char *info(cl_platform_id p, cl_device_id d, cl_uint what)
 {
     size_t n = 0;
-    if (cl.GetPlatformInfo(p, what, 0, NULL, &n) != CL_SUCCESS)
+    cl_int err = d ? cl.GetDeviceInfo(d, what, 0, NULL, &n)
+                   : cl.GetPlatformInfo(p, what, 0, NULL, &n);
+    if (err != CL_SUCCESS)
         return oklc_rt_strdup("?");
     char *s = oklc_malloc(n + 1);
-    if (s && cl.GetPlatformInfo(p, what, n, s, NULL) != CL_SUCCESS)
-        n = 0;
     if (s)
-        s[n] = '\0';
-    return s;
-}
-
-static char *device_info(cl_device_id d, cl_device_info what)
-{
-    size_t n = 0;
-    if (cl.GetDeviceInfo(d, what, 0, NULL, &n) != CL_SUCCESS)
-        return oklc_rt_strdup("?");
-    char *s = oklc_malloc(n + 1);
-    if (s && cl.GetDeviceInfo(d, what, n, s, NULL) != CL_SUCCESS)
-        n = 0;
+        err = d ? cl.GetDeviceInfo(d, what, n, s, NULL) : cl.GetPlatformInfo(p, what, n, s, NULL);
     if (s)
-        s[n] = '\0';
+        s[err == CL_SUCCESS ? n : 0] = '\0';
     return s;
 }
 
@@ -283,7 +266,7 @@ static char *list_platforms(const cl_platform_id *ps, cl_uint np, bool devices)
     if (!f)
         return NULL;
     for (cl_uint i = 0; i < np; i++) {
-        char *name = platform_info(ps[i], CL_PLATFORM_NAME);
+        char *name = info(ps[i], NULL, CL_PLATFORM_NAME);
         fprintf(f, "%s%u '%s'", i ? ", " : "", i, name ? name : "?");
         oklc_free(name);
         if (!devices)
@@ -294,7 +277,7 @@ static char *list_platforms(const cl_platform_id *ps, cl_uint np, bool devices)
             nd = 0;
         fprintf(f, ": devices");
         for (cl_uint j = 0; j < nd; j++) {
-            char *dn = device_info(ds[j], CL_DEVICE_NAME);
+            char *dn = info(NULL, ds[j], CL_DEVICE_NAME);
             fprintf(f, " %u '%s'", j, dn ? dn : "?");
             oklc_free(dn);
         }
@@ -329,7 +312,7 @@ static oklc_status pick_device(const Spec *s, cl_platform_id p, cl_device_id *ou
             *found = true;
         else if (is_index(s->device))
             *found = strtoul(s->device, NULL, 10) == i;
-        else if (!(name = device_info(ds[i], CL_DEVICE_NAME)))
+        else if (!(name = info(NULL, ds[i], CL_DEVICE_NAME)))
             st = oklc_rt_oom();
         else
             *found = name_matches(name, s->device);
@@ -353,8 +336,8 @@ static oklc_status pick_platform(const Spec *s, const cl_platform_id *ps, cl_uin
         return no_match(OKLC_ERR_ARGUMENT, s, ps, np, what, false);
     }
     for (cl_uint i = 0; i < np; i++) {
-        char *name = platform_info(ps[i], CL_PLATFORM_NAME);
-        char *vendor = platform_info(ps[i], CL_PLATFORM_VENDOR);
+        char *name = info(ps[i], NULL, CL_PLATFORM_NAME);
+        char *vendor = info(ps[i], NULL, CL_PLATFORM_VENDOR);
         bool ok = name && vendor &&
                   (name_matches(name, s->platform) || name_matches(vendor, s->platform));
         oklc_free(name);
@@ -432,12 +415,12 @@ static oklc_status choose(const Spec *s, const cl_platform_id *ps, cl_uint np, C
  * the cache key: a binary is the device's and its driver's). */
 static oklc_status describe(oklc_device *d, const Cl *c)
 {
-    char *pn = platform_info(c->platform, CL_PLATFORM_NAME);
-    char *pv = platform_info(c->platform, CL_PLATFORM_VERSION);
-    char *dn = device_info(c->device, CL_DEVICE_NAME);
-    char *dv = device_info(c->device, CL_DEVICE_VERSION);
-    char *vendor = device_info(c->device, CL_DEVICE_VENDOR);
-    char *driver = device_info(c->device, CL_DRIVER_VERSION);
+    char *pn = info(c->platform, NULL, CL_PLATFORM_NAME);
+    char *pv = info(c->platform, NULL, CL_PLATFORM_VERSION);
+    char *dn = info(NULL, c->device, CL_DEVICE_NAME);
+    char *dv = info(NULL, c->device, CL_DEVICE_VERSION);
+    char *vendor = info(NULL, c->device, CL_DEVICE_VENDOR);
+    char *driver = info(NULL, c->device, CL_DRIVER_VERSION);
     oklc_status st = pn && pv && dn && dv && vendor && driver ? OKLC_OK : oklc_rt_oom();
     if (!st) {
         d->label = oklc_rt_strdup(dn);
@@ -488,7 +471,7 @@ static oklc_status open_device(oklc_device *d, const Spec *s)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT,
                             "device spec '%s': 'threads' does not apply to the opencl device",
                             s->text);
-    if (load_library())
+    if (oklc_rt_dl_load_swap(&library))
         return oklc_rt_fail(OKLC_ERR_UNAVAILABLE, "device spec '%s': the OpenCL device is not "
                             "available: %s", s->text, oklc_last_error());
     cl_uint np = 0;
@@ -501,10 +484,8 @@ static oklc_status open_device(oklc_device *d, const Spec *s)
         return cl_fail(OKLC_ERR_UNAVAILABLE, err, "clGetPlatformIDs", "device spec '%s'",
                        s->text);
     cl_platform_id *ps = oklc_malloc(np * sizeof *ps);
-    Cl *c = oklc_malloc(sizeof *c);
+    Cl *c = oklc_gpu_state(d, sizeof *c);
     oklc_status st = ps && c ? OKLC_OK : oklc_rt_oom();
-    if (c)
-        memset(c, 0, sizeof *c);
     if (!st && (err = cl.GetPlatformIDs(np, ps, NULL)))
         st = cl_fail(OKLC_ERR_UNAVAILABLE, err, "clGetPlatformIDs", "device spec '%s'",
                      s->text);
@@ -512,7 +493,6 @@ static oklc_status open_device(oklc_device *d, const Spec *s)
         st = choose(s, ps, np, c);
     if (!st)
         st = describe(d, c);
-    d->gpu = c;
     if (!st)
         st = create(d, c);
     if (st)
@@ -541,26 +521,20 @@ static void free_memory(oklc_device *d, void *ptr)
     cl.ReleaseMemObject(ptr);
 }
 
-static oklc_status copy_in(oklc_memory *m, const void *src, size_t bytes, size_t offset)
+/* DeviceOps.copy */
+static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
+                        size_t offset)
 {
     Cl *c = m->dev->gpu;
-    cl_int err = cl.EnqueueWriteBuffer(c->queue, m->ptr, CL_TRUE, offset, bytes, src, 0, NULL,
-                                       NULL);
+    cl_int err = src ? cl.EnqueueWriteBuffer(c->queue, m->ptr, CL_TRUE, offset, bytes, src, 0,
+                                             NULL, NULL)
+                     : cl.EnqueueReadBuffer(c->queue, m->ptr, CL_TRUE, offset, bytes, dst, 0,
+                                            NULL, NULL);
     if (err)
-        return cl_fail(memory_status(err), err, "clEnqueueWriteBuffer",
-                       "oklc_memory_copy_from_host: %zu bytes at offset %zu on '%s'", bytes,
-                       offset, m->dev->label);
-    return OKLC_OK;
-}
-
-static oklc_status copy_out(const oklc_memory *m, void *dst, size_t bytes, size_t offset)
-{
-    Cl *c = m->dev->gpu;
-    cl_int err = cl.EnqueueReadBuffer(c->queue, m->ptr, CL_TRUE, offset, bytes, dst, 0, NULL,
-                                      NULL);
-    if (err)
-        return cl_fail(memory_status(err), err, "clEnqueueReadBuffer",
-                       "oklc_memory_copy_to_host: %zu bytes at offset %zu on '%s'", bytes,
+        return cl_fail(memory_status(err), err,
+                       src ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer",
+                       "%s: %zu bytes at offset %zu on '%s'",
+                       src ? "oklc_memory_copy_from_host" : "oklc_memory_copy_to_host", bytes,
                        offset, m->dev->label);
     return OKLC_OK;
 }
@@ -877,7 +851,7 @@ const DeviceOps oklc_opencl_ops = {
     .name = "opencl", .title = "OpenCL", .backend = OKLC_BACKEND_OPENCL,
     .source_name = "source.cl", .binary_name = "program.bin",
     .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy_in = copy_in, .copy_out = copy_out, .finish = finish, OKLC_GPU_OPS,
+    .copy = copy, .finish = finish, OKLC_GPU_OPS,
     .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,
     .error_name = error_name,

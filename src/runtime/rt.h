@@ -9,8 +9,10 @@
  *   cpu.c      the serial and OpenMP devices (one DeviceOps each)
  *   gpu.c      what the GPU-like devices share: launchers, the launch API,
  *              device build options, native kernels' run dims, vendor
- *              failures; CUDA's and HIP's modules, NVRTC and hiprtc
- *   dl.c       vendor libraries opened with dlopen, their symbols
+ *              failures; CUDA's and HIP's devices, memory and modules,
+ *              NVRTC and hiprtc
+ *   dl.c       vendor libraries opened with dlopen, their symbols, the
+ *              stand-ins tests swap in
  *   opencl.c   the OpenCL device (libOpenCL.so.1)
  *   cuda.c     the CUDA device (libcuda.so.1) and NVRTC
  *   hip.c      the HIP device (libamdhip64.so) and hiprtc
@@ -18,7 +20,8 @@
  *              run time and a support library built with it
  *   metal.c    the Metal device: unavailable (macOS only, not written)
  *   memory.c   oklc_memory: checks, then the device's ops
- *   source.c   a kernel's input made into backend source, metadata, hashes
+ *   source.c   a kernel's input made into backend source, metadata, hashes;
+ *              the compile command's and device options' lists
  *   compile.c  finding and running a compiler (posix_spawnp, output piped)
  *   cache.c    the disk cache: its folder (private), keys, entries with a
  *              manifest, published by rename, checked before use
@@ -117,6 +120,7 @@ typedef struct Spec {
 typedef struct Build Build;
 typedef struct LaunchApi LaunchApi;
 typedef struct ModuleApi ModuleApi;
+typedef struct DlSwap DlSwap;
 
 /* One device kind (QBE's struct Target): a name, what the transpiler
  * targets, and the operations. cpu.c fills two; each GPU-like kind is one
@@ -133,8 +137,10 @@ typedef struct DeviceOps {
     void (*close)(oklc_device *d);
     oklc_status (*alloc)(oklc_device *d, size_t bytes, void **ptr);
     void (*free)(oklc_device *d, void *ptr);
-    oklc_status (*copy_in)(oklc_memory *m, const void *src, size_t bytes, size_t offset);
-    oklc_status (*copy_out)(const oklc_memory *m, void *dst, size_t bytes, size_t offset);
+    /* `bytes` at `offset` of m: from the host's src when src is given
+     * (oklc_memory_copy_from_host), else to the host's dst. */
+    oklc_status (*copy)(const oklc_memory *m, const void *src, void *dst, size_t bytes,
+                        size_t offset);
     oklc_status (*finish)(oklc_device *d);
     /* The compile command without its input and output (b->cmd): the cache
      * key hashes it. */
@@ -232,6 +238,9 @@ OKLC_INTERNAL oklc_status oklc_gpu_load(oklc_kernel *k, const char *dir, const c
 OKLC_INTERNAL void oklc_gpu_unload(oklc_kernel *k);
 OKLC_INTERNAL oklc_status oklc_gpu_run(oklc_kernel *k, int nargs, const oklc_arg *args,
                                        void *const *ptrs);
+/* d->gpu, the vendor's state: `size` bytes, zeroed; NULL when memory runs
+ * out. */
+OKLC_INTERNAL void *oklc_gpu_state(oklc_device *d, size_t size);
 /* A spec's device=N for CUDA and HIP (index only; default 0), and what
  * does not apply to them. */
 OKLC_INTERNAL oklc_status oklc_gpu_device_index(const Spec *s, const char *mode, int *index);
@@ -240,8 +249,6 @@ OKLC_INTERNAL oklc_status oklc_gpu_device_index(const Spec *s, const char *mode,
  * include paths (-I/abs), then oklc_props_compiler_flags split at blanks.
  * Native source's included files become #include lines before it. */
 OKLC_INTERNAL oklc_status oklc_gpu_props_options(Build *b);
-/* Appends a copy of `opt` to b->opts. */
-OKLC_INTERNAL oklc_status oklc_rt_opt_add(Build *b, const char *opt);
 /* A vendor call's failure: "<fmt ...>: <call>: <ops->error_name(code)>
  * (<code>)", as `st`, or OKLC_ERR_MEMORY for the module API's oom code. */
 OKLC_INTERNAL oklc_status oklc_gpu_fail(const DeviceOps *ops, oklc_status st, int code,
@@ -261,6 +268,12 @@ typedef struct RtcCalls {
     int (*GetProgramLog)(void *p, char *log);
     int (*DestroyProgram)(void **p);
     const char *(*GetErrorString)(int r);
+    int (*GetCodeSize)(void *p, size_t *n);    /* nvrtcGetCUBINSize */
+    int (*GetCode)(void *p, char *code);       /* nvrtcGetCUBIN */
+    /* NVRTC: the PTX, when there is no cubin (an arch given as compute_XY);
+     * hiprtc: NULL */
+    int (*GetPTXSize)(void *p, size_t *n);
+    int (*GetPTX)(void *p, char *ptx);
 } RtcCalls;
 
 /* A runtime compiler, as gpu.c drives it. */
@@ -270,8 +283,6 @@ typedef struct Rtc {
     oklc_status (*load)(void);    /* OKLC_ERR_UNAVAILABLE saying why */
     const RtcCalls *calls;
     int oom;                 /* CreateProgram's "out of memory"; 0: none taken as such */
-    /* The compiled program's code (oklc_free *binary). */
-    oklc_status (*code)(void *p, const char *what, char **binary, size_t *size);
     /* The option that finds the toolkit's own headers, given last (oklc_free
      * it); NULL: none needed or none found. NULL hook: none. */
     char *(*include)(void);
@@ -314,29 +325,48 @@ struct ModuleApi {
     const Rtc         *rtc;
     const DriverCalls *calls;     /* in the vendor's dlsym table: filled once loaded */
     struct {
-        const char *init, *count, *synchronize, *select, *load, *function, *launch;
+        const char *init, *count, *synchronize, *select, *load, *function, *launch, *alloc,
+            *to_device, *to_host;
     } call;                       /* the calls' names, for messages */
     const char *not_started;      /* "the CUDA driver does not start" */
-    oklc_status (*load)(void);    /* the vendor's library; OKLC_ERR_UNAVAILABLE saying why */
+    DlSwap     *lib;              /* the vendor's library, filling `calls` */
     bool (*no_device)(int r);     /* r (of init or count) means "no device" */
+    size_t state;                 /* the bytes of d->gpu, the vendor's state */
+    /* Opens device `index` (of the spec s) into d->gpu (zeroed) and names
+     * it (d->label, d->id); on failure close undoes what it did. */
+    oklc_status (*open)(oklc_device *d, const Spec *s, int index);
+    /* Lets the device go (d->gpu is freed after it; partly open too). */
+    void (*close)(oklc_device *d);
     /* Makes the device current for the calling thread; the vendor's status. */
     int (*select)(const oklc_device *d);
+    /* Device memory (a CUdeviceptr, a HIP device pointer); each returns
+     * the vendor's status. */
+    int (*alloc)(void **ptr, size_t bytes);
+    int (*free)(void *ptr);
+    int (*copy)(void *dst, const void *src, size_t bytes, bool to_device);
     /* The compiler's option for the device's architecture. */
     oklc_status (*arch)(const oklc_device *d, char option[GPU_ARCH_OPTION]);
     int oom;                      /* the vendor's "out of memory" */
 };
 
-/* Opening CUDA or HIP: the spec's device index, checked against the
- * devices there are once the vendor's library is loaded and started. */
-OKLC_INTERNAL oklc_status oklc_gpu_module_open(const oklc_device *d, const Spec *s,
-                                               int *index);
 /* ModuleApi.select, OKLC_ERR_DEVICE naming the call when it fails. */
 OKLC_INTERNAL oklc_status oklc_gpu_select(const oklc_device *d);
-/* The DeviceOps entries of CUDA and HIP that ModuleApi drives. */
+/* The DeviceOps entries of CUDA and HIP that ModuleApi drives. Opening
+ * checks the spec's device index against the devices there are once the
+ * vendor's library is loaded and started. */
 #define OKLC_GPU_MODULE_OPS                                                               \
+    .open = oklc_gpu_module_open, .close = oklc_gpu_module_close,                         \
+    .alloc = oklc_gpu_module_alloc, .free = oklc_gpu_module_free,                         \
+    .copy = oklc_gpu_module_copy,                                                         \
     .finish = oklc_gpu_module_finish, .device_options = oklc_gpu_module_options,          \
     .build_device = oklc_gpu_module_build, .load_device = oklc_gpu_module_load,           \
     .unload_device = oklc_gpu_module_unload, .launch = oklc_gpu_module_launch
+OKLC_INTERNAL oklc_status oklc_gpu_module_open(oklc_device *d, const Spec *s);
+OKLC_INTERNAL void oklc_gpu_module_close(oklc_device *d);
+OKLC_INTERNAL oklc_status oklc_gpu_module_alloc(oklc_device *d, size_t bytes, void **ptr);
+OKLC_INTERNAL void oklc_gpu_module_free(oklc_device *d, void *ptr);
+OKLC_INTERNAL oklc_status oklc_gpu_module_copy(const oklc_memory *m, const void *src,
+                                               void *dst, size_t bytes, size_t offset);
 OKLC_INTERNAL oklc_status oklc_gpu_module_finish(oklc_device *d);
 OKLC_INTERNAL oklc_status oklc_gpu_module_options(const oklc_device *d, Build *b);
 OKLC_INTERNAL oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b,
@@ -372,6 +402,23 @@ typedef struct DlLib {
  * `table` with its symbols. OKLC_ERR_UNAVAILABLE saying why. Thread-safe. */
 OKLC_INTERNAL oklc_status oklc_rt_dl_load(DlLib *lib, const char *const *names, size_t nnames,
                                           const DlSym *syms, size_t nsyms, void *table);
+/* A vendor library that tests replace with a stand-in (tests/runtime/
+ * gpu_mock.c for CUDA and HIP, a missing loader for OpenCL). */
+struct DlSwap {
+    DlLib              vendor, stand_in;
+    const char *const *names;    /* the vendor's, tried in order */
+    size_t             nnames;
+    const DlSym       *syms;
+    size_t             nsyms;
+    void              *table;    /* one for both: whichever loads next fills it */
+    const char        *path;     /* the stand-in's; NULL: the vendor's */
+};
+
+/* Tests: `path` is loaded instead of the vendor's library from the next
+ * load on (NULL: the vendor's again). */
+OKLC_INTERNAL void oklc_rt_dl_swap(DlSwap *s, const char *path);
+/* oklc_rt_dl_load of the stand-in when there is one, else of the vendor's. */
+OKLC_INTERNAL oklc_status oklc_rt_dl_load_swap(DlSwap *s);
 /* The symbol `name` of an open library as a function pointer (memcpy'd). */
 OKLC_INTERNAL bool oklc_rt_dl_symbol(void *handle, const char *name, void *fn);
 /* Sets up this thread in every namespace's C library (once per thread):
@@ -393,25 +440,13 @@ OKLC_INTERNAL extern const DeviceOps oklc_opencl_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_cuda_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_hip_ops;
 /* Tests: the library the next loads try instead of the vendor's (NULL:
- * the vendor's again); tests/runtime/gpu_mock.c stands in for CUDA's and
- * HIP's. */
+ * the vendor's again); CUDA's and HIP's are their ModuleApi's lib. */
 OKLC_INTERNAL void oklc_rt_opencl_library(const char *name);
-OKLC_INTERNAL void oklc_rt_cuda_library(const char *path);
-OKLC_INTERNAL void oklc_rt_hip_library(const char *path);
-/* cuda.c: the cubin of `source` for the --gpu-architecture=sm_XY in opts
- * (PTX for compute_XY); the log comes back in *log (oklc_free it), on
- * failure in the message too. OKLC_ERR_UNAVAILABLE without NVRTC. `what`
- * names the source in messages; `okl` as for oklc_gpu_rtc_compile. */
-OKLC_INTERNAL oklc_status oklc_rt_nvrtc_compile(const char *source, const char *what, bool okl,
-                                                const char *const *opts, size_t nopts,
-                                                char **binary, size_t *size, char **log);
-/* NVRTC's version ("13.0"), or OKLC_ERR_UNAVAILABLE. */
-OKLC_INTERNAL oklc_status oklc_rt_nvrtc_version(char version[32]);
-/* hip.c: the same with hiprtc, a code object for the --offload-arch in opts. */
-OKLC_INTERNAL oklc_status oklc_rt_hiprtc_compile(const char *source, const char *what,
-                                                 bool okl, const char *const *opts, size_t nopts,
-                                                 char **binary, size_t *size, char **log);
-OKLC_INTERNAL oklc_status oklc_rt_hiprtc_version(char version[32]);
+/* NVRTC (cuda.c) and hiprtc (hip.c), for oklc_gpu_rtc_compile: the cubin
+ * for the --gpu-architecture=sm_XY in the options (PTX for compute_XY), a
+ * code object for the --offload-arch. */
+OKLC_INTERNAL extern const Rtc oklc_nvrtc;
+OKLC_INTERNAL extern const Rtc oklc_hiprtc;
 
 /* ---- dpcpp.c, metal.c -------------------------------------------------------------- */
 
@@ -449,8 +484,14 @@ struct Build {
  * transpiles OKL, or takes native source as it is. */
 OKLC_INTERNAL oklc_status oklc_rt_source(Build *b, const char *text);
 OKLC_INTERNAL void oklc_rt_build_free(Build *b);
-/* Appends a copy of `arg` to b->cmd. */
+/* Appends a copy of `arg` to b->cmd; the _joined forms append option and
+ * value as one argument ("-I/usr/include"); opt: to b->opts. */
 OKLC_INTERNAL oklc_status oklc_rt_cmd_add(Build *b, const char *arg);
+OKLC_INTERNAL oklc_status oklc_rt_cmd_add_joined(Build *b, const char *option,
+                                                 const char *value);
+OKLC_INTERNAL oklc_status oklc_rt_opt_add(Build *b, const char *opt);
+OKLC_INTERNAL oklc_status oklc_rt_opt_add_joined(Build *b, const char *option,
+                                                 const char *value);
 
 /* ---- compile.c ------------------------------------------------------------------ */
 
@@ -506,6 +547,11 @@ OKLC_INTERNAL bool oklc_rt_cache_sealed(const char *entry);
  * it if it is whole (another process got there first) and removes ours;
  * when it is damaged, swaps ours in (RENAME_EXCHANGE) and removes it. */
 OKLC_INTERNAL oklc_status oklc_rt_cache_publish(const char *tmp, const char *entry);
+/* The end of a build in `tmp` whose steps gave `st`: OK, sealed and
+ * published as `entry`; a failed compile leaves the folder for its log
+ * (the sweep removes it later); any other failure removes it. */
+OKLC_INTERNAL oklc_status oklc_rt_cache_commit(const char *tmp, const char *entry,
+                                              oklc_status st);
 /* Removes temporary folders of ours older than `age` seconds (a link so
  * named is removed, its target never touched). */
 OKLC_INTERNAL void oklc_rt_cache_sweep(const char *root, long age);
@@ -574,7 +620,9 @@ OKLC_INTERNAL oklc_status oklc_rt_template_new(const char *metadata, const char 
                                                const char *name, const char *path,
                                                const char *text, const oklc_props *props,
                                                Template **t);
-OKLC_INTERNAL void oklc_rt_template_free(Template *t);
+/* Frees t and, with free_instance, the instances it keeps: kernels are
+ * kernel.c's to free, and template.c does not call back up into it. */
+OKLC_INTERNAL void oklc_rt_template_free(Template *t, void (*free_instance)(oklc_kernel *k));
 /* What builds its instances: the path, the text (NULL: read the path),
  * the props. */
 OKLC_INTERNAL const char *oklc_rt_template_path(const Template *t);
@@ -592,7 +640,7 @@ OKLC_INTERNAL oklc_status oklc_rt_template_deduce(const Template *t, const char 
 OKLC_INTERNAL void oklc_rt_template_lock(Template *t);
 OKLC_INTERNAL void oklc_rt_template_unlock(Template *t);
 OKLC_INTERNAL oklc_kernel *oklc_rt_template_find(const Template *t, const char *instance);
-/* Keeps k (freed with t); OKLC_ERR_MEMORY leaves it to the caller. */
+/* Keeps k (freed with t, by free_instance); OKLC_ERR_MEMORY leaves it to the caller. */
 OKLC_INTERNAL oklc_status oklc_rt_template_add(Template *t, const char *instance,
                                                oklc_kernel *k);
 

@@ -13,18 +13,40 @@
 
 #include "rt.h"
 
+/* Appends a copy of `option` and `value` joined ("-I" "/usr/include") to a
+ * NULL-terminated list: the compile command, or the device's options. */
+static oklc_status list_add(char ***list, size_t *n, const char *option, const char *value)
+{
+    char *s = oklc_rt_format("%s%s", option, value);
+    char **bigger = s ? oklc_realloc(*list, (*n + 2) * sizeof *bigger) : NULL;
+    if (!bigger) {
+        oklc_free(s);
+        return oklc_rt_oom();
+    }
+    *list = bigger;
+    bigger[(*n)++] = s;
+    bigger[*n] = NULL;
+    return OKLC_OK;
+}
+
 oklc_status oklc_rt_cmd_add(Build *b, const char *arg)
 {
-    char **bigger = oklc_realloc(b->cmd, (b->ncmd + 2) * sizeof *bigger);
-    if (!bigger)
-        return oklc_rt_oom();
-    b->cmd = bigger;
-    b->cmd[b->ncmd] = oklc_rt_strdup(arg);
-    b->cmd[b->ncmd + 1] = NULL;
-    if (!b->cmd[b->ncmd])
-        return oklc_rt_oom();
-    b->ncmd++;
-    return OKLC_OK;
+    return list_add(&b->cmd, &b->ncmd, arg, "");
+}
+
+oklc_status oklc_rt_cmd_add_joined(Build *b, const char *option, const char *value)
+{
+    return list_add(&b->cmd, &b->ncmd, option, value);
+}
+
+oklc_status oklc_rt_opt_add(Build *b, const char *opt)
+{
+    return list_add(&b->opts, &b->nopts, opt, "");
+}
+
+oklc_status oklc_rt_opt_add_joined(Build *b, const char *option, const char *value)
+{
+    return list_add(&b->opts, &b->nopts, option, value);
 }
 
 void oklc_rt_build_free(Build *b)

@@ -50,12 +50,12 @@ struct Template {
     pthread_mutex_t lock;
 };
 
-void oklc_rt_template_free(Template *t)
+void oklc_rt_template_free(Template *t, void (*free_instance)(oklc_kernel *k))
 {
     if (!t)
         return;
     for (size_t i = 0; i < t->ninstances; i++) {
-        oklc_kernel_free(t->instances[i].k);
+        free_instance(t->instances[i].k);
         oklc_free(t->instances[i].name);
     }
     oklc_free(t->instances);
@@ -197,7 +197,7 @@ oklc_status oklc_rt_template_new(const char *metadata, const char *where, const 
         st = check_props(t, name);
     cJSON_Delete(root);
     if (st)
-        oklc_rt_template_free(t);
+        oklc_rt_template_free(t, NULL);    /* no instance yet */
     else
         *out = t;
     return st;

@@ -31,10 +31,8 @@ int main(int argc, char **argv)
     }
     char *binary = NULL, *log = NULL;
     size_t size;
-    oklc_status st = nv ? oklc_rt_nvrtc_compile(source, file, true, opts, nopts, &binary, &size,
-                                                &log)
-                        : oklc_rt_hiprtc_compile(source, file, true, opts, nopts, &binary, &size,
-                                                 &log);
+    oklc_status st = oklc_gpu_rtc_compile(nv ? &oklc_nvrtc : &oklc_hiprtc, source, file, true,
+                                          opts, nopts, &binary, &size, &log);
     if (st)
         fprintf(stderr, "rtcbuild: %s\n", oklc_last_error());
     oklc_free(binary);

@@ -868,10 +868,10 @@ static const char saxpy_cu[] =
     "}\n";
 
 /* Skips the test where the runtime compiler is not installed, saying why. */
-static void skip_without(oklc_status (*compiler_version)(char version[32]))
+static void skip_without(const Rtc *compiler)
 {
     char version[32];
-    if (compiler_version(version) != OKLC_OK) {
+    if (oklc_gpu_rtc_version(compiler, version) != OKLC_OK) {
         printf("(skipped: %s)\n", oklc_last_error());
         skip();
     }
@@ -892,7 +892,8 @@ static void nvrtc_toolkits(void)
     assert_ok(oklc_rt_write_file(work_path("toolkit/include/cuda_fp16.h"), stop, strlen(stop)));
     char *home = getenv("CUDA_HOME") ? oklc_rt_strdup(getenv("CUDA_HOME")) : NULL;
     setenv("CUDA_HOME", work_path("toolkit"), 1);
-    oklc_status st = oklc_rt_nvrtc_compile(half_cu, "h.cu", false, sm90, 1, &bin, &size, &log);
+    oklc_status st = oklc_gpu_rtc_compile(&oklc_nvrtc, half_cu, "h.cu", false, sm90, 1, &bin,
+                                          &size, &log);
     if (home)
         setenv("CUDA_HOME", home, 1);
     else
@@ -907,12 +908,13 @@ static void nvrtc_toolkits(void)
 static void nvrtc_compile(void **state)
 {
     (void)state;
-    skip_without(oklc_rt_nvrtc_version);
+    skip_without(&oklc_nvrtc);
     char *bin, *log;
     size_t size;
     long before = oklc_rt_compile_count();
     const char *sm90[] = {"--gpu-architecture=sm_90", "-DUNUSED=1"};
-    assert_ok(oklc_rt_nvrtc_compile(saxpy_cu, "saxpy.cu", false, sm90, 2, &bin, &size, &log));
+    assert_ok(oklc_gpu_rtc_compile(&oklc_nvrtc, saxpy_cu, "saxpy.cu", false, sm90, 2, &bin,
+                                   &size, &log));
     assert_int_equal(oklc_rt_compile_count(), before + 1);
     assert_true(size > 4);
     assert_memory_equal(bin, "\177ELF", 4);    /* a cubin is an ELF file */
@@ -921,14 +923,15 @@ static void nvrtc_compile(void **state)
     oklc_free(log);
 
     const char *ptx[] = {"--gpu-architecture=compute_90"};
-    assert_ok(oklc_rt_nvrtc_compile(saxpy_cu, "saxpy.cu", false, ptx, 1, &bin, &size, &log));
+    assert_ok(oklc_gpu_rtc_compile(&oklc_nvrtc, saxpy_cu, "saxpy.cu", false, ptx, 1, &bin,
+                                   &size, &log));
     assert_non_null(strstr(bin, ".entry saxpy"));
     oklc_free(bin);
     oklc_free(log);
 
-    assert_fails(oklc_rt_nvrtc_compile("extern \"C\" __global__ void k(int *x)\n"
-                                       "{ x[0] = undeclared_thing; }\n",
-                                       "bad.cu", false, sm90, 1, &bin, &size, &log),
+    assert_fails(oklc_gpu_rtc_compile(&oklc_nvrtc, "extern \"C\" __global__ void k(int *x)\n"
+                                      "{ x[0] = undeclared_thing; }\n",
+                                      "bad.cu", false, sm90, 1, &bin, &size, &log),
                  OKLC_ERR_COMPILE, "cannot compile 'bad.cu' with NVRTC: ");
     assert_non_null(strstr(oklc_last_error(), "bad.cu(2): error: identifier "
                                               "\"undeclared_thing\" is undefined"));
@@ -945,24 +948,26 @@ static void nvrtc_compile(void **state)
                                    "#include <stddef.h>\n#include <cstdio>\n"
                                    "#include <stdio.h>\n"
                                    "extern \"C\" __global__ void k(float *x) { x[0] = 1; }\n";
-    assert_ok(oklc_rt_nvrtc_compile(includes, "std.cu", true, sm90, 1, &bin, &size, &log));
+    assert_ok(oklc_gpu_rtc_compile(&oklc_nvrtc, includes, "std.cu", true, sm90, 1, &bin, &size,
+                                   &log));
     oklc_free(bin);
     oklc_free(log);
-    assert_fails(oklc_rt_nvrtc_compile(includes, "std.cu", false, sm90, 1, &bin, &size, &log),
+    assert_fails(oklc_gpu_rtc_compile(&oklc_nvrtc, includes, "std.cu", false, sm90, 1, &bin,
+                                      &size, &log),
                  OKLC_ERR_COMPILE, "open source file \"cmath\"");    /* could not, cannot */
     oklc_free(log);
 
     /* <cuda_fp16.h> (half): the toolkit's include folder is searched */
-    assert_ok(oklc_rt_nvrtc_compile("#include <cuda_fp16.h>\n"
-                                    "extern \"C\" __global__ void h(__half *x)\n"
+    assert_ok(oklc_gpu_rtc_compile(&oklc_nvrtc, "#include <cuda_fp16.h>\n"
+                                   "extern \"C\" __global__ void h(__half *x)\n"
                                     "{ x[0] = x[0] + x[1]; }\n",
                                     "half.cu", false, sm90, 1, &bin, &size, &log));
     oklc_free(bin);
     oklc_free(log);
 
     const char *wrong[] = {"--no-such-option"};
-    assert_fails(oklc_rt_nvrtc_compile(saxpy_cu, "saxpy.cu", false, wrong, 1, &bin, &size,
-                                       &log),
+    assert_fails(oklc_gpu_rtc_compile(&oklc_nvrtc, saxpy_cu, "saxpy.cu", false, wrong, 1, &bin,
+                                      &size, &log),
                  OKLC_ERR_COMPILE, "--no-such-option");
     oklc_free(log);
     nvrtc_toolkits();
@@ -972,17 +977,18 @@ static void nvrtc_compile(void **state)
 static void hiprtc_compile(void **state)
 {
     (void)state;
-    skip_without(oklc_rt_hiprtc_version);
+    skip_without(&oklc_hiprtc);
     char *bin, *log;
     size_t size;
     const char *gfx[] = {"--offload-arch=gfx90a"};
-    assert_ok(oklc_rt_hiprtc_compile(saxpy_cu, "saxpy.hip", false, gfx, 1, &bin, &size, &log));
+    assert_ok(oklc_gpu_rtc_compile(&oklc_hiprtc, saxpy_cu, "saxpy.hip", false, gfx, 1, &bin,
+                                   &size, &log));
     assert_true(size > 4);
     oklc_free(bin);
     oklc_free(log);
-    assert_fails(oklc_rt_hiprtc_compile("extern \"C\" __global__ void k(int *x)\n"
-                                        "{ x[0] = undeclared_thing; }\n",
-                                        "bad.hip", false, gfx, 1, &bin, &size, &log),
+    assert_fails(oklc_gpu_rtc_compile(&oklc_hiprtc, "extern \"C\" __global__ void k(int *x)\n"
+                                      "{ x[0] = undeclared_thing; }\n",
+                                      "bad.hip", false, gfx, 1, &bin, &size, &log),
                  OKLC_ERR_COMPILE, "cannot compile 'bad.hip' with hiprtc: ");
     assert_non_null(strstr(oklc_last_error(), "undeclared_thing"));
     assert_null(bin);
@@ -1008,15 +1014,15 @@ static const char axpy_cu[] =
 
 typedef struct Vendor {
     const char *mode, *title, *binary, *launch_error;
-    void (*use)(const char *path);
-    oklc_status (*compiler)(char version[32]);
+    const DeviceOps *ops;    /* its module->lib: the stand-in to use */
+    const Rtc *compiler;
 } Vendor;
 
 static const Vendor vendors[] = {
     {"cuda", "CUDA", "kernel.cubin", "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (1)",
-     oklc_rt_cuda_library, oklc_rt_nvrtc_version},
+     &oklc_cuda_ops, &oklc_nvrtc},
     {"hip", "HIP", "kernel.hsaco", "hipModuleLaunchKernel: hipERROR_INVALID_VALUE (1)",
-     oklc_rt_hip_library, oklc_rt_hiprtc_version},
+     &oklc_hip_ops, &oklc_hiprtc},
 };
 
 /* saxpy on n entries through the native kernel: y = 2 x + y. */
@@ -1047,7 +1053,7 @@ static void run_saxpy(oklc_device *d, oklc_kernel *k, int n)
 static void mock_vendor(const Vendor *v)
 {
     skip_without(v->compiler);
-    v->use(getenv("OKLC_TEST_GPU_MOCK"));
+    oklc_rt_dl_swap(v->ops->module->lib, getenv("OKLC_TEST_GPU_MOCK"));
     fresh_cache();
     char spec[64], what[128];
     snprintf(spec, sizeof spec, "mode=%s device=1", v->mode);
@@ -1142,7 +1148,7 @@ static void mock_vendor(const Vendor *v)
     free(dir);
     oklc_props_free(p);
     oklc_device_close(d);
-    v->use(NULL);
+    oklc_rt_dl_swap(v->ops->module->lib, NULL);
 }
 
 static void cuda_on_a_stand_in(void **state)
