@@ -274,7 +274,7 @@ OKLC_INTERNAL const char *oklc_cuda_unroll(Arena *a, const char *count);
     .barrier = "__syncthreads();", .constant_var = "__constant__",                       \
     .global_var = "__device__", .unroll = oklc_cuda_unroll,                               \
     .launch_hint = oklc_cuda_launch_hint, .atomic = oklc_cuda_atomic,                    \
-    .fault_param = "int *_occa_faults"
+    .fault_param = "int *_occa_faults", .max_block = 1024
 /* opencl_spaces.c (OpenCL, Metal): the address spaces of the file's
  * pointers (and references), written; the space an expression of kernel k
  * points into (NULL: private). */

@@ -79,7 +79,6 @@ const char *oklc_cuda_atomic(Gpu *G, const Atomic *at)
 
 static const GpuTarget cuda = {
     OKLC_CUDA_SPELLINGS,
-    .max_block = 1024,
     .warp_barrier = "__syncwarp();",
 };
 

@@ -6,7 +6,6 @@
 
 static const GpuTarget hip = {
     OKLC_CUDA_SPELLINGS,
-    .max_block = 1024,
     .warp_barrier = "__builtin_amdgcn_wave_barrier();",
 };
 
