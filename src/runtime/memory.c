@@ -149,13 +149,10 @@ size_t oklc_memory_size(const oklc_memory *m)
     return m ? m->size : 0;
 }
 
-/* What both copies check first, written so that offset + bytes cannot
- * overflow; OKLC_OK with *go false when there is nothing to copy. */
+/* Written so that offset + bytes cannot overflow. */
 static oklc_status check(const oklc_memory *m, const void *host, size_t bytes, size_t offset,
-                         const char *call, bool *go)
+                         const char *call)
 {
-    oklc_rt_dl_enter();    /* the device's copy may call a driver */
-    *go = false;
     if (!m || (!host && bytes))
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "%s: the %s is NULL", call,
                             m ? "host pointer" : "memory");
@@ -163,22 +160,28 @@ static oklc_status check(const oklc_memory *m, const void *host, size_t bytes, s
         return oklc_rt_fail(OKLC_ERR_ARGUMENT,
                             "%s: %zu bytes at offset %zu go past the end of the memory "
                             "(%zu bytes)", call, bytes, offset, m->size);
-    *go = bytes > 0;
     return OKLC_OK;
+}
+
+/* Both copies: into the device's memory from src, or out of it into dst. */
+static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
+                        size_t offset, const char *call)
+{
+    oklc_rt_dl_enter();    /* the device's copy may call a driver */
+    oklc_status st = check(m, src ? src : dst, bytes, offset, call);
+    if (st || !bytes)
+        return st;
+    return m->dev->ops->copy(m, src, dst, bytes, offset);
 }
 
 oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t bytes,
                                        size_t offset)
 {
-    bool go;
-    oklc_status st = check(m, src, bytes, offset, "oklc_memory_copy_from_host", &go);
-    return go ? m->dev->ops->copy(m, src, NULL, bytes, offset) : st;
+    return copy(m, src, NULL, bytes, offset, "oklc_memory_copy_from_host");
 }
 
 oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t bytes,
                                      size_t offset)
 {
-    bool go;
-    oklc_status st = check(m, dst, bytes, offset, "oklc_memory_copy_to_host", &go);
-    return go ? m->dev->ops->copy(m, NULL, dst, bytes, offset) : st;
+    return copy(m, NULL, dst, bytes, offset, "oklc_memory_copy_to_host");
 }
