@@ -348,6 +348,7 @@ static const Kind kinds[] = {
     {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi},
     {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
     {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},
+    {"matmulStaged", "matmulStaged", "matmul_native", setup_matmul},
     {"matmulNaive", "matmulNaive", "matmul_native", setup_matmul},
     {"gradient", "gradient", "gradient_native", setup_gradient},
     {"axhex", "axhex", "axhex_native", setup_axhex},

@@ -91,7 +91,11 @@
  *  - the loop has no unroll hint (#pragma unroll): unrolled as its author
  *    asked, what each thread accumulates stays in registers, which is
  *    faster than a slot per thread in memory (a tiled matrix product's
- *    k loop ran at half the speed interchanged).
+ *    k loop ran at half the speed interchanged);
+ *  - the interchange pays (pays(), a cost estimate): without tiles of rows
+ *    or a strided slice, a loop that accumulates into a per-thread value
+ *    and reads only the block's own arrays stays as written, its sums in
+ *    registers (the output says so in a comment).
  */
 #include <ctype.h>
 #include <string.h>
@@ -590,6 +594,36 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
            !oklc_cpu_per_thread(C, step, l) && oklc_cpu_pure(C, oklc_cpu_render(C, step), false);
 }
 
+/* Does the interchange of the threads' neighbouring elements (no tiles of
+ * rows, no strided slice) pay? As written, each thread's loop keeps what
+ * it accumulates across its iterations (an @exclusive value, or a local
+ * with a slot) in a register; interchanged, every iteration loads and
+ * stores it for each thread. That pays where the loop reads the kernel's
+ * arguments: interchanged, the threads' neighbouring elements come in one
+ * pass instead of a stride per thread. Where its reads are all of the
+ * block's own arrays (@shared, local: in the cache), only the sums'
+ * traffic changes, for the worse (a tiled product's k loop over its
+ * staged tiles ran 1.3 to 1.5 times slower interchanged, bench/compare's
+ * matmulStaged). */
+static bool pays(Cpu *C, const Interchange *x)
+{
+    const Kernel *k = C->k;
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    for (size_t i = 0; i < k->nparams; i++)
+        if ((k->params[i]->type.pointer || k->params[i]->type.array) &&
+            oklc_refers_in(k->params[i], body))
+            return true;
+    for (size_t i = 0; i < k->nlocals; i++) {
+        const Var *v = k->locals[i];
+        bool carried = oklc_cpu_exclusive(v) != NULL;
+        for (size_t j = 0; j < x->nslots && !carried; j++)
+            carried = x->slots[j] == v;
+        if (carried && oklc_cpu_written_in(C, v, body))
+            return false;
+    }
+    return true;
+}
+
 /* "[j][i]" (or "[8][8]": the counts), over the nest's levels. */
 static const char *subscripts(Cpu *C, const Interchange *x, bool iterators)
 {
@@ -893,6 +927,17 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     Interchange x;
     if (!qualifies(C, l, &x) || (early && !x.rows && !x.guard))
         return false;
+    if (!x.rows && !x.strided && !pays(C, &x)) {
+        if (!early)
+            oklc_edit_before(
+                &C->E->ed, x.levels[0]->stmt.begin,
+                oklc_arena_printf(C->a,
+                                  "/* kept as written: interchanged with the threads, each "
+                                  "thread's sums would go to memory in every iteration, "
+                                  "for reads of the block's own arrays only */\n%s",
+                                  oklc_emit_indent(C->E, x.levels[0]->stmt.begin)));
+        return false;
+    }
     use_slots(C, &x, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
                             : subscripts(C, &x, true));
     const Loop *top = x.levels[0];
