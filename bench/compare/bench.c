@@ -283,6 +283,19 @@ static void setup_matmul(oklc_device *d, Case *c, bool quick)
     grid(c, (size_t)n / 16, (size_t)n / 16, 16, 16);    /* compute-bound: no bytes */
 }
 
+/* Issue 33's size: B's column panel (N x 16 doubles) out of the cache. */
+static void setup_matmul64(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? 128 : 1536;
+    snprintf(c->size, sizeof c->size, "%d^2 doubles", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n * n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n * n, -1, 1));
+    outputs(d, c, (size_t)n * n, T_F64, NULL);
+    c->tol = 1e-12;
+    grid(c, (size_t)n / 16, (size_t)n / 16, 16, 16);    /* compute-bound: no bytes */
+}
+
 static void setup_gradient(oklc_device *d, Case *c, bool quick)
 {
     const int E = quick ? 256 : 8192 << size_shift, nq = 8, np = nq * nq * nq;
@@ -349,6 +362,7 @@ static const Kind kinds[] = {
     {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
     {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},
     {"matmulStaged", "matmulStaged", "matmul_native", setup_matmul},
+    {"matmulStaged64", "matmulStaged64", "matmul64_native", setup_matmul64},
     {"matmulNaive", "matmulNaive", "matmul_native", setup_matmul},
     {"gradient", "gradient", "gradient_native", setup_gradient},
     {"axhex", "axhex", "axhex_native", setup_axhex},

@@ -130,6 +130,26 @@ extern "C" __global__ void matmul_native(const int n, const float *__restrict__ 
     C[row * n + col] = c;
 }
 
+// the same in doubles
+extern "C" __global__ void matmul64_native(const int n, const double *__restrict__ A,
+                                           const double *__restrict__ B, double *__restrict__ C)
+{
+    __shared__ double s_A[TM][TM], s_B[TM][TM];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * TM + ty, col = blockIdx.x * TM + tx;
+    double c = 0.0;
+    for (int kt = 0; kt < n; kt += TM) {
+        s_A[ty][tx] = A[row * n + kt + tx];
+        s_B[ty][tx] = B[(kt + ty) * n + col];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TM; ++k)
+            c += s_A[ty][k] * s_B[k][tx];
+        __syncthreads();
+    }
+    C[row * n + col] = c;
+}
+
 // spectral-element gradient, Nq = 8: a block of 8 x 8 per element, u's
 // column along k in registers, one k-plane at a time in shared memory
 #define NQ 8

@@ -215,6 +215,32 @@ RUN(matmul_native)
     });
 }
 
+// the same in doubles
+RUN(matmul64_native)
+{
+    const int n = arg<int>(a, 0);
+    const double *A = arg<const double *>(a, 1), *B = arg<const double *>(a, 2);
+    double *C = arg<double *>(a, 3);
+    return launch(q, g, b, [=](sycl::handler &h, const sycl::nd_range<3> &r) {
+        local<double, 2> s_A(sycl::range<2>(TM, TM), h), s_B(sycl::range<2>(TM, TM), h);
+        h.parallel_for(r, [=](item it) {
+            const int tx = it.get_local_id(2), ty = it.get_local_id(1);
+            const int row = it.get_group(1) * TM + ty, col = it.get_group(2) * TM + tx;
+            double c = 0.0;
+            for (int kt = 0; kt < n; kt += TM) {
+                s_A[ty][tx] = A[row * n + kt + tx];
+                s_B[ty][tx] = B[(kt + ty) * n + col];
+                sync(it);
+#pragma unroll
+                for (int k = 0; k < TM; ++k)
+                    c += s_A[ty][k] * s_B[k][tx];
+                sync(it);
+            }
+            C[row * n + col] = c;
+        });
+    });
+}
+
 // spectral-element gradient, Nq = 8: a work-group of 8 x 8 per element,
 // u's column along k in registers, one k-plane at a time in local memory
 #define NQ 8

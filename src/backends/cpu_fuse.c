@@ -56,7 +56,11 @@
  *    writes and the copy's threads;
  *  - an argument the nests write is @restrict and used in one nest only
  *    (another thread's element is not read after a change); the other
- *    values they use from outside are not written in them.
+ *    values they use from outside are not written in them;
+ *  - it pays (walks_rows(), a cost estimate): no staged array of two or
+ *    more dimensions is read with a thread's loop variable in a subscript
+ *    other than the last, which in place would read its source a row at a
+ *    time (the output says so in a comment).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -460,6 +464,46 @@ static void forward(Fuse *F, const Stage *s, Range u, Edits *ed)
     oklc_edit_replace(ed, u.begin, end, b.data);
 }
 
+/* Is v the variable of a plain (not OKL) for loop? */
+static bool plain_loop_var(const Kernel *k, const Var *v)
+{
+    if (!v->loop_iter)
+        return false;
+    for (size_t i = 0; i < k->nloops; i++)
+        if (k->loops[i]->iter_off == v->name_off)
+            return false;
+    return true;
+}
+
+/* Does fusion pay? A staged array of two or more dimensions read with a
+ * thread's loop variable in a subscript other than the last (`s_B[k][tx]`
+ * in `for (k...) c += s_A[ty][k] * s_B[k][tx]`) would, read in place,
+ * step through its source a row at a time: B[(kt + k) * N + ...], a new
+ * row, far from the last, in every iteration of k. The copy reads each of
+ * the tile's rows once, many at a time; in place the loop waits for each
+ * (a 16 x 16 tiled product of doubles at N = 1536 ran twice as long fused,
+ * docs/benchmarks.md). The first such stage, or NULL. */
+static const Stage *walks_rows(Fuse *F)
+{
+    Cpu *C = F->C;
+    for (size_t i = 0; i < F->nstages; i++) {
+        const Stage *s = &F->stages[i];
+        for (size_t r = 0; s->ndims > 1 && r < s->v->nrefs; r++) {
+            Range u = s->v->refs[r], sub[MAX_LEVELS];
+            uint32_t end = 0;
+            if (u.begin == s->v->name_off || u.begin == s->copy->range.begin)
+                continue;
+            size_t n = subscripts(C, u.end, sub, MAX_LEVELS, &end);
+            for (size_t d = 0; d + 1 < n; d++)
+                for (size_t j = 0; j < C->k->nlocals; j++)
+                    if (plain_loop_var(C->k, C->k->locals[j]) &&
+                        oklc_refers_in(C->k->locals[j], sub[d]))
+                        return s;
+        }
+    }
+    return NULL;
+}
+
 /* ---- the fused nest ----------------------------------------------------------------------- */
 
 /* The nest of statements [from, n) of `list` (or of a loop among them)
@@ -660,6 +704,18 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
         }
     if (!independent(F))
         return false;
+    const Stage *rows = walks_rows(F);
+    if (rows) {
+        const Loop *l0 = F->levels[0];
+        oklc_edit_before(
+            &C->E->ed, oklc_emit_spec_of(C->E, l0->attr)->off,
+            oklc_arena_printf(C->a,
+                              "/* the block's nests not fused: read in place, '%s' would "
+                              "come from its source a row at a time in a thread's loop; "
+                              "the copy gathers each tile once */\n%s",
+                              rows->v->name, oklc_emit_indent(C->E, l0->stmt.begin)));
+        return false;
+    }
     write_fused(F);
     return true;
 }
