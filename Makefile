@@ -43,6 +43,8 @@ bench: build
 	@echo
 	@bash bench/cpu.sh $(BUILD)
 	@echo
+	@bash bench/rewrites.sh $(BUILD)
+	@echo
 	@bash bench/gpu.sh $(BUILD) opencl
 
 clean:

@@ -183,6 +183,11 @@ void oklc_set_wall(oklc_ctx *c, bool on)
     c->wall = on;
 }
 
+void oklc_set_cpu_rewrites(oklc_ctx *c, bool on)
+{
+    c->no_cpu_rewrites = !on;
+}
+
 void oklc_set_pch_dir(oklc_ctx *c, const char *dir)
 {
     if (c->oom)

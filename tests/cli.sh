@@ -238,6 +238,33 @@ expect 2 "$oklc" transpile -b serial --convention=occa "$tmp/g.okl" --launcher-m
 stderr_has "--launcher applies to the GPU backends"
 [ -e "$tmp/gl2.json" ] || [ -e "$tmp/gl3.json" ] && fail "a usage error wrote metadata"
 
+# the CPU rewrites off: the plain translation (each thread's strided loop
+# as written), and the option's usage errors
+cat >"$tmp/strided.okl" <<'EOF'
+@kernel void sums(const int n, const float *x, float *s) {
+  for (int b = 0; b < 4; ++b; @outer) {
+    for (int t = 0; t < 64; ++t; @inner) {
+      float acc = 0;
+      const int end = b * 1024 + 1024 < n ? b * 1024 + 1024 : n;
+      for (int i = b * 1024 + t; i < end; i += 64)
+        acc += x[i];
+      s[b * 64 + t] = acc;
+    }
+  }
+}
+EOF
+expect 0 "$oklc" transpile -b serial "$tmp/strided.okl"
+stdout_has "each thread's loop interchanged with the threads"
+expect 0 "$oklc" transpile -b openmp --cpu-rewrites=off "$tmp/strided.okl"
+grep -q "interchanged" "$tmp/stdout" && fail "--cpu-rewrites=off: the loop was interchanged"
+stdout_has "for (int i = b * 1024 + t; i < end; i += 64)"
+expect 0 "$oklc" transpile -b serial --cpu-rewrites on "$tmp/strided.okl"
+stdout_has "each thread's loop interchanged with the threads"
+expect 2 "$oklc" transpile -b serial --cpu-rewrites=maybe "$tmp/strided.okl"
+stderr_has "unknown value 'maybe' for --cpu-rewrites (on, off)"
+expect 2 "$oklc" check --cpu-rewrites=off "$tmp/strided.okl"
+stderr_has "--cpu-rewrites only applies to transpile"
+
 # a file name is no code: one with "*/" (under a folder "k*") or with line
 # breaks could end the comment that names the input, and what follows
 # would be compiled; every backend's output (and launcher) must compile and

@@ -51,6 +51,9 @@ static const char usage_text[] =
     "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
     "  --launcher FILE      (transpile: cuda, hip, opencl, dpcpp, metal) write the host\n"
     "                       launcher to FILE\n"
+    "  --cpu-rewrites=WHEN  (transpile: serial, openmp) on (default): the loops reshaped\n"
+    "                       for a CPU where a cost estimate says it pays (fusion,\n"
+    "                       interchange, ...); off: the plain translation\n"
     "  --convention=WHOSE   (transpile) whose runtime calls the output: oklc (default) or\n"
     "                       occa (OCCA's argument passing, launchers and metadata schema;\n"
     "                       docs/occa.md)\n"
@@ -86,6 +89,7 @@ typedef struct Options {
     const char *launcher;
     const char *launcher_metadata;
     bool occa;                     /* --convention=occa */
+    bool rewrites_given;           /* --cpu-rewrites */
     const char *depfile;
     bool backend_given;
     const char *backend;
@@ -197,6 +201,13 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
                 return usage_error("unknown convention '%s' (oklc, occa)", v);
             o->occa = !strcmp(v, "occa");
             oklc_set_convention(c, o->occa ? OKLC_CONVENTION_OCCA : OKLC_CONVENTION_OKLC);
+        } else if (cli_is_option(a, "--cpu-rewrites")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--cpu-rewrites")))
+                return usage_error("option '%s' needs on or off", "--cpu-rewrites");
+            if (strcmp(v, "on") && strcmp(v, "off"))
+                return usage_error("unknown value '%s' for --cpu-rewrites (on, off)", v);
+            o->rewrites_given = true;
+            oklc_set_cpu_rewrites(c, !strcmp(v, "on"));
         } else if (cli_is_option(a, "--depfile")) {
             if (!(v = cli_option_value(argc, argv, &i, "--depfile")) || !*v)
                 return usage_error("option '%s' needs a file name", "--depfile");
@@ -255,6 +266,8 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     if (o->launcher_metadata && !o->occa)
         return usage_error("%s", "--launcher-metadata needs --convention=occa: oklc's own "
                                  "launchers have none");
+    if (o->rewrites_given && strcmp(o->command, "transpile"))
+        return usage_error("%s", "--cpu-rewrites only applies to transpile");
     if (o->occa && strcmp(o->command, "transpile"))
         return usage_error("%s", "--convention only applies to transpile");
     if (o->depfile && !o->output)

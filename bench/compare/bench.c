@@ -34,7 +34,7 @@
  * memory-bound kernels at least 90% of the copy bandwidth.
  *
  * Usage: bench_compare [-d DIR] [-D DEVICE]... [-t THREADS] [-n SAMPLES]
- *                      [-m MS] [-k NAME]... [-x K] [-q] [-c]
+ *                      [-m MS] [-k NAME]... [-x K] [-q] [-c] [-P]
  *   -d  folder of kernels.okl and the native files (default: the source tree's)
  *   -D  a device: serial, openmp, or a device spec ("opencl platform=0"),
  *       repeatable (default: serial and openmp)
@@ -43,6 +43,10 @@
  *   -k  only the kernels named (repeatable; copy is always measured)
  *   -x  the memory-bound kernels' sizes times 2^K, K in 0..4 (default 0)
  *   -q  small sizes (a smoke test), -c  check only: build, run, compare, no timing
+ *   -P  (serial, openmp) the reference is the same OKL kernel translated
+ *       without the CPU rewrites (oklc_props_cpu_rewrites), not the
+ *       hand-written twin: goal plain/rewritten >= 0.95 for every kernel,
+ *       copy included (bench/rewrites.sh)
  * Exit status: 0 goal met (with -c: every pair agrees), 1 goal not met,
  * 2 a failure (build, run, or the two versions disagree).
  */
@@ -65,6 +69,7 @@
 #endif
 
 #define GOAL_CPU 0.97     /* hand/gen on the CPU devices */
+#define GOAL_PLAIN 0.95   /* -P: plain/rewritten (the rewrites at most 5% slower) */
 #define GOAL_GPU 0.97     /* hand/gen on the GPU-like devices */
 #define GOAL_COPY 0.90    /* GPU-like: generated GB/s over the copy kernel's */
 #define MAX_ARGS 6
@@ -482,6 +487,7 @@ typedef struct Options {
     int ndevices, threads, samples;
     double target_ms;
     bool quick, check_only;
+    bool plain;            /* -P: the reference is the plain translation, not hand-written */
     const char *only[16];
     int nonly;
 } Options;
@@ -564,7 +570,12 @@ static int bench_device(const Options *o, const char *spec, int *failed)
     oklc_props *native = oklc_props_new();
     if (!native)
         die("out of memory");
-    check(oklc_props_okl(native, false), "oklc_props_okl");
+    if (o->plain && gpu)
+        die("-P: the CPU rewrites are the serial and OpenMP devices' only");
+    if (o->plain)    /* the same kernel, the rewrites off */
+        check(oklc_props_cpu_rewrites(native, false), "oklc_props_cpu_rewrites");
+    else
+        check(oklc_props_okl(native, false), "oklc_props_okl");
 
     int missed = 0;
     double copy_gbs = 0;    /* the hand-written copy kernel's */
@@ -585,9 +596,11 @@ static int bench_device(const Options *o, const char *spec, int *failed)
         char what[8300];
         snprintf(what, sizeof what, "building %s of %s", c.okl, okl_path);
         check(oklc_kernel_build(d, okl_path, c.okl, NULL, &gen), what);
-        snprintf(what, sizeof what, "building %s of %s", c.native, native_path);
-        check(oklc_kernel_build(d, native_path, c.native, native, &nat), what);
-        if (gpu)
+        snprintf(what, sizeof what, "building %s of %s%s", o->plain ? c.okl : c.native,
+                 o->plain ? okl_path : native_path, o->plain ? " without rewrites" : "");
+        check(oklc_kernel_build(d, o->plain ? okl_path : native_path,
+                                o->plain ? c.okl : c.native, native, &nat), what);
+        if (gpu && !o->plain)
             check(oklc_kernel_set_run_dims(nat, c.outer, c.inner), "oklc_kernel_set_run_dims");
 
         char agree[64];
@@ -603,13 +616,13 @@ static int bench_device(const Options *o, const char *spec, int *failed)
             if (!strcmp(c.label, "copy"))
                 copy_gbs = c.bytes / (t.hand_ms * 1e6);
             double share = c.bytes > 0 && copy_gbs > 0 ? gbs / copy_gbs : 0;
-            bool met = t.ratio >= (gpu ? GOAL_GPU : GOAL_CPU) &&
+            bool met = t.ratio >= (o->plain ? GOAL_PLAIN : gpu ? GOAL_GPU : GOAL_CPU) &&
                        (!gpu || c.bytes == 0 || share >= GOAL_COPY);
             /* on a CPU, copy is the yardstick only: GCC turns the generated
              * loop (restrict parameters) into a memcpy call, the hand-written
              * one (restrict locals) into a vector loop, so the two measure
              * the C library against the compiler, not the backend */
-            bool judged = gpu || strcmp(c.label, "copy");
+            bool judged = gpu || o->plain || strcmp(c.label, "copy");
             missed += judged && !met;
             char hgb[16] = "-", gb[16] = "-", pct[16] = "-";
             if (c.bytes > 0) {
@@ -638,13 +651,24 @@ static int bench_device(const Options *o, const char *spec, int *failed)
 static void usage(void)
 {
     fputs("usage: bench_compare [-d DIR] [-D DEVICE]... [-t THREADS] [-n SAMPLES] [-m MS] "
-          "[-k NAME]... [-x K] [-q] [-c]\n",
+          "[-k NAME]... [-x K] [-q] [-c] [-P]\n",
           stderr);
     exit(2);
 }
 
 static void print_header(const Options *o)
 {
+    if (o->plain && !o->check_only) {
+        printf("the plain translation (rewrites off) vs the rewritten one (%s/kernels.okl), "
+               "same device,\ncompiler and flags.\nms: median time of one run over %d samples "
+               "of ~%.0f ms, alternating; plain/rewr:\nratio of the medians (goal >= %.2f: the "
+               "rewrites never more than 5%% slower), (min):\nof the fastest samples\n\n",
+               o->dir, o->samples, o->target_ms, GOAL_PLAIN);
+        printf("%-14s %-9s %-28s %9s %9s %8s %8s %7s %7s %6s  %-4s %s\n", "kernel", "device",
+               "size", "plain ms", "rewr ms", "pl/rewr", "(min)", "p GB/s", "r GB/s", "%copy",
+               "goal", "results");
+        return;
+    }
     printf("hand-written (%s/native.*) vs generated (%s/kernels.okl), same device, compiler "
            "and flags.\n",
            o->dir, o->dir);
@@ -669,7 +693,7 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.threads = cores > 0 ? (int)cores : 1;
     int opt;
-    while ((opt = getopt(argc, argv, "d:D:t:n:m:k:x:qc")) != -1) {
+    while ((opt = getopt(argc, argv, "d:D:t:n:m:k:x:qcP")) != -1) {
         switch (opt) {
         case 'd': o.dir = optarg; break;
         case 'D':
@@ -692,6 +716,7 @@ int main(int argc, char **argv)
             break;
         case 'q': o.quick = true; break;
         case 'c': o.check_only = true; break;
+        case 'P': o.plain = true; break;
         default: usage();
         }
     }

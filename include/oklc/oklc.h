@@ -96,6 +96,14 @@ void oklc_set_backend(oklc_ctx *c, oklc_backend b);
 void oklc_set_werror(oklc_ctx *c, bool on);
 /* Also report what is only advice (-Wall). */
 void oklc_set_wall(oklc_ctx *c, bool on);
+/* Serial and OpenMP: the rewrites that reshape a kernel's loops for a CPU
+ * where they pay (fusion of a block's nests, interchange of a thread's
+ * loop with the threads, guards as bounds, grid-stride loops in order,
+ * merged tiles, the nest's order; docs/architecture.md). On by default;
+ * off, the output is the plain translation: OKL's loops as written, a
+ * barrier inside an @inner loop split at it (for the differential timing
+ * of bench/rewrites.sh, and to tell a rewrite's fault from the kernel's). */
+void oklc_set_cpu_rewrites(oklc_ctx *c, bool on);
 /* An argument for Clang when it parses the kernel ("-std=c++20", "-Werror"). */
 void oklc_add_clang_arg(oklc_ctx *c, const char *arg);
 /* A folder where Clang's parse of the prelude is kept between runs (made

@@ -232,6 +232,10 @@ oklc_status oklc_props_compiler_flags(oklc_props *p, const char *flags);
  * OKLC_ARG_INT as 4 bytes, OKLC_ARG_LONG 8, OKLC_ARG_FLOAT 4,
  * OKLC_ARG_DOUBLE 8, a struct as its bytes). */
 oklc_status oklc_props_okl(oklc_props *p, bool enabled);
+/* Serial and OpenMP: the transpiler's rewrites of the loops for a CPU on
+ * (the default) or off (oklc_set_cpu_rewrites in oklc.h): the plain
+ * translation, for timing what the rewrites gain. */
+oklc_status oklc_props_cpu_rewrites(oklc_props *p, bool enabled);
 /* The value of a template kernel's parameter `name` that the arguments of
  * a run do not give (a non-type parameter: "BS", "256"), or that is to be
  * fixed (a type: "T", "float"; then the arguments must agree). Used when

@@ -673,17 +673,20 @@ static void order_nests(Cpu *C, const char **reductions, const char **guards)
 {
     for (size_t i = 0; i < C->k->nouters; i++) {
         const Loop *order[6];
-        size_t n = oklc_cpu_reorder_nest(C, C->k->outers[i], order);
+        size_t n = C->rewrite ? oklc_cpu_reorder_nest(C, C->k->outers[i], order) : 0;
         if (C->omp)
             parallel_loops(C, C->k->outers[i], order, n, reductions[i], guards[i]);
     }
 }
 
 /* A kernel's passes, in order. Each renders the edits made before it:
- * uses first, then what is built from their text. */
+ * uses first, then what is built from their text. Without the rewrites
+ * (oklc_set_cpu_rewrites), the plain translation: no fusion, unrolling of
+ * the loops around @inner loops, loop shapes or reordered nests. */
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
-    Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp};
+    Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp,
+             .rewrite = !E->c->no_cpu_rewrites};
     const char **reductions = NULL, **guards = NULL;
     launch_checks(&C);
     faults(&C);
@@ -698,13 +701,15 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     tile_loops(&C);
     drop_barriers(&C);
     split_blocks(&C);
-    fuse_blocks(&C);
+    if (C.rewrite)
+        fuse_blocks(&C);
     declare_all_extents(&C);
     unroll_attrs(&C);
     ivdep_attrs(&C);
-    if (k->root)
+    if (C.rewrite && k->root)
         unroll_levels(&C, k->root, false);
-    shape_loops(&C);
+    if (C.rewrite)
+        shape_loops(&C);
     order_nests(&C, reductions, guards);
 }
 

@@ -25,6 +25,7 @@ typedef struct Cpu {
     Arena  *a;
     bool    ok;
     bool    omp;                 /* OpenMP: @outer loops take `omp parallel for` */
+    bool    rewrite;             /* the rewrites that pay (oklc_set_cpu_rewrites) */
     VEC(Block *) blocks;
     VEC(const Atomic *) reduced; /* OpenMP: updates made in a reduction */
     VEC(const Loop *) interchanged; /* innermost @inner loops of nests cpu_interchange.c

@@ -224,6 +224,7 @@ struct oklc_ctx {
     oklc_backend backend;
     bool         werror;
     bool         wall;                  /* -Wall */
+    bool         no_cpu_rewrites;       /* oklc_set_cpu_rewrites(c, false) */
     VEC(const char *) clang_args;       /* --clang-arg */
     const char  *pch_dir;               /* precompiled preludes (parse/pch.c), or NULL */
     VEC(struct Intrinsic *) intrinsics; /* the user's (intrinsics/intrinsics.c) */

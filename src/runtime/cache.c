@@ -220,6 +220,7 @@ void oklc_rt_cache_key(const Build *b, char key[33])
     add_str(&h, oklc_version());
     add_str(&h, b->dev->ops->name);
     add_str(&h, b->props->okl ? "okl" : "native");
+    add_str(&h, b->props->no_cpu_rewrites ? "plain" : "rewritten");
     add_str(&h, strchr(b->name, '<') ? b->name : "");    /* an instance is its own build */
     add_str(&h, b->input_hash);
     add(&h, b->source, b->source_len);

@@ -112,6 +112,14 @@ oklc_status oklc_props_okl(oklc_props *p, bool enabled)
     return OKLC_OK;
 }
 
+oklc_status oklc_props_cpu_rewrites(oklc_props *p, bool enabled)
+{
+    if (!p)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_props_cpu_rewrites: props is NULL");
+    p->no_cpu_rewrites = !enabled;
+    return OKLC_OK;
+}
+
 oklc_status oklc_props_template_arg(oklc_props *p, const char *name, const char *value)
 {
     if (!p || !name || !*name || !value || !*value)
@@ -153,5 +161,6 @@ oklc_props *oklc_rt_props_copy(const oklc_props *p)
         return NULL;
     }
     c->okl = p->okl;
+    c->no_cpu_rewrites = p->no_cpu_rewrites;
     return c;
 }

@@ -99,6 +99,7 @@ struct oklc_props {
     char    *compiler;    /* NULL: OKLC_CXX, else "c++" */
     char    *flags;       /* NULL: OKLC_CXXFLAGS, else "-O3" */
     bool     okl;         /* false: native source for the device's backend */
+    bool     no_cpu_rewrites;   /* oklc_props_cpu_rewrites(p, false) */
     PropTarg *targs;      /* template arguments a run does not deduce */
     size_t    ntargs;
 };

@@ -75,6 +75,7 @@ static oklc_ctx *context(const Build *b)
     if (!c)
         return NULL;
     oklc_set_backend(c, b->dev->ops->backend);
+    oklc_set_cpu_rewrites(c, !b->props->no_cpu_rewrites);
     char *root = NULL, *pch = NULL;
     const char *off = getenv("OKLC_PCH");
     if (!(off && !strcmp(off, "0")) && oklc_rt_cache_root(&root) == OKLC_OK &&

@@ -23,7 +23,14 @@
  * region copies elements of x into them, the later ones only read them
  * (the shape whose nests the CPU backends fuse, reading x in place).
  *
- * Usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-S] [-v]
+ * With -T the kernels are timed instead (bench/rewrites.sh): each built
+ * twice on the serial and the OpenMP device, with the CPU rewrites on and
+ * off (oklc_props_cpu_rewrites); the two must leave the same output, bit
+ * for bit, and a kernel whose rewritten code is slower by more than 5%
+ * (the medians and the fastest samples both, in two rounds of timing) is
+ * reported. -R compares the two only.
+ *
+ * Usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-S] [-T|-R] [-v]
  *   SEED: the first file's seed (default 1); FILES: how many files (default
  *   3), KERNELS: descriptions per file (default 12, two kernels each);
  *   DIR: where the files are written and, on a difference, kept (default a
@@ -32,12 +39,14 @@
  * Exit status: 0 all agree, 1 a difference or a kernel that did not build.
  */
 #define _XOPEN_SOURCE 700
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oklc/runtime.h"
@@ -679,16 +688,12 @@ typedef struct {
 } Device;
 
 static bool verbose;
+static bool timing;    /* -T, or -R: the rewritten against the plain translation */
+static bool untimed;   /* -R: compared only */
 
-/* Runs kernel `name` of `path` on `dev` with N elements of x; the output
- * into `res` (count elements of 4 bytes). False with a message when it did
- * not build or run. */
-static bool run_one(Device *dv, const char *path, const char *name, const Desc *d, int n,
-                    uint32_t *res, size_t count)
+/* The N elements of x: small integers, as floats where the kernel's are. */
+static uint32_t *input(const Desc *d, int n)
 {
-    oklc_kernel *k = NULL;
-    oklc_memory *mx = NULL, *mo = NULL;
-    bool ok = false;
     uint32_t *x = malloc((size_t)n * 4);
     for (int i = 0; i < n; i++) {
         const unsigned v = (unsigned)(i * 7 + i / 13) % 10;
@@ -699,6 +704,19 @@ static bool run_one(Device *dv, const char *path, const char *name, const Desc *
             x[i] = v;
         }
     }
+    return x;
+}
+
+/* Runs kernel `name` of `path` on `dev` with N elements of x; the output
+ * into `res` (count elements of 4 bytes). False with a message when it did
+ * not build or run. */
+static bool run_one(Device *dv, const char *path, const char *name, const Desc *d, int n,
+                    uint32_t *res, size_t count)
+{
+    oklc_kernel *k = NULL;
+    oklc_memory *mx = NULL, *mo = NULL;
+    bool ok = false;
+    uint32_t *x = input(d, n);
     for (size_t i = 0; i < count; i++)
         res[i] = 0x7fbadbadu;    /* a NaN for floats: must stay as it is */
     const int nblocks = (n + d->chunk - 1) / d->chunk;
@@ -737,9 +755,136 @@ static long differs(const uint32_t *a, const uint32_t *b, size_t count, size_t *
     return first;
 }
 
+/* ---- timing the rewrites (-T) -------------------------------------------------------------- */
+
+enum { SAMPLES = 7, SAMPLE_NS = 3000000 };
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ns per run of `reps` runs of k. */
+static double sample(oklc_kernel *k, oklc_device *dev, oklc_arg *args, int reps)
+{
+    const double t0 = now_ns();
+    for (int r = 0; r < reps; r++)
+        if (oklc_kernel_run(k, 4, args) != OKLC_OK)
+            return -1;
+    if (oklc_device_finish(dev) != OKLC_OK)
+        return -1;
+    return (now_ns() - t0) / reps;
+}
+
+/* The rewritten kernel's time over the plain one's: *median of the
+ * medians' ratio, *fastest of the fastest samples'; false when a run failed. */
+static bool time_pair(oklc_device *dev, oklc_kernel *on, oklc_kernel *off, oklc_arg *args,
+                      double *median, double *fastest)
+{
+    int reps = 1;
+    for (double t; (t = sample(on, dev, args, reps)) * reps < SAMPLE_NS; reps *= 2)
+        if (t < 0)
+            return false;
+    double a[SAMPLES], b[SAMPLES];
+    for (int i = 0; i < SAMPLES; i++) {
+        a[i] = sample(on, dev, args, reps);
+        b[i] = sample(off, dev, args, reps);
+        if (a[i] < 0 || b[i] < 0)
+            return false;
+    }
+    qsort(a, SAMPLES, sizeof *a, by_value);
+    qsort(b, SAMPLES, sizeof *b, by_value);
+    *median = a[SAMPLES / 2] / b[SAMPLES / 2];
+    *fastest = a[0] / b[0];
+    return true;
+}
+
+typedef struct {
+    int timed, slower, bad;
+    double log_sum, worst;
+    char worst_at[4400];
+} Times;
+
+/* Kernel `name` of `path` built with the rewrites on and off on `dev`:
+ * the same output, and their times. */
+static void time_kernel(Device *dv, const char *path, const char *name, const Desc *d, int n,
+                        size_t count, Times *T)
+{
+    oklc_props *plain = oklc_props_new();
+    oklc_kernel *on = NULL, *off = NULL;
+    oklc_memory *mx = NULL, *mo = NULL;
+    uint32_t *x = input(d, n), *r1 = malloc(count * 4), *r2 = malloc(count * 4);
+    const int nblocks = (n + d->chunk - 1) / d->chunk;
+    bool ok = plain && oklc_props_cpu_rewrites(plain, false) == OKLC_OK &&
+              oklc_kernel_build(dv->dev, path, name, NULL, &on) == OKLC_OK &&
+              oklc_kernel_build(dv->dev, path, name, plain, &off) == OKLC_OK &&
+              oklc_memory_alloc(dv->dev, (size_t)n * 4, &mx) == OKLC_OK &&
+              oklc_memory_alloc(dv->dev, count * 4, &mo) == OKLC_OK &&
+              oklc_memory_copy_from_host(mx, x, (size_t)n * 4, 0) == OKLC_OK;
+    oklc_arg args[] = {oklc_arg_int(n), oklc_arg_int(nblocks), oklc_arg_mem(mx),
+                       oklc_arg_mem(mo)};
+    for (int v = 0; ok && v < 2; v++) {
+        memset(v ? r2 : r1, 0, count * 4);
+        ok = oklc_memory_copy_from_host(mo, v ? r2 : r1, count * 4, 0) == OKLC_OK &&
+             oklc_kernel_run(v ? off : on, 4, args) == OKLC_OK &&
+             oklc_device_finish(dv->dev) == OKLC_OK &&
+             oklc_memory_copy_to_host(mo, v ? r2 : r1, count * 4, 0) == OKLC_OK;
+    }
+    size_t ndiff = 0;
+    double median = 0, fastest = 0;
+    if (!ok) {
+        fprintf(stderr, "%s: %s on %s: %s\n", path, name, dv->spec, oklc_last_error());
+        T->bad++;
+    } else if (differs(r1, r2, count, &ndiff) >= 0) {
+        fprintf(stderr, "%s: %s on %s: the rewritten and the plain translation differ in "
+                "%zu of %zu elements\n", path, name, dv->spec, ndiff, count);
+        T->bad++;
+    } else if (untimed) {
+        T->timed++;
+        if (verbose)
+            printf("%s: %s on %s: the rewritten and the plain translation agree\n", path, name,
+                   dv->spec);
+    } else if (!time_pair(dv->dev, on, off, args, &median, &fastest) ||
+               ((median > 1.05 && fastest > 1.05) &&    /* again: a slower machine for a moment */
+                !time_pair(dv->dev, on, off, args, &median, &fastest))) {
+        fprintf(stderr, "%s: timing %s on %s: %s\n", path, name, dv->spec, oklc_last_error());
+        T->bad++;
+    } else {
+        T->timed++;
+        T->log_sum += log(median);
+        if (median > T->worst) {
+            T->worst = median;
+            snprintf(T->worst_at, sizeof T->worst_at, "%s %s on %s", path, name, dv->spec);
+        }
+        const bool slower = median > 1.05 && fastest > 1.05;
+        T->slower += slower;
+        if (slower || verbose)
+            printf("%s: %s on %s (N = %d): rewritten / plain time %.3f (fastest samples "
+                   "%.3f)%s\n", path, name, dv->spec, n, median, fastest,
+                   slower ? ": SLOWER" : "");
+    }
+    oklc_memory_free(mx);
+    oklc_memory_free(mo);
+    oklc_kernel_free(on);
+    oklc_kernel_free(off);
+    oklc_props_free(plain);
+    free(x);
+    free(r1);
+    free(r2);
+}
+
 /* Writes file `seed` of `per` descriptions into `path`, runs each kernel on
  * every device and compares; the number of differences and failures. */
-static int one_file(uint64_t seed, int per, const char *path, Device *devs, int ndevs)
+static int one_file(uint64_t seed, int per, const char *path, Device *devs, int ndevs,
+                    Times *T)
 {
     Desc *descs = calloc((size_t)per, sizeof *descs);
     int *sizes = calloc((size_t)per, sizeof *sizes);
@@ -774,7 +919,9 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
         for (int style = 0; style < 2; style++) {
             char name[32];
             snprintf(name, sizeof name, "d%d_%s", i, style ? "cuda" : "okl");
-            for (int v = 0; v < ndevs; v++) {
+            for (int v = 0; T && v < ndevs; v++)
+                time_kernel(&devs[v], path, name, d, sizes[i], count, T);
+            for (int v = 0; !T && v < ndevs; v++) {
                 if (cxx_file && !strcmp(devs[v].spec, "opencl"))
                     continue;
                 if (!run_one(&devs[v], path, name, d, sizes[i], ref_at ? res : ref, count)) {
@@ -811,7 +958,8 @@ static int one_file(uint64_t seed, int per, const char *path, Device *devs, int 
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-S] [-v]\n");
+    fprintf(stderr, "usage: diff_kernels [-s SEED] [-n FILES] [-k KERNELS] [-d DIR] [-S] [-T|-R] "
+                    "[-v]\n");
     return 2;
 }
 
@@ -820,13 +968,15 @@ int main(int argc, char **argv)
     unsigned long long seed = 1;
     int files = 3, per = 12, c;
     const char *dir = NULL;
-    while ((c = getopt(argc, argv, "s:n:k:d:Svh")) != -1) {
+    while ((c = getopt(argc, argv, "s:n:k:d:STRvh")) != -1) {
         switch (c) {
         case 's': seed = strtoull(optarg, NULL, 10); break;
         case 'n': files = atoi(optarg); break;
         case 'k': per = atoi(optarg); break;
         case 'd': dir = optarg; break;
         case 'S': staged = true; break;
+        case 'T': timing = true; break;
+        case 'R': timing = untimed = true; break;
         case 'v': verbose = true; break;
         default: return usage();
         }
@@ -848,10 +998,13 @@ int main(int argc, char **argv)
      * right, as every CPU backend is: the reference runs so, unless the
      * caller chose. (PoCL's kernel cache keeps the two apart.) */
     setenv("POCL_WORK_GROUP_METHOD", "loops", 0);
-    /* OpenCL first: the reference, its work-groups run with real barriers */
+    /* OpenCL first: the reference, its work-groups run with real barriers;
+     * timed: the CPU devices, OpenMP with its default threads */
     Device devs[] = {{"opencl", NULL}, {"serial", NULL}, {"mode=openmp threads=3", NULL}};
+    if (timing)
+        devs[0].spec = "serial", devs[1].spec = "openmp", devs[2].spec = NULL;
     int ndevs = 0;
-    for (size_t i = 0; i < sizeof devs / sizeof *devs; i++) {
+    for (size_t i = 0; i < sizeof devs / sizeof *devs && devs[i].spec; i++) {
         if (oklc_device_open(devs[i].spec, &devs[i].dev) != OKLC_OK) {
             fprintf(stderr, "diff_kernels: no %s device (%s): left out\n", devs[i].spec,
                     oklc_last_error());
@@ -859,15 +1012,18 @@ int main(int argc, char **argv)
         }
         devs[ndevs++] = devs[i];
     }
-    if (ndevs < 2) {
+    if (ndevs < (timing ? 1 : 2)) {
         fprintf(stderr, "diff_kernels: fewer than two devices\n");
         return 1;
     }
     int bad = 0;
+    Times T = {0};
     for (int f = 0; f < files; f++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/diff%llu.okl", dir, seed + (unsigned long long)f);
-        int b = one_file(seed + (unsigned long long)f, per, path, devs, ndevs);
+        const int before = T.bad + T.slower;
+        int b = one_file(seed + (unsigned long long)f, per, path, devs, ndevs,
+                         timing ? &T : NULL) + T.bad + T.slower - before;
         if (!b && dir == tmp)
             remove(path);
         bad += b;
@@ -876,8 +1032,18 @@ int main(int argc, char **argv)
         oklc_device_close(devs[i].dev);
     if (!bad && dir == tmp)
         rmdir(tmp);
-    printf("diff_kernels: %d file(s) of %d descriptions, %d device(s): %s\n", files, per, ndevs,
-           bad ? "DIFFERENCES (files kept)" : "all agree");
+    if (untimed)
+        printf("diff_kernels -R: %d kernel runs (%d files of %d descriptions, 2 styles, %d "
+               "device(s)): the rewritten and the plain translation %s\n", T.timed, files, per,
+               ndevs, T.bad ? "DIFFER (files kept)" : "agree");
+    else if (timing)
+        printf("diff_kernels -T: %d kernel runs timed (%d files of %d descriptions, 2 styles, "
+               "%d device(s)); rewritten / plain time: geometric mean %.3f, worst %.3f (%s); "
+               "%d slower by more than 5%%, %d failed\n", T.timed, files, per, ndevs,
+               T.timed ? exp(T.log_sum / T.timed) : 0.0, T.worst, T.worst_at, T.slower, T.bad);
+    else
+        printf("diff_kernels: %d file(s) of %d descriptions, %d device(s): %s\n", files, per,
+               ndevs, bad ? "DIFFERENCES (files kept)" : "all agree");
     if (bad)
         printf("kept in %s\n", dir);
     return bad ? 1 : 0;
