@@ -104,6 +104,7 @@ void oklc_set_backend(oklc_ctx *c, oklc_backend b)
 {
     c->backend = b;
     c->backend_name = NULL;
+    c->backend_set = true;
 }
 
 void oklc_set_convention(oklc_ctx *c, oklc_convention conv)
@@ -133,6 +134,7 @@ bool oklc_set_backend_name(oklc_ctx *c, const char *name)
         return false;
     c->backend = be->id;
     c->backend_name = be->plugin ? be->name : NULL;
+    c->backend_set = true;
     return true;
 }
 
@@ -277,12 +279,30 @@ static Normalized *normalize(Run *r, const PPResult *pp)
     return nz && oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &text, &len) ? nz : NULL;
 }
 
-static bool dump(oklc_ctx *c, Model *m, unsigned flags)
+static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *path);
+
+/* The model (OKLC_DUMP_MODEL); for a CPU backend the caller chose, then
+ * the decisions of its cost model, from a translation made for them. */
+static bool dump(oklc_ctx *c, Model *m, unsigned flags, const char *path)
 {
     Buf b;
     oklc_buf_init(&b, &c->arena);
-    if (flags & OKLC_DUMP_MODEL)
-        oklc_model_dump(c, m, &b);
+    if (!(flags & OKLC_DUMP_MODEL)) {
+        set_output(c, b.data, b.len);
+        return true;
+    }
+    oklc_model_dump(c, m, &b);
+    const Backend *be = c->backend_set ? oklc_backend_chosen(c) : NULL;
+    if (be && (be->id == OKLC_BACKEND_SERIAL || be->id == OKLC_BACKEND_OPENMP) && !be->plugin) {
+        int errors = c->nerrors;
+        Emit *E = translated(c, be, m, path);
+        if (!E || c->nerrors != errors)
+            return false;
+        oklc_buf_printf(&b, "\nCPU rewrites (%s backend): %zu decision%s\n", be->name,
+                        E->decisions.len, E->decisions.len == 1 ? "" : "s");
+        for (size_t i = 0; i < E->decisions.len; i++)
+            oklc_buf_printf(&b, "  %s\n", E->decisions.data[i]);
+    }
     set_output(c, b.data, b.len);
     return true;
 }
@@ -357,6 +377,35 @@ static Emit *relay(oklc_ctx *c, Emit *first)
     return E;
 }
 
+/* first's decisions, then v's. */
+static void prepend(oklc_ctx *c, const Decisions *first, Decisions *v)
+{
+    Decisions all = {0};
+    for (size_t i = 0; i < first->len; i++)
+        vec_push(&c->arena, &all, first->data[i]);
+    for (size_t i = 0; i < v->len; i++)
+        vec_push(&c->arena, &all, v->data[i]);
+    *v = all;
+}
+
+/* The translation of the model, relaid while the backend asks (at most
+ * twice); NULL after an error. */
+static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *path)
+{
+    int errors = c->nerrors;
+    Emit *E = translate(c, be, c->norm, m, path);
+    for (int round = 0; E && c->nerrors == errors && E->relaid && round < 2; round++) {
+        Emit *next = relay(c, E);
+        if (!next)
+            break;
+        /* the decisions written into the relaid text are not made again */
+        prepend(c, &E->relaid_decisions, &next->decisions);
+        prepend(c, &E->relaid_decisions, &next->relaid_decisions);
+        E = next;
+    }
+    return E;
+}
+
 /* The backend the context names; an error when it has none. */
 static const Backend *backend(oklc_ctx *c)
 {
@@ -413,16 +462,10 @@ static bool pipeline(Run *r)
         if (m && oklc_sema_check(c, m, &o) && oklc_plugins_check(c, m))
             c->model = m;
         if (c->model && r->upto == UPTO_CHECK)
-            r->ok = dump(c, m, r->flags);
+            r->ok = dump(c, m, r->flags, r->path);
         const Backend *be = c->model && r->upto == UPTO_TRANSPILE ? backend(c) : NULL;
         int errors = c->nerrors;    /* a part may say error and go on (a plugin) */
-        Emit *E = be ? translate(c, be, c->norm, m, r->path) : NULL;
-        for (int round = 0; E && c->nerrors == errors && E->relaid && round < 2; round++) {
-            Emit *next = relay(c, E);
-            if (!next)
-                break;
-            E = next;
-        }
+        Emit *E = be ? translated(c, be, m, r->path) : NULL;
         if (E && c->nerrors == errors) {
             c->input_hash = input_hash(c, c->norm, be->name);
             size_t len;

@@ -56,7 +56,9 @@ enum {
     /* Rewrite attributes but keep directives and macros as written (the
      * migration use: the output is meant to be edited further). */
     OKLC_KEEP_MACROS = 1u << 0,
-    /* oklc_check: the output is the kernel model, printed readably. */
+    /* oklc_check: the output is the kernel model, printed readably (after a
+     * serial or OpenMP backend was set: then the decisions of its cost
+     * model, from a translation made for them). */
     OKLC_DUMP_MODEL = 1u << 1
 };
 

@@ -33,6 +33,8 @@
 #include "table.h"
 
 /* One transpilation in progress. */
+typedef VEC(const char *) Decisions;
+
 typedef struct Emit {
     oklc_ctx         *c;
     const Normalized *nz;
@@ -48,6 +50,12 @@ typedef struct Emit {
     Edits            *relaid;     /* CPUs: the input with its split @inner loops
                                      written as OKL again (cpu_split.c, cpu_fuse.c,
                                      cpu_interchange.c), or NULL */
+    Decisions         decisions;  /* CPUs: each rewrite the cost model applied or
+                                     refused, and why (cpu_base.c's
+                                     oklc_cpu_decision; `check --dump-model`) */
+    Decisions         relaid_decisions; /* those of them already written into the
+                                     relaid text (a fusion): the next translation
+                                     does not make them again */
 } Emit;
 
 /* The output of a finished transpilation (src/emit/output.c): its text,

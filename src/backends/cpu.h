@@ -51,6 +51,10 @@ static inline const char *oklc_cpu_op(Cpu *C, const char *s)
 /* ---- cpu_base.c: rendering, slots, declarations, queries ---------------------------- */
 
 OKLC_INTERNAL void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...) OKLC_PRINTF(3, 4);
+/* A decision of the cost model on the loop whose header is `head`, for
+ * `check --dump-model` (Emit.decisions): "kernel K, for (...): what";
+ * relaid: its rewrite is in the relaid text (Emit.relaid_decisions). */
+OKLC_INTERNAL void oklc_cpu_decision(Cpu *C, Range head, bool relaid, const char *what);
 OKLC_INTERNAL const char *oklc_cpu_render(Cpu *C, Range r);
 /* A statement with the edits in it, its attributes' pragmas included. */
 OKLC_INTERNAL const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st);

@@ -32,6 +32,17 @@ void oklc_cpu_error(Cpu *C, uint32_t off, const char *fmt, ...)
     C->ok = false;
 }
 
+void oklc_cpu_decision(Cpu *C, Range head, bool relaid, const char *what)
+{
+    const char *t = C->E->nz->text;
+    Range h = oklc_cpu_trimmed(t, head.begin, head.end);
+    const char *d = oklc_arena_printf(C->a, "kernel %s, for (%.*s): %s", C->k->name,
+                                      (int)(h.end - h.begin), t + h.begin, what);
+    vec_push(C->a, &C->E->decisions, d);
+    if (relaid)
+        vec_push(C->a, &C->E->relaid_decisions, d);
+}
+
 const char *oklc_cpu_render(Cpu *C, Range r)
 {
     return oklc_edits_text(&C->E->ed, r.begin, r.end);

@@ -705,6 +705,11 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
     if (!independent(F))
         return false;
     const Stage *rows = walks_rows(F);
+    oklc_cpu_decision(C, (Range){o->header.begin + 1, o->header.end - 1}, !rows,
+                      rows ? oklc_arena_printf(C->a, "the block's nests not fused: read in "
+                                               "place, '%s' would come from its source a row "
+                                               "at a time", rows->v->name)
+                           : "the block's nests fused, the @shared copies read in place");
     if (rows) {
         const Loop *l0 = F->levels[0];
         oklc_edit_before(

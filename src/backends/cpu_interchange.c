@@ -92,10 +92,12 @@
  *    asked, what each thread accumulates stays in registers, which is
  *    faster than a slot per thread in memory (a tiled matrix product's
  *    k loop ran at half the speed interchanged);
- *  - the interchange pays (pays(), a cost estimate): without tiles of rows
- *    or a strided slice, a loop that accumulates into a per-thread value
- *    and reads only the block's own arrays stays as written, its sums in
- *    registers (the output says so in a comment).
+ *  - the interchange pays (pays(), a cost estimate): a loop of a few
+ *    iterations stays as written unless it is all the thread does and
+ *    keeps no sum; without tiles of rows or a strided slice, a loop that
+ *    accumulates into a per-thread value and reads only the block's own
+ *    arrays stays as written, its sums in registers (the output says why
+ *    in a comment).
  */
 #include <ctype.h>
 #include <string.h>
@@ -594,34 +596,68 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
            !oklc_cpu_per_thread(C, step, l) && oklc_cpu_pure(C, oklc_cpu_render(C, step), false);
 }
 
-/* Does the interchange of the threads' neighbouring elements (no tiles of
- * rows, no strided slice) pay? As written, each thread's loop keeps what
- * it accumulates across its iterations (an @exclusive value, or a local
- * with a slot) in a register; interchanged, every iteration loads and
- * stores it for each thread. That pays where the loop reads the kernel's
- * arguments: interchanged, the threads' neighbouring elements come in one
- * pass instead of a stride per thread. Where its reads are all of the
- * block's own arrays (@shared, local: in the cache), only the sums'
- * traffic changes, for the worse (a tiled product's k loop over its
- * staged tiles ran 1.3 to 1.5 times slower interchanged, bench/compare's
- * matmulStaged). */
-static bool pays(Cpu *C, const Interchange *x)
+/* Does the loop write a value each thread keeps across its iterations
+ * (an @exclusive value, or a local with a slot)? */
+static bool carries_sums(Cpu *C, const Interchange *x, Range body)
 {
     const Kernel *k = C->k;
-    Range body = x->f->kids[x->f->nkids - 1]->range;
-    for (size_t i = 0; i < k->nparams; i++)
-        if ((k->params[i]->type.pointer || k->params[i]->type.array) &&
-            oklc_refers_in(k->params[i], body))
-            return true;
     for (size_t i = 0; i < k->nlocals; i++) {
         const Var *v = k->locals[i];
         bool carried = oklc_cpu_exclusive(v) != NULL;
         for (size_t j = 0; j < x->nslots && !carried; j++)
             carried = x->slots[j] == v;
         if (carried && oklc_cpu_written_in(C, v, body))
-            return false;
+            return true;
     }
-    return true;
+    return false;
+}
+
+static bool reads_arguments(Cpu *C, Range body)
+{
+    const Kernel *k = C->k;
+    for (size_t i = 0; i < k->nparams; i++)
+        if ((k->params[i]->type.pointer || k->params[i]->type.array) &&
+            oklc_refers_in(k->params[i], body))
+            return true;
+    return false;
+}
+
+/* Does the interchange pay (a strided slice always does: its rounds are
+ * the memory's order)? NULL when it does, else why not, for the output.
+ *  - A loop of a few iterations (a count of at most 4 that Clang knows):
+ *    as written the compiler unrolls it in place, and the thread's other
+ *    statements and sums stay where they are; interchanged, they would run
+ *    in loops of their own and the sums go to slots, for almost nothing
+ *    (random kernels of tests/diff ran 1.1 to 1.3 times slower). It pays
+ *    only where the loop is all the thread does and keeps no sum (4
+ *    elements per thread, 256 apart: bench/compare's triad4 ran 2.6 times
+ *    faster interchanged).
+ *  - Without tiles of rows: as written, each thread's loop keeps what it
+ *    accumulates across its iterations in a register; interchanged, every
+ *    iteration loads and stores it for each thread. That pays where the
+ *    loop reads the kernel's arguments (the threads' neighbouring elements
+ *    come in one pass instead of a stride per thread); where its reads are
+ *    all of the block's own arrays (@shared, local: in the cache), only
+ *    the sums' traffic changes, for the worse (a tiled product's k loop
+ *    over its staged tiles ran 1.3 to 1.5 times slower interchanged,
+ *    bench/compare's matmulStaged). */
+static const char *pays(Cpu *C, const Interchange *x)
+{
+    if (x->strided)
+        return NULL;
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    const bool sums = carries_sums(C, x, body);
+    const bool alone = !x->guard && x->at == 0 && x->body->nkids == 1;
+    if (x->f->trips >= 0 && x->f->trips <= 4 && (sums || !alone))
+        return oklc_arena_printf(C->a,
+                                 "a loop of %d iterations, which the compiler unrolls where it "
+                                 "is; interchanged with the threads, the rest of each thread's "
+                                 "work would run in loops of its own",
+                                 (int)x->f->trips);
+    if (!x->rows && sums && !reads_arguments(C, body))
+        return "interchanged with the threads, each thread's sums would go to memory in every "
+               "iteration, for reads of the block's own arrays only";
+    return NULL;
 }
 
 /* "[j][i]" (or "[8][8]": the counts), over the nest's levels. */
@@ -927,17 +963,23 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     Interchange x;
     if (!qualifies(C, l, &x) || (early && !x.rows && !x.guard))
         return false;
-    if (!x.rows && !x.strided && !pays(C, &x)) {
-        if (!early)
-            oklc_edit_before(
-                &C->E->ed, x.levels[0]->stmt.begin,
-                oklc_arena_printf(C->a,
-                                  "/* kept as written: interchanged with the threads, each "
-                                  "thread's sums would go to memory in every iteration, "
-                                  "for reads of the block's own arrays only */\n%s",
-                                  oklc_emit_indent(C->E, x.levels[0]->stmt.begin)));
+    const char *why = pays(C, &x);
+    if (why) {
+        if (!early) {
+            oklc_edit_before(&C->E->ed, x.levels[0]->stmt.begin,
+                             oklc_arena_printf(C->a, "/* kept as written: %s */\n%s", why,
+                                               oklc_emit_indent(C->E, x.levels[0]->stmt.begin)));
+            oklc_cpu_decision(C, x.f->head, false,
+                              oklc_arena_printf(C->a, "kept as written: %s", why));
+        }
         return false;
     }
+    oklc_cpu_decision(
+        C, x.f->head, false,
+        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %lld rows",
+                                   (long long)x.rows)
+        : x.strided ? "interchanged with the threads: the threads' slices in rounds"
+                    : "interchanged with the threads: their neighbouring elements inside");
     use_slots(C, &x, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
                             : subscripts(C, &x, true));
     const Loop *top = x.levels[0];

@@ -225,6 +225,7 @@ struct oklc_ctx {
     bool         werror;
     bool         wall;                  /* -Wall */
     bool         no_cpu_rewrites;       /* oklc_set_cpu_rewrites(c, false) */
+    bool         backend_set;           /* oklc_set_backend(_name) was called */
     VEC(const char *) clang_args;       /* --clang-arg */
     const char  *pch_dir;               /* precompiled preludes (parse/pch.c), or NULL */
     VEC(struct Intrinsic *) intrinsics; /* the user's (intrinsics/intrinsics.c) */
