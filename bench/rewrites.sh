@@ -26,5 +26,5 @@ echo "== the CPU rewrites against the plain translation ($(nproc) cores; load av
 status=0
 "$build/bench_compare" -d bench/compare -D serial -D openmp -P || status=1
 echo
-TMPDIR=$tmp "$build/tests/diff_kernels" -T -s 1 -n "$files" -k 12 || status=1
+"$build/tests/diff_kernels" -T -s 1 -n "$files" -k 12 || status=1
 exit $status

@@ -279,34 +279,6 @@ static Normalized *normalize(Run *r, const PPResult *pp)
     return nz && oklc_plugins_after(c, OKLC_AFTER_NORMALIZE, NULL, &text, &len) ? nz : NULL;
 }
 
-static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *path);
-
-/* The model (OKLC_DUMP_MODEL); for a CPU backend the caller chose, then
- * the decisions of its cost model, from a translation made for them. */
-static bool dump(oklc_ctx *c, Model *m, unsigned flags, const char *path)
-{
-    Buf b;
-    oklc_buf_init(&b, &c->arena);
-    if (!(flags & OKLC_DUMP_MODEL)) {
-        set_output(c, b.data, b.len);
-        return true;
-    }
-    oklc_model_dump(c, m, &b);
-    const Backend *be = c->backend_set ? oklc_backend_chosen(c) : NULL;
-    if (be && (be->id == OKLC_BACKEND_SERIAL || be->id == OKLC_BACKEND_OPENMP) && !be->plugin) {
-        int errors = c->nerrors;
-        Emit *E = translated(c, be, m, path);
-        if (!E || c->nerrors != errors)
-            return false;
-        oklc_buf_printf(&b, "\nCPU rewrites (%s backend): %zu decision%s\n", be->name,
-                        E->decisions.len, E->decisions.len == 1 ? "" : "s");
-        for (size_t i = 0; i < E->decisions.len; i++)
-            oklc_buf_printf(&b, "  %s\n", E->decisions.data[i]);
-    }
-    set_output(c, b.data, b.len);
-    return true;
-}
-
 /* XXH3-128 of the normalized text (everything the preprocessor produced,
  * "..." includes inlined), the backend, the convention (OCCA's, when it
  * is that) and the plugins loaded. */
@@ -404,6 +376,32 @@ static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *pa
         E = next;
     }
     return E;
+}
+
+/* The model (OKLC_DUMP_MODEL); for a CPU backend the caller chose, then
+ * the decisions of its cost model, from a translation made for them. */
+static bool dump(oklc_ctx *c, Model *m, unsigned flags, const char *path)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    if (!(flags & OKLC_DUMP_MODEL)) {
+        set_output(c, b.data, b.len);
+        return true;
+    }
+    oklc_model_dump(c, m, &b);
+    const Backend *be = c->backend_set ? oklc_backend_chosen(c) : NULL;
+    if (be && (be->id == OKLC_BACKEND_SERIAL || be->id == OKLC_BACKEND_OPENMP) && !be->plugin) {
+        int errors = c->nerrors;
+        Emit *E = translated(c, be, m, path);
+        if (!E || c->nerrors != errors)
+            return false;
+        oklc_buf_printf(&b, "\nCPU rewrites (%s backend): %zu decision%s\n", be->name,
+                        E->decisions.len, E->decisions.len == 1 ? "" : "s");
+        for (size_t i = 0; i < E->decisions.len; i++)
+            oklc_buf_printf(&b, "  %s\n", E->decisions.data[i]);
+    }
+    set_output(c, b.data, b.len);
+    return true;
 }
 
 /* The backend the context names; an error when it has none. */

@@ -705,20 +705,17 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
     if (!independent(F))
         return false;
     const Stage *rows = walks_rows(F);
-    oklc_cpu_decision(C, (Range){o->header.begin + 1, o->header.end - 1}, !rows,
-                      rows ? oklc_arena_printf(C->a, "the block's nests not fused: read in "
+    const char *why = rows ? oklc_arena_printf(C->a, "the block's nests not fused: read in "
                                                "place, '%s' would come from its source a row "
-                                               "at a time", rows->v->name)
-                           : "the block's nests fused, the @shared copies read in place");
+                                               "at a time in a thread's loop; the copy "
+                                               "gathers each tile once", rows->v->name)
+                           : "the block's nests fused, the @shared copies read in place";
+    oklc_cpu_decision(C, (Range){o->header.begin + 1, o->header.end - 1}, !rows, why);
     if (rows) {
         const Loop *l0 = F->levels[0];
-        oklc_edit_before(
-            &C->E->ed, oklc_emit_spec_of(C->E, l0->attr)->off,
-            oklc_arena_printf(C->a,
-                              "/* the block's nests not fused: read in place, '%s' would "
-                              "come from its source a row at a time in a thread's loop; "
-                              "the copy gathers each tile once */\n%s",
-                              rows->v->name, oklc_emit_indent(C->E, l0->stmt.begin)));
+        oklc_edit_before(&C->E->ed, oklc_emit_spec_of(C->E, l0->attr)->off,
+                         oklc_arena_printf(C->a, "/* %s */\n%s", why,
+                                           oklc_emit_indent(C->E, l0->stmt.begin)));
         return false;
     }
     write_fused(F);

@@ -92,12 +92,12 @@
  *    asked, what each thread accumulates stays in registers, which is
  *    faster than a slot per thread in memory (a tiled matrix product's
  *    k loop ran at half the speed interchanged);
- *  - the interchange pays (pays(), a cost estimate): a loop of a few
- *    iterations stays as written unless it is all the thread does and
- *    keeps no sum; without tiles of rows or a strided slice, a loop that
- *    accumulates into a per-thread value and reads only the block's own
- *    arrays stays as written, its sums in registers (the output says why
- *    in a comment).
+ *  - the interchange pays (pays(), a cost estimate; the output says why
+ *    where it does not): a strided slice of at most 16 threads with a sum
+ *    stays as written, so does a loop of a few iterations unless it is all
+ *    the thread does and keeps no sum, and, without tiles of rows, a loop
+ *    that accumulates into a per-thread value reading only the block's own
+ *    arrays (its sums stay in registers).
  */
 #include <ctype.h>
 #include <string.h>
@@ -622,8 +622,12 @@ static bool reads_arguments(Cpu *C, Range body)
     return false;
 }
 
-/* Does the interchange pay (a strided slice always does: its rounds are
- * the memory's order)? NULL when it does, else why not, for the output.
+/* Does the interchange pay? NULL when it does, else why not, for the
+ * output.
+ *  - A strided slice pays (its rounds are the memory's order) but over a
+ *    few threads (at most 16) with a sum: their elements share cache lines
+ *    already, and a round is at most two vectors of a count known only
+ *    then (a random kernel of 8 threads ran 1.27 times slower).
  *  - A loop of a few iterations (a count of at most 4 that Clang knows):
  *    as written the compiler unrolls it in place, and the thread's other
  *    statements and sums stay where they are; interchanged, they would run
@@ -643,10 +647,16 @@ static bool reads_arguments(Cpu *C, Range body)
  *    bench/compare's matmulStaged). */
 static const char *pays(Cpu *C, const Interchange *x)
 {
-    if (x->strided)
-        return NULL;
     Range body = x->f->kids[x->f->nkids - 1]->range;
     const bool sums = carries_sums(C, x, body);
+    if (x->strided)
+        return x->threads > 16 || !sums
+                   ? NULL
+                   : oklc_arena_printf(C->a,
+                                       "the slices of %lld threads, whose elements already "
+                                       "share cache lines; interchanged, each round would be "
+                                       "at most two vectors and the sums would go to memory",
+                                       (long long)x->threads);
     const bool alone = !x->guard && x->at == 0 && x->body->nkids == 1;
     if (x->f->trips >= 0 && x->f->trips <= 4 && (sums || !alone))
         return oklc_arena_printf(C->a,
