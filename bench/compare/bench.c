@@ -277,29 +277,29 @@ static void setup_jacobi(oklc_device *d, Case *c, bool quick)
     c->bytes = 12.0 * (double)nn;    /* u and f read, unew written, once each */
 }
 
+/* C = A B, n x n: n and its type (floats: 1e-6, doubles: 1e-12 of tolerance) */
+static void matmul_case(oklc_device *d, Case *c, int n, Elem type)
+{
+    const bool f64 = type == T_F64;
+    snprintf(c->size, sizeof c->size, "%d^2 %s", n, f64 ? "doubles" : "floats");
+    c->args[c->nargs++] = oklc_arg_int(n);
+    for (int m = 0; m < 2; m++)
+        c->args[c->nargs++] = oklc_arg_mem(f64 ? random_f64(d, c, (size_t)n * n, -1, 1)
+                                               : random_f32(d, c, (size_t)n * n, -1, 1));
+    outputs(d, c, (size_t)n * n, type, NULL);
+    c->tol = f64 ? 1e-12 : 1e-6;
+    grid(c, (size_t)n / 16, (size_t)n / 16, 16, 16);    /* compute-bound: no bytes */
+}
+
 static void setup_matmul(oklc_device *d, Case *c, bool quick)
 {
-    const int n = quick ? 128 : 512;
-    snprintf(c->size, sizeof c->size, "%d^2 floats", n);
-    c->args[c->nargs++] = oklc_arg_int(n);
-    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n * n, -1, 1));
-    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n * n, -1, 1));
-    outputs(d, c, (size_t)n * n, T_F32, NULL);
-    c->tol = 1e-6;
-    grid(c, (size_t)n / 16, (size_t)n / 16, 16, 16);    /* compute-bound: no bytes */
+    matmul_case(d, c, quick ? 128 : 512, T_F32);
 }
 
 /* Issue 33's size: B's column panel (N x 16 doubles) out of the cache. */
 static void setup_matmul64(oklc_device *d, Case *c, bool quick)
 {
-    const int n = quick ? 128 : 1536;
-    snprintf(c->size, sizeof c->size, "%d^2 doubles", n);
-    c->args[c->nargs++] = oklc_arg_int(n);
-    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n * n, -1, 1));
-    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n * n, -1, 1));
-    outputs(d, c, (size_t)n * n, T_F64, NULL);
-    c->tol = 1e-12;
-    grid(c, (size_t)n / 16, (size_t)n / 16, 16, 16);    /* compute-bound: no bytes */
+    matmul_case(d, c, quick ? 128 : 1536, T_F64);
 }
 
 static void setup_gradient(oklc_device *d, Case *c, bool quick)

@@ -105,46 +105,28 @@ __kernel void jacobi2d_native(const int n, const float h2, __global const float 
     }
 }
 
-// C = A B, 16 x 16 tiles in local memory (n a multiple of 16)
+// C = A B, 16 x 16 tiles in local memory (n a multiple of 16), in floats
+// and in doubles
 #define TM 16
-__kernel void matmul_native(const int n, __global const float *restrict A,
-                            __global const float *restrict B, __global float *restrict C)
-{
-    __local float s_A[TM][TM], s_B[TM][TM];
-    const int tx = get_local_id(0), ty = get_local_id(1);
-    const int row = get_group_id(1) * TM + ty, col = get_group_id(0) * TM + tx;
-    float c = 0.f;
-    for (int kt = 0; kt < n; kt += TM) {
-        s_A[ty][tx] = A[row * n + kt + tx];
-        s_B[ty][tx] = B[(kt + ty) * n + col];
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (int k = 0; k < TM; ++k)
-            c += s_A[ty][k] * s_B[k][tx];
-        barrier(CLK_LOCAL_MEM_FENCE);
+#define MATMUL(name, T)                                                                    \
+    __kernel void name(const int n, __global const T *restrict A,                          \
+                       __global const T *restrict B, __global T *restrict C)               \
+    {                                                                                      \
+        __local T s_A[TM][TM], s_B[TM][TM];                                                \
+        const int tx = get_local_id(0), ty = get_local_id(1);                              \
+        const int row = get_group_id(1) * TM + ty, col = get_group_id(0) * TM + tx;       \
+        T c = 0;                                                                           \
+        for (int kt = 0; kt < n; kt += TM) {                                               \
+            s_A[ty][tx] = A[row * n + kt + tx];                                            \
+            s_B[ty][tx] = B[(kt + ty) * n + col];                                          \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+            _Pragma("unroll") for (int k = 0; k < TM; ++k) c += s_A[ty][k] * s_B[k][tx];   \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+        }                                                                                  \
+        C[row * n + col] = c;                                                              \
     }
-    C[row * n + col] = c;
-}
-
-// the same in doubles
-__kernel void matmul64_native(const int n, __global const double *restrict A,
-                              __global const double *restrict B, __global double *restrict C)
-{
-    __local double s_A[TM][TM], s_B[TM][TM];
-    const int tx = get_local_id(0), ty = get_local_id(1);
-    const int row = get_group_id(1) * TM + ty, col = get_group_id(0) * TM + tx;
-    double c = 0.0;
-    for (int kt = 0; kt < n; kt += TM) {
-        s_A[ty][tx] = A[row * n + kt + tx];
-        s_B[ty][tx] = B[(kt + ty) * n + col];
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (int k = 0; k < TM; ++k)
-            c += s_A[ty][k] * s_B[k][tx];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    C[row * n + col] = c;
-}
+MATMUL(matmul_native, float)
+MATMUL(matmul64_native, double)
 
 // spectral-element gradient, Nq = 8: a work-group of 8 x 8 per element,
 // u's column along k in registers, one k-plane at a time in local memory

@@ -143,6 +143,22 @@ extern "C" void jacobi2d_native(void *const *args)
     }
 }
 
+// C = A B, n x n row-major, where n is not a multiple of a register
+// tile: the plain i-k-j loops.
+template <typename T>
+static void matmul_plain(int n, const T *__restrict__ A, const T *__restrict__ B,
+                         T *__restrict__ C)
+{
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j)
+            C[(size_t)i * n + j] = 0;
+        for (int k = 0; k < n; ++k)
+            for (int j = 0; j < n; ++j)
+                C[(size_t)i * n + j] += A[(size_t)i * n + k] * B[(size_t)k * n + j];
+    }
+}
+
 // C = A B, n x n row-major, as a CPU wants it: a register tile of 8 rows x
 // 32 columns of C (16 vectors of 16 floats on AVX-512) kept in registers
 // while k runs over a block of 128 (the block of B, 128 x 32, stays in L1),
@@ -178,14 +194,7 @@ extern "C" void matmul_native(void *const *args)
     const float *__restrict__ B = ARG(float *, 2);
     float *__restrict__ C = ARG(float *, 3);
     if (n % MR || n % NR) {
-#pragma omp parallel for schedule(static)
-        for (int i = 0; i < n; ++i) {
-            for (int j = 0; j < n; ++j)
-                C[(size_t)i * n + j] = 0.f;
-            for (int k = 0; k < n; ++k)
-                for (int j = 0; j < n; ++j)
-                    C[(size_t)i * n + j] += A[(size_t)i * n + k] * B[(size_t)k * n + j];
-        }
+        matmul_plain(n, A, B, C);
         return;
     }
 #pragma omp parallel for schedule(static)
@@ -234,14 +243,7 @@ extern "C" void matmul64_native(void *const *args)
     const double *__restrict__ B = ARG(double *, 2);
     double *__restrict__ C = ARG(double *, 3);
     if (n % MR64 || n % NR64) {
-#pragma omp parallel for schedule(static)
-        for (int i = 0; i < n; ++i) {
-            for (int j = 0; j < n; ++j)
-                C[(size_t)i * n + j] = 0.0;
-            for (int k = 0; k < n; ++k)
-                for (int j = 0; j < n; ++j)
-                    C[(size_t)i * n + j] += A[(size_t)i * n + k] * B[(size_t)k * n + j];
-        }
+        matmul_plain(n, A, B, C);
         return;
     }
 #pragma omp parallel

@@ -109,15 +109,17 @@ extern "C" __global__ void jacobi2d_native(const int n, const float h2,
     }
 }
 
-// C = A B, 16 x 16 tiles in shared memory (n a multiple of 16)
+// C = A B, 16 x 16 tiles in shared memory (n a multiple of 16), in floats
+// and in doubles
 #define TM 16
-extern "C" __global__ void matmul_native(const int n, const float *__restrict__ A,
-                                         const float *__restrict__ B, float *__restrict__ C)
+template <typename T>
+__device__ void matmul_tiles(const int n, const T *__restrict__ A, const T *__restrict__ B,
+                             T *__restrict__ C)
 {
-    __shared__ float s_A[TM][TM], s_B[TM][TM];
+    __shared__ T s_A[TM][TM], s_B[TM][TM];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int row = blockIdx.y * TM + ty, col = blockIdx.x * TM + tx;
-    float c = 0.f;
+    T c = 0;
     for (int kt = 0; kt < n; kt += TM) {
         s_A[ty][tx] = A[row * n + kt + tx];
         s_B[ty][tx] = B[(kt + ty) * n + col];
@@ -130,24 +132,16 @@ extern "C" __global__ void matmul_native(const int n, const float *__restrict__ 
     C[row * n + col] = c;
 }
 
-// the same in doubles
+extern "C" __global__ void matmul_native(const int n, const float *__restrict__ A,
+                                         const float *__restrict__ B, float *__restrict__ C)
+{
+    matmul_tiles(n, A, B, C);
+}
+
 extern "C" __global__ void matmul64_native(const int n, const double *__restrict__ A,
                                            const double *__restrict__ B, double *__restrict__ C)
 {
-    __shared__ double s_A[TM][TM], s_B[TM][TM];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int row = blockIdx.y * TM + ty, col = blockIdx.x * TM + tx;
-    double c = 0.0;
-    for (int kt = 0; kt < n; kt += TM) {
-        s_A[ty][tx] = A[row * n + kt + tx];
-        s_B[ty][tx] = B[(kt + ty) * n + col];
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < TM; ++k)
-            c += s_A[ty][k] * s_B[k][tx];
-        __syncthreads();
-    }
-    C[row * n + col] = c;
+    matmul_tiles(n, A, B, C);
 }
 
 // spectral-element gradient, Nq = 8: a block of 8 x 8 per element, u's

@@ -188,19 +188,22 @@ RUN(jacobi2d_native)
     });
 }
 
-// C = A B, 16 x 16 tiles in local memory (n a multiple of 16)
+// C = A B, 16 x 16 tiles in local memory (n a multiple of 16), in floats
+// and in doubles
 #define TM 16
-RUN(matmul_native)
+template <typename T>
+static const char *matmul_tiles(void *q, const unsigned long *g, const unsigned long *b,
+                                void *const *a)
 {
     const int n = arg<int>(a, 0);
-    const float *A = arg<const float *>(a, 1), *B = arg<const float *>(a, 2);
-    float *C = arg<float *>(a, 3);
+    const T *A = arg<const T *>(a, 1), *B = arg<const T *>(a, 2);
+    T *C = arg<T *>(a, 3);
     return launch(q, g, b, [=](sycl::handler &h, const sycl::nd_range<3> &r) {
-        local<float, 2> s_A(sycl::range<2>(TM, TM), h), s_B(sycl::range<2>(TM, TM), h);
+        local<T, 2> s_A(sycl::range<2>(TM, TM), h), s_B(sycl::range<2>(TM, TM), h);
         h.parallel_for(r, [=](item it) {
             const int tx = it.get_local_id(2), ty = it.get_local_id(1);
             const int row = it.get_group(1) * TM + ty, col = it.get_group(2) * TM + tx;
-            float c = 0.f;
+            T c = 0;
             for (int kt = 0; kt < n; kt += TM) {
                 s_A[ty][tx] = A[row * n + kt + tx];
                 s_B[ty][tx] = B[(kt + ty) * n + col];
@@ -215,30 +218,14 @@ RUN(matmul_native)
     });
 }
 
-// the same in doubles
+RUN(matmul_native)
+{
+    return matmul_tiles<float>(q, g, b, a);
+}
+
 RUN(matmul64_native)
 {
-    const int n = arg<int>(a, 0);
-    const double *A = arg<const double *>(a, 1), *B = arg<const double *>(a, 2);
-    double *C = arg<double *>(a, 3);
-    return launch(q, g, b, [=](sycl::handler &h, const sycl::nd_range<3> &r) {
-        local<double, 2> s_A(sycl::range<2>(TM, TM), h), s_B(sycl::range<2>(TM, TM), h);
-        h.parallel_for(r, [=](item it) {
-            const int tx = it.get_local_id(2), ty = it.get_local_id(1);
-            const int row = it.get_group(1) * TM + ty, col = it.get_group(2) * TM + tx;
-            double c = 0.0;
-            for (int kt = 0; kt < n; kt += TM) {
-                s_A[ty][tx] = A[row * n + kt + tx];
-                s_B[ty][tx] = B[(kt + ty) * n + col];
-                sync(it);
-#pragma unroll
-                for (int k = 0; k < TM; ++k)
-                    c += s_A[ty][k] * s_B[k][tx];
-                sync(it);
-            }
-            C[row * n + col] = c;
-        });
-    });
+    return matmul_tiles<double>(q, g, b, a);
 }
 
 // spectral-element gradient, Nq = 8: a work-group of 8 x 8 per element,

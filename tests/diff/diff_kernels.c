@@ -1095,13 +1095,13 @@ int main(int argc, char **argv)
                "device(s)): the rewritten and the plain translation %s\n", T.timed, files, per,
                ndevs, T.bad ? "DIFFER (files kept)" : "agree");
     else if (timing)
-        printf("diff_kernels -T: %d kernel runs timed (%d files of %d descriptions, 2 styles, "
-               "%d device(s)); rewritten / plain time: geometric mean %.3f (of the medians), worst "
-               "%.3f (%s; the smaller of its medians' and fastest samples' ratios); "
-               "%d slower by more than 5%%, %d failed (%d with the same code both ways, not timed)\n",
-               T.timed, files, per, ndevs,
+        printf("diff_kernels -T: %d kernel runs (%d files of %d descriptions, 2 styles, %d "
+               "device(s)), %d timed, %d with the same code both ways; rewritten / plain time: "
+               "geometric mean %.3f (of the medians), worst %.3f (%s; the smaller of its "
+               "medians' and fastest samples' ratios); %d slower by more than 5%%, %d failed\n",
+               T.timed, files, per, ndevs, T.timed - T.same, T.same,
                T.timed > T.same ? exp(T.log_sum / (T.timed - T.same)) : 0.0, T.worst, T.worst_at,
-               T.slower, T.bad, T.same);
+               T.slower, T.bad);
     else
         printf("diff_kernels: %d file(s) of %d descriptions, %d device(s): %s\n", files, per,
                ndevs, bad ? "DIFFERENCES (files kept)" : "all agree");
