@@ -32,9 +32,10 @@
 #include "../emit/emit.h"
 #include "table.h"
 
-/* One transpilation in progress. */
+/* The CPU backends' cost decisions, each "kernel K, for (...): what". */
 typedef VEC(const char *) Decisions;
 
+/* One transpilation in progress. */
 typedef struct Emit {
     oklc_ctx         *c;
     const Normalized *nz;
