@@ -147,6 +147,11 @@ OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const ch
 /* Guards as bounds, grid-stride loops in memory order, GPU-style tiled
  * nests by axis. Each is true when it changed the loop. */
 OKLC_INTERNAL bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l);
+/* The range [*start, *end) of the @inner loop l run inside f, a thread's
+ * loop interchanged with it, narrowed by the guard ending f's body (the
+ * if gone where the bounds say it all); false if it has no such guard. */
+OKLC_INTERNAL bool oklc_cpu_guard_range(Cpu *C, const Loop *l, const Stmt *f, const char **start,
+                                        const char **end);
 OKLC_INTERNAL bool oklc_cpu_guarded_select(Cpu *C, const Loop *l);
 OKLC_INTERNAL bool oklc_cpu_grid_stride(Cpu *C, const Loop *l);
 /* The innermost loop of a tiled nest run as one loop with the @outer

@@ -126,6 +126,8 @@ typedef struct Interchange {
     int64_t      rows;            /* threads of the next-to-innermost level per tile (0: none) */
     const Stmt  *inner[MAX_DEPTH];/* tiles: loops that are f's whole body, nested (f's first) */
     size_t       ninner;
+    const char  *from, *to;       /* the innermost threads' range inside f, narrowed by a
+                                     guard ending f's body (oklc_cpu_guard_range), or NULL */
 } Interchange;
 
 static bool is_shared(const Var *v)
@@ -644,11 +646,22 @@ static bool reads_arguments(Cpu *C, Range body)
  *    all of the block's own arrays (@shared, local: in the cache), only
  *    the sums' traffic changes, for the worse (a tiled product's k loop
  *    over its staged tiles ran 1.3 to 1.5 times slower interchanged,
- *    bench/compare's matmulStaged). */
+ *    bench/compare's matmulStaged).
+ *  - On OpenMP, a thread with atomic updates besides the loop: interchanged,
+ *    the block's updates run back to back in a loop of their own, where the
+ *    other OpenMP threads' updates of the same elements (a histogram's bins)
+ *    take their cache lines from them at every step; as written the loop's
+ *    work spaces them out (a random kernel with 8 shared bins ran 1.13
+ *    times slower interchanged on 2 threads, as fast on 1). */
 static const char *pays(Cpu *C, const Interchange *x)
 {
     Range body = x->f->kids[x->f->nkids - 1]->range;
     const bool sums = carries_sums(C, x, body);
+    if (C->omp && (oklc_cpu_has_atomic(C, (Range){x->all->range.begin, x->f->range.begin}) ||
+                   oklc_cpu_has_atomic(C, (Range){x->f->range.end, x->all->range.end})))
+        return "interchanged with the threads, each thread's atomic updates would run back to "
+               "back with the other threads', contending with the other OpenMP threads for "
+               "their cache lines";
     if (x->strided)
         return x->threads > 16 || !sums
                    ? NULL
@@ -680,14 +693,19 @@ static const char *subscripts(Cpu *C, const Interchange *x, bool iterators)
     return s;
 }
 
-/* The loops over every thread of the nest, outermost first. */
-static const char *each_thread(Cpu *C, const Interchange *x)
+/* The loops over every thread of the nest, outermost first, the
+ * innermost with the header `inner` if not NULL. */
+static const char *each_thread(Cpu *C, const Interchange *x, const char *inner)
 {
     const char *s = "";
     for (size_t i = 0; i < x->nlevels; i++) {
         const Loop *l = x->levels[i];
-        s = oklc_arena_printf(C->a, "%s%sfor (%s %s = 0; %s < %s; ++%s)", s, i ? " " : "",
-                              oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter);
+        if (inner && i + 1 == x->nlevels)
+            s = oklc_arena_printf(C->a, "%s%sfor %s", s, i ? " " : "", inner);
+        else
+            s = oklc_arena_printf(C->a, "%s%sfor (%s %s = 0; %s < %s; ++%s)", s, i ? " " : "",
+                                  oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips,
+                                  l->iter);
     }
     return s;
 }
@@ -929,11 +947,33 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
         oklc_buf_printf(o, "%s  }\n", ind);
 }
 
+/* The loops `each` over the threads running `text`, in an iteration of
+ * the thread's loop (indented by `ind`). With a guard as their range: a
+ * loop of the constant count where every thread passes (the count the
+ * compiler vectorises best; a variable one made GCC copy by `rep movsq`),
+ * the range otherwise. */
+static const char *loop_threads(Cpu *C, const Interchange *x, const char *each, const char *text,
+                                const char *ind)
+{
+    if (!x->from)
+        return oklc_arena_printf(C->a, "%s%s {\n%s%s}\n", ind, each, text, ind);
+    const Loop *l = x->l;
+    const char *type = oklc_emit_iter_type(C->E, l), *it = l->iter;
+    const char *range = oklc_arena_printf(C->a, "(%s %s = _occa_first_%s; %s < _occa_end_%s; ++%s)",
+                                          type, it, it, it, it, it);
+    return oklc_arena_printf(C->a,
+                             "%sconst %s _occa_first_%s = %s, _occa_end_%s = %s;\n"
+                             "%sif (_occa_first_%s == 0 && _occa_end_%s == %s) {\n"
+                             "%s  %s {\n%s%s  }\n%s} else {\n%s  %s {\n%s%s  }\n%s}\n",
+                             ind, type, it, x->from, it, x->to, ind, it, it, l->trips, ind, each,
+                             text, ind, ind, ind, each_thread(C, x, range), text, ind, ind);
+}
+
 /* The threads one after the other (the loops `each`), in each iteration of
  * the loop: what each thread keeps across it has a slot per thread. */
 static void in_order(Cpu *C, const Interchange *x, Buf *o, const char *ind)
 {
-    const char *each = each_thread(C, x), *slot = subscripts(C, x, true);
+    const char *each = each_thread(C, x, NULL), *slot = subscripts(C, x, true);
     const char *in = oklc_arena_printf(C->a, "%s    ", ind), *gin = guarded_ind(C, x, in);
     /* "j][i": init_slot writes v[at] */
     const char *at = oklc_arena_strndup(C->a, slot + 1, strlen(slot) - 2);
@@ -947,11 +987,13 @@ static void in_order(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     if (x->strided)
         rounds(C, x, again_decls(C, x, false, in2), o, ind);
     else
-        oklc_buf_printf(o, "%s  for (%s) {\n%s    %s {\n%s%s    }\n%s  }\n", ind,
-                        oklc_cpu_render(C, x->f->head), ind, each,
-                        thread_text(C, x, "", line(C, guarded_ind(C, x, in2), body_of(C, x->f)),
-                                    in2),
-                        ind, ind);
+        oklc_buf_printf(o, "%s  for (%s) {\n%s%s  }\n", ind, oklc_cpu_render(C, x->f->head),
+                        loop_threads(C, x, each,
+                                     thread_text(C, x, "",
+                                                 line(C, guarded_ind(C, x, in2), body_of(C, x->f)),
+                                                 in2),
+                                     in),
+                        ind);
     if (x->at + 1 < x->body->nkids)    /* the rest of each thread's statements */
         oklc_buf_printf(o, "%s  %s {\n%s%s  }\n", ind, each,
                         thread_text(C, x, "", line(C, gin, kids(C, x, x->at + 1, x->body->nkids)),
@@ -984,11 +1026,15 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         }
         return false;
     }
+    if (!x.rows && !x.strided && !oklc_cpu_guard_range(C, l, x.f, &x.from, &x.to))
+        x.from = x.to = NULL;
     oklc_cpu_decision(
         C, x.f->head, false,
         x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %lld rows",
                                    (long long)x.rows)
         : x.strided ? "interchanged with the threads: the threads' slices in rounds"
+        : x.from    ? "interchanged with the threads: their neighbouring elements inside, the "
+                      "guard of the loop's body as their bounds"
                     : "interchanged with the threads: their neighbouring elements inside");
     use_slots(C, &x, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
                             : subscripts(C, &x, true));
@@ -1001,7 +1047,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
                         "of %lld rows whose values stay in registers */\n", (long long)x.rows);
     else
         oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
-                        "threads' neighbouring elements in the inner loop */\n");
+                        "threads' neighbouring elements in the inner loop%s */\n",
+                        x.from ? ", the guard in it as their bounds" : "");
     once_decls(C, &x, x.rows ? NULL : subscripts(C, &x, false), &o, ind);
     if (!x.guard) {
         threads(C, &x, &o, ind);
@@ -1010,7 +1057,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         all.guard = NULL;
         const char *in = oklc_arena_printf(C->a, "%s  ", ind);
         oklc_buf_printf(&o, "%sbool _occa_all = true;\n%s%s {\n%s%s  if (!(%s)) "
-                        "_occa_all = false;\n%s}\n%sif (_occa_all) {\n", in, in, each_thread(C, &x),
+                        "_occa_all = false;\n%s}\n%sif (_occa_all) {\n", in, in, each_thread(C, &x, NULL),
                         again_decls(C, &x, false, oklc_arena_printf(C->a, "%s  ", in)), in,
                         oklc_cpu_render(C, x.guard->head), in, in);
         threads(C, &all, &o, in);

@@ -55,6 +55,9 @@ typedef struct Merge {
 typedef struct Guard {
     const Loop  *l;
     const Merge *merge;        /* l is the inner loop of this merge, or NULL */
+    const Stmt  *body;         /* what each iteration runs: l's body, or NULL for it */
+    const Var   *outside;      /* declared in l but run outside it (a thread's loop
+                                  interchanged with l: its iterator), or NULL */
     Local       *locals;       /* the declarations before the if */
     size_t       nlocals;
     const char  *lo, *hi;      /* max of the lower bounds, min of the upper (exclusive) */
@@ -82,13 +85,56 @@ static const Local *local_at(const Guard *g, uint32_t off)
     return NULL;
 }
 
+/* Is a value of this type a signed integer? Bounds are rewritten
+ * arithmetic (i < n with i = base + t is t < n - base), true of signed
+ * values only: unsigned ones wrap around (n - base past zero). */
+static bool signed_int(const char *type)
+{
+    static const char *const names[] = {"int", "long", "long long", "short", "signed",
+                                        "long int", "long long int", "short int", "signed int",
+                                        "int64_t", "int32_t", "int16_t", "ptrdiff_t",
+                                        "std::int64_t", "std::int32_t", "std::ptrdiff_t"};
+    if (!type)
+        return false;
+    if (!strncmp(type, "const ", 6))
+        type += 6;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(type, names[i]))
+            return true;
+    return false;
+}
+
+/* Does [b, e) have an unsigned number (10u, 0xffU) or a sizeof? */
+static bool unsigned_terms(const char *t, uint32_t b, uint32_t e)
+{
+    for (uint32_t p = b; p < e;) {
+        uint32_t q = p;
+        while (q < e && oklc_ident_char(t[q]))
+            q++;
+        if (q == p) {
+            p++;
+            continue;
+        }
+        bool number = isdigit((unsigned char)t[p]);
+        for (uint32_t i = p; i < q; i++)
+            if (number && (t[i] == 'u' || t[i] == 'U'))
+                return true;
+        if (q - p == 6 && !strncmp(t + p, "sizeof", 6))
+            return true;
+        p = q;
+    }
+    return false;
+}
+
 /* [b, e) as an expression the loop cannot change, with the locals of the
- * guard replaced by their values; NULL if it is not one. */
-static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
+ * guard replaced by their values; NULL if it is not one. A number (for a
+ * bound: `numeric`) only of signed integers. */
+static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e, bool numeric)
 {
     const char *t = C->E->nz->text;
     const Loop *l = g->l;
-    if (b >= e || !oklc_cpu_pure_in(C, (Range){b, e}, false))
+    if (b >= e || !oklc_cpu_pure_in(C, (Range){b, e}, false) ||
+        (numeric && unsigned_terms(t, b, e)))
         return NULL;
     Buf out;
     oklc_buf_init(&out, C->a);
@@ -108,10 +154,12 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e)
         const Local *lc = local_at(g, next);
         if (lc && lc->value) {
             oklc_buf_puts(&out, lc->value);     /* a value the loop cannot change */
-        } else if (oklc_cpu_exclusive(v) || oklc_in_range(l->stmt, v->name_off) ||
-                   oklc_cpu_written_in(C, v, l->stmt) ||
-                   (g->merge && v->name_off == g->merge->outer->iter_off)) {
-            return NULL;          /* per thread, changed by the loop, or merged into it */
+        } else if ((v != g->outside &&
+                    (oklc_cpu_exclusive(v) || oklc_in_range(l->stmt, v->name_off) ||
+                     oklc_cpu_written_in(C, v, l->stmt) ||
+                     (g->merge && v->name_off == g->merge->outer->iter_off))) ||
+                   (numeric && !signed_int(v->type.spelling))) {
+            return NULL;          /* per thread, changed by the loop, merged into it, unsigned */
         } else {
             oklc_buf_puts(&out, v->name);
         }
@@ -163,11 +211,16 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
     const char *t = C->E->nz->text;
     int depth = 0;
     uint32_t at = 0, len = 0, n = 0;
+    bool bitwise = false;       /* `t < n & m` is (t < n) & m */
     for (uint32_t p = b; p < e; p++) {
-        if (t[p] == '(')
+        if (strchr("([{", t[p]))
             depth++;
-        else if (t[p] == ')')
+        else if (strchr(")]}", t[p]))
             depth--;
+        else if (!depth && strchr("&|^", t[p]))
+            bitwise = true;
+        else if (t[p] == '>' && p > b && t[p - 1] == '-')
+            continue;                           /* -> */
         else if (!depth && (t[p] == '<' || t[p] == '>')) {
             if (t[p + 1] == t[p])
                 return false;                   /* a shift */
@@ -182,13 +235,13 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
         }
     }
     Range all = oklc_cpu_trimmed(t, b, e);
-    const char *whole = invariant(C, g, all.begin, all.end);
+    const char *whole = invariant(C, g, all.begin, all.end, false);
     if (whole) {                                /* no iterator: the loop runs or not */
         g->when = g->when ? oklc_arena_printf(C->a, "%s && %s", g->when, oklc_cpu_op(C, whole))
                           : oklc_cpu_op(C, whole);
         return true;
     }
-    if (n != 1 || t[at] == '!')
+    if (n != 1 || t[at] == '!' || bitwise)
         return false;
     Range left = oklc_cpu_trimmed(t, b, at), right = oklc_cpu_trimmed(t, at + len, e);
     const char *offset;
@@ -196,7 +249,7 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
     if (!iter_left && !on_iterator(C, g, right, &offset))
         return false;
     Range xr = iter_left ? right : left;
-    const char *x = invariant(C, g, xr.begin, xr.end);
+    const char *x = invariant(C, g, xr.begin, xr.end, true);
     if (!x)
         return false;
     x = oklc_cpu_op(C, x);
@@ -223,7 +276,8 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
 {
     const char *t = C->E->nz->text;
     Local lc = {v, NULL, false, NULL};
-    if (v->init_form != '=' || oklc_cpu_written_in(C, v, g->l->stmt))
+    if (v->init_form != '=' || !signed_int(v->type.spelling) ||
+        oklc_cpu_written_in(C, v, g->l->stmt))
         return lc;
     Range init = oklc_cpu_trimmed(t, v->init.begin, v->init.end);
     if (is_iter(t, g, init)) {
@@ -237,14 +291,14 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
             continue;
         Range a = oklc_cpu_trimmed(t, init.begin, p), b = oklc_cpu_trimmed(t, p + 1, init.end);
         Range other = is_iter(t, g, a) ? b : is_iter(t, g, b) ? a : (Range){0, 0};
-        const char *off = other.end ? invariant(C, g, other.begin, other.end) : NULL;
+        const char *off = other.end ? invariant(C, g, other.begin, other.end, true) : NULL;
         if (off) {
             lc.affine = true;
             lc.offset = off;
             return lc;
         }
     }
-    const char *value = invariant(C, g, init.begin, init.end);
+    const char *value = invariant(C, g, init.begin, init.end, true);
     lc.value = value ? oklc_arena_printf(C->a, "(%s)", value) : NULL;
     return lc;
 }
@@ -254,9 +308,9 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
 static const Stmt *guard_of(Cpu *C, Guard *g)
 {
     const Loop *l = g->l;
-    if (!l->node || !l->node->nkids)
+    if (!g->body && (!l->node || !l->node->nkids))
         return NULL;
-    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    const Stmt *body = g->body ? g->body : l->node->kids[l->node->nkids - 1];
     const Stmt *const *kids = &body;
     size_t n = 1;
     if (body->kind == ST_COMPOUND)
@@ -291,26 +345,40 @@ static bool boundable(Cpu *C, const Loop *l)
            (l->cmp == CMP_LT || l->cmp == CMP_LE) && !oklc_cpu_in_split(C, l->stmt.begin);
 }
 
+/* Is an operator that binds more loosely than && (||, ?:, a comma) at
+ * the top level of [b, e)? Then the condition is no conjunction and no
+ * term of it holds for every iteration that passes. */
+static bool looser_than_and(const char *t, uint32_t b, uint32_t e)
+{
+    int depth = 0;
+    for (uint32_t p = b; p < e; p++) {
+        depth += strchr("([{", t[p]) ? 1 : strchr(")]}", t[p]) ? -1 : 0;
+        if (!depth && (t[p] == '?' || t[p] == ',' || (t[p] == '|' && t[p + 1] == '|')))
+            return true;
+    }
+    return false;
+}
+
 /* The terms of a condition (joined by &&) as bounds; false when a term is
- * not one (or the condition is a disjunction). */
+ * not one (or the condition is no conjunction: nothing is taken then). */
 static bool guard_terms(Cpu *C, Guard *g, Range cond)
 {
     const char *t = C->E->nz->text;
+    if (looser_than_and(t, cond.begin, cond.end))
+        return false;
     bool all = true;
     int depth = 0;
     uint32_t from = cond.begin;
     for (uint32_t p = cond.begin; p <= cond.end; p++) {
         bool end = p == cond.end;
-        if (!end && t[p] == '(')
+        if (!end && strchr("([{", t[p]))
             depth++;
-        else if (!end && t[p] == ')')
+        else if (!end && strchr(")]}", t[p]))
             depth--;
         if (end || (!depth && t[p] == '&' && t[p + 1] == '&')) {
             all &= bound_term(C, g, from, p);
             from = p + 2;
             p++;
-        } else if (!depth && t[p] == '|' && t[p + 1] == '|') {
-            return false;
         }
     }
     return all;
@@ -358,30 +426,50 @@ static const char *loop_head(Cpu *C, const Guard *g, const char *start, const ch
                              start, it, end_name, step);
 }
 
-/* The loop's bounds narrowed by the guard at the top of its body, if it
- * has one, the if gone when the bounds say it all; false if nothing
- * changed. */
-static bool apply_guard(Cpu *C, Guard *g)
+/* The loop's range [*start, *end) narrowed by the guard at the top of its
+ * body, if it has one, the if gone when the bounds say it all; false if
+ * nothing changes. */
+static bool guarded_range(Cpu *C, Guard *g, const char **start, const char **end)
 {
-    const Loop *l = g->l;
+    const Var *it = oklc_cpu_iter_var(C, g->l);
     const Stmt *st = guard_of(C, g);
-    if (!st || st->kind != ST_IF || st->nkids != 1)
+    if (!it || !signed_int(it->type.spelling) || !st || st->kind != ST_IF || st->nkids != 1)
         return false;
     bool all = guard_terms(C, g, st->head);
     if (!g->lo && !g->hi && (!g->when || !all))
         return false;
-    const char *start, *end;
-    narrowed(C, g, &start, &end);
-    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, loop_head(C, g, start, end));
+    narrowed(C, g, start, end);
     if (all)     /* the bounds say it all: "if (...)" goes */
         oklc_emit_delete_stmt(C->E, st->range.begin, st->head.end + 1);
     return true;
 }
 
+/* The same as the loop's header; NULL if nothing changes. */
+static const char *guarded_head(Cpu *C, Guard *g)
+{
+    const char *start, *end;
+    return guarded_range(C, g, &start, &end) ? loop_head(C, g, start, end) : NULL;
+}
+
 bool oklc_cpu_guard_bounds(Cpu *C, const Loop *l)
 {
     Guard g = {.l = l};
-    return boundable(C, l) && apply_guard(C, &g);
+    const char *head = boundable(C, l) ? guarded_head(C, &g) : NULL;
+    if (head)
+        oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, head);
+    return head != NULL;
+}
+
+/* The guard ending the body of f, a thread's loop that the interchange
+ * puts outside l (`for (k = 0; k < 4; ++k) { const int i = (b * 4 + k)
+ * * 256 + t; if (i < N) ... }`), as the range of l inside each of its
+ * iterations: t < N - (b * 4 + k) * 256; the bounds may use f's iterator,
+ * fixed while l runs there. */
+bool oklc_cpu_guard_range(Cpu *C, const Loop *l, const Stmt *f, const char **start,
+                          const char **end)
+{
+    Guard g = {.l = l, .body = f->kids[f->nkids - 1], .outside = oklc_cpu_for_var(C, f)};
+    return g.outside && boundable(C, l) && guarded_range(C, &g, start, end);
 }
 
 /* The declarations before `last` that x = value needs (directly or
@@ -773,11 +861,13 @@ bool oklc_cpu_merge_tiles(Cpu *C, const Loop *l)
     for (size_t i = 0; i < m.nuses; i++)
         oklc_edit_replace(&C->E->ed, m.uses[i].begin, m.uses[i].end, m.name);
     Guard g = {.l = l, .merge = &m};
-    if (!apply_guard(C, &g)) {
+    const char *head = guarded_head(C, &g);
+    if (!head) {
         const char *start, *end;
         narrowed(C, &g, &start, &end);
-        oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, loop_head(C, &g, start, end));
+        head = loop_head(C, &g, start, end);
     }
+    oklc_edit_replace(&C->E->ed, l->header.begin, l->header.end, head);
     return true;
 }
 

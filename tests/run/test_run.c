@@ -370,7 +370,7 @@ static void test_tile_threads(void **state)
 
 static void guards_with(int n, int flag)
 {
-    enum { NB = 7, T = 32, N = 7 * NB * T };
+    enum { NB = 7, T = 32, N = 10 * NB * T };
     int out[N] = {0}, want[N] = {0};
     for (int b = 0; b < NB; b++)
         for (int t = 0; t < T; t++) {
@@ -388,8 +388,48 @@ static void guards_with(int n, int flag)
             if (2 * t + b < n)
                 want[5 * NB * T + i] = 6;
             want[6 * NB * T + i] = (i >= 3 && i < n) ? 7 + t : -t;
+            if ((i < n - 2 && flag > 0) || flag == 2)
+                want[7 * NB * T + i] = 8;
+            if (t < n ? flag > 0 : flag == 0)
+                want[8 * NB * T + i] = 9;
+            if ((t < n) & flag)
+                want[9 * NB * T + i] = 10;
         }
     RUN_ON("guards.okl", "guards", out, oklc_arg_int(NB), oklc_arg_int(n), oklc_arg_int(flag));
+    same_ints(want, out, N);
+}
+
+static void thread_loops_with(int n, int flag)
+{
+    enum { NB = 7, M = NB * 256 };
+    int out[4 * M] = {0}, want[4 * M] = {0};
+    for (int b = 0; b < NB; b++)
+        for (int t = 0; t < 32; t++)
+            for (int k = 0; k < 8; k++) {
+                const int i = (b * 8 + k) * 32 + t;
+                if (i < n && i >= 2 * k)
+                    want[i] = 1 + k;
+                if (i < n && k != flag)
+                    want[M + i] = 2;
+                if ((i < n - 40 && flag > 0) || flag == 2)
+                    want[2 * M + i] = 3;
+                if (i < n - 5)
+                    want[3 * M + i] = 4;
+            }
+    RUN_ON("guards.okl", "threadLoops", out, oklc_arg_int(NB), oklc_arg_int(n),
+           oklc_arg_int(flag));
+    same_ints(want, out, 4 * M);
+}
+
+static void unsigned_guards_with(unsigned un)
+{
+    enum { NB = 7, N = NB * 32 + NB * 256 };
+    int out[N] = {0}, want[N] = {0};
+    for (unsigned i = 0; i < NB * 32; i++)
+        want[i] = i < un;
+    for (unsigned i = 0; i < NB * 256; i++)
+        want[NB * 32 + i] = i < un ? 2 : 0;
+    RUN_ON("guards.okl", "unsignedGuards", out, oklc_arg_int(NB), oklc_arg_int((int32_t)un));
     same_ints(want, out, N);
 }
 
@@ -400,6 +440,12 @@ static void test_guards(void **state)
     guards_with(3, 2);
     guards_with(1000, 0);
     guards_with(-5, 2);
+    thread_loops_with(1000, 1);
+    thread_loops_with(1792, 2);
+    thread_loops_with(3, 0);
+    thread_loops_with(-5, 2);
+    unsigned_guards_with(100);
+    unsigned_guards_with(0);
 }
 
 static void tiles_with(int nx, int ny)
