@@ -1026,7 +1026,10 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         }
         return false;
     }
-    if (!x.rows && !x.strided && !oklc_cpu_guard_range(C, l, x.f, &x.from, &x.to))
+    /* one level: the range is computed before the loop over the threads,
+     * where the iterator of an outer level of the nest is not */
+    if (x.nlevels != 1 || x.rows || x.strided ||
+        !oklc_cpu_guard_range(C, l, x.f, &x.from, &x.to))
         x.from = x.to = NULL;
     oklc_cpu_decision(
         C, x.f->head, false,

@@ -419,6 +419,19 @@ static void thread_loops_with(int n, int flag)
     RUN_ON("guards.okl", "threadLoops", out, oklc_arg_int(NB), oklc_arg_int(n),
            oklc_arg_int(flag));
     same_ints(want, out, 4 * M);
+
+    int out2[M] = {0}, want2[M] = {0};
+    for (int b = 0; b < NB; b++)
+        for (int j = 0; j < 4; j++)
+            for (int t = 0; t < 8; t++)
+                for (int k = 0; k < 8; k++) {
+                    const int i = (b * 8 + k) * 32 + j * 8 + t;
+                    if (i < n && j < flag + 2)
+                        want2[i] = 5;
+                }
+    RUN_ON("guards.okl", "threadLoops2", out2, oklc_arg_int(NB), oklc_arg_int(n),
+           oklc_arg_int(flag));
+    same_ints(want2, out2, M);
 }
 
 static void unsigned_guards_with(unsigned un)
