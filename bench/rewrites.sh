@@ -3,8 +3,8 @@
 # built twice on the serial and the OpenMP device, with the transpiler's
 # rewrites on and off (oklc_props_cpu_rewrites; `oklc transpile
 # --cpu-rewrites=off`), and timed in the same run:
-#  - every kernel of bench/compare (bench_compare -P: medians of 15
-#    alternating samples);
+#  - every kernel of bench/compare and of bench/kernels (bench_compare -P:
+#    medians of 15 alternating samples);
 #  - 216 random kernels of tests/diff (9 files of 12 descriptions, each in
 #    two styles; diff_kernels -T: medians of 7 alternating samples, a kernel
 #    that seems slower timed once more), whose two translations must also

@@ -47,7 +47,9 @@
  *       without the CPU rewrites (oklc_props_cpu_rewrites), not the
  *       hand-written twin: goal plain/rewritten >= 0.95 for every kernel,
  *       copy included, in the medians or the fastest samples
- *       (bench/rewrites.sh)
+ *       (bench/rewrites.sh); the kernels of DIR/../kernels (bench/kernels:
+ *       spectral-element operators, reductions, gather-scatter, which have
+ *       no hand-written twins) are timed too
  * Exit status: 0 goal met (with -c: every pair agrees), 1 goal not met,
  * 2 a failure (build, run, or the two versions disagree).
  */
@@ -73,7 +75,7 @@
 #define GOAL_PLAIN 0.95   /* -P: plain/rewritten (the rewrites at most 5% slower) */
 #define GOAL_GPU 0.97     /* hand/gen on the GPU-like devices */
 #define GOAL_COPY 0.90    /* GPU-like: generated GB/s over the copy kernel's */
-#define MAX_ARGS 6
+#define MAX_ARGS 8
 #define MAX_MEM 8
 
 /* xorshift64*: the same inputs on every run. */
@@ -350,29 +352,158 @@ static void setup_histogram(oklc_device *d, Case *c, bool quick)
     c->bytes = (double)n + 2.0 * 4 * 256;
 }
 
+/* ---- bench/kernels (with -P only: they have no hand-written twins) --------------- */
+
+enum { NP = 512 };    /* the spectral-element kernels' nodes per element (8^3) */
+
+static int elements(Case *c, bool quick)
+{
+    const int E = quick ? 32 : 2048;
+    snprintf(c->size, sizeof c->size, "%d elements, Nq=8, doubles", E);
+    return E;
+}
+
+/* axHex3D(Nelements, offset, ggeo, D, lambda, q, Aq) */
+static void setup_ax_hex3d(oklc_device *d, Case *c, bool quick)
+{
+    const int E = elements(c, quick);
+    c->args[c->nargs++] = oklc_arg_int(E);
+    c->args[c->nargs++] = oklc_arg_int(0);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)E * 7 * NP, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, 64, -1, 1));
+    c->args[c->nargs++] = oklc_arg_double(0.5);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)E * NP, -1, 1));
+    outputs(d, c, (size_t)E * NP, T_F64, NULL);
+}
+
+/* The operators of sem_ops.okl: (Nelements, [offset,] inputs..., out,
+ * vgeo, D), `fields` input fields of 3 components (u: offset apart), then
+ * `scalars` of one. */
+static void sem_op(oklc_device *d, Case *c, bool quick, int offset, int fields, int scalars)
+{
+    const int E = elements(c, quick);
+    const size_t n = (size_t)E * NP;
+    c->args[c->nargs++] = oklc_arg_int(E);
+    if (offset)
+        c->args[c->nargs++] = oklc_arg_int((int)n);
+    for (int i = 0; i < fields; i++)
+        c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, 3 * n, -1, 1));
+    for (int i = 0; i < scalars; i++)
+        c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, n, 0.5, 1.5));
+    outputs(d, c, n, T_F64, NULL);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)E * 12 * NP, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, 64, -1, 1));
+}
+
+static void setup_sem_scalar(oklc_device *d, Case *c, bool quick) { sem_op(d, c, quick, 0, 0, 1); }
+static void setup_sem_advect(oklc_device *d, Case *c, bool quick) { sem_op(d, c, quick, 1, 1, 1); }
+static void setup_sem_helmholtz(oklc_device *d, Case *c, bool quick) { sem_op(d, c, quick, 0, 0, 3); }
+
+/* axpbyz(N, alpha, x, beta, y, z) */
+static void setup_axpbyz(oklc_device *d, Case *c, bool quick)
+{
+    const int n = elements(c, quick) * NP;
+    snprintf(c->size, sizeof c->size, "%d doubles", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_double(0.5);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_double(2.0);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n, -1, 1));
+    outputs(d, c, (size_t)n, T_F64, NULL);
+}
+
+/* dot, weightedNorm2 (N, x, y, partial), maxAbs (N, x, partial): one
+ * partial result per block of 256 */
+static void reduction(oklc_device *d, Case *c, bool quick, int inputs)
+{
+    const int n = quick ? (1 << 16) + 77 : 1 << 22;
+    snprintf(c->size, sizeof c->size, "%d doubles, 256/block", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    for (int i = 0; i < inputs; i++)
+        c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n, -1, 1));
+    outputs(d, c, ((size_t)n + 255) / 256, T_F64, NULL);
+}
+
+static void setup_reduce2(oklc_device *d, Case *c, bool quick) { reduction(d, c, quick, 2); }
+static void setup_reduce1(oklc_device *d, Case *c, bool quick) { reduction(d, c, quick, 1); }
+
+/* gatherScatter(Ngather, starts, ids, q) and gatherScatterMany(Ngather,
+ * Nentries = 3, stride, starts, ids, q): groups of 1 to 4 of a random
+ * permutation of q's entries (no two groups share one, so the result does
+ * not depend on the order of the groups); q, the output, starts as given. */
+static void gather_scatter(oklc_device *d, Case *c, bool quick, bool many)
+{
+    const int groups = quick ? 4099 : 1 << 18, entries = many ? 3 : 1;
+    int *starts = xmalloc(((size_t)groups + 1) * sizeof *starts), m = 0;
+    for (int g = 0; g < groups; g++) {
+        starts[g] = m;
+        m += 1 + (int)(rng() % 4);
+    }
+    starts[groups] = m;
+    int *ids = xmalloc((size_t)m * sizeof *ids);
+    for (int i = 0; i < m; i++)
+        ids[i] = i;
+    for (int i = m - 1; i > 0; i--) {
+        int j = (int)(rng() % (uint64_t)(i + 1)), t = ids[i];
+        ids[i] = ids[j], ids[j] = t;
+    }
+    double *q = xmalloc((size_t)m * entries * sizeof *q);
+    for (int i = 0; i < m * entries; i++)
+        q[i] = uniform(-1, 1);
+    snprintf(c->size, sizeof c->size, "%d groups, %d ids", groups, m);
+    c->args[c->nargs++] = oklc_arg_int(groups);
+    if (many) {
+        c->args[c->nargs++] = oklc_arg_int(entries);
+        c->args[c->nargs++] = oklc_arg_int(m);
+    }
+    c->args[c->nargs++] = oklc_arg_mem(add_mem(d, c, starts, ((size_t)groups + 1) * sizeof *starts));
+    c->args[c->nargs++] = oklc_arg_mem(add_mem(d, c, ids, (size_t)m * sizeof *ids));
+    outputs(d, c, (size_t)m * entries, T_F64, q);    /* each run changes it: timed only */
+    free(starts);
+    free(ids);
+    free(q);
+}
+
+static void setup_gather(oklc_device *d, Case *c, bool quick) { gather_scatter(d, c, quick, false); }
+static void setup_gather_many(oklc_device *d, Case *c, bool quick) { gather_scatter(d, c, quick, true); }
+
 typedef struct Kind {
     const char *label, *okl, *native;
     void (*setup)(oklc_device *, Case *, bool);
+    const char *file;      /* the kernel's file beside DIR, or NULL: DIR/kernels.okl */
 } Kind;
 
 /* copy first: the others' share of the copy bandwidth needs it. */
 static const Kind kinds[] = {
-    {"copy", "copy", "copy_native", setup_copy},
-    {"triad", "triad", "triad_native", setup_triad},
-    {"copy4", "copy4", "copy4_native", setup_copy4},
-    {"triad4", "triad4", "triad4_native", setup_triad4},
-    {"blockSum", "blockSum", "blockSum_native", setup_block_sum},
-    {"dot", "dot", "dot_native", setup_dot},
-    {"dotBarrier", "dotBarrier", "dot_native", setup_dot},
-    {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi},
-    {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul},
-    {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul},
-    {"matmulStaged", "matmulStaged", "matmul_native", setup_matmul},
-    {"matmulStaged64", "matmulStaged64", "matmul64_native", setup_matmul64},
-    {"matmulNaive", "matmulNaive", "matmul_native", setup_matmul},
-    {"gradient", "gradient", "gradient_native", setup_gradient},
-    {"axhex", "axhex", "axhex_native", setup_axhex},
-    {"histogram", "histogram", "histogram_native", setup_histogram},
+    {"copy", "copy", "copy_native", setup_copy, NULL},
+    {"triad", "triad", "triad_native", setup_triad, NULL},
+    {"copy4", "copy4", "copy4_native", setup_copy4, NULL},
+    {"triad4", "triad4", "triad4_native", setup_triad4, NULL},
+    {"blockSum", "blockSum", "blockSum_native", setup_block_sum, NULL},
+    {"dot", "dot", "dot_native", setup_dot, NULL},
+    {"dotBarrier", "dotBarrier", "dot_native", setup_dot, NULL},
+    {"jacobi2d", "jacobi2d", "jacobi2d_native", setup_jacobi, NULL},
+    {"matmulOkl", "matmulOkl", "matmul_native", setup_matmul, NULL},
+    {"matmulBarrier", "matmulBarrier", "matmul_native", setup_matmul, NULL},
+    {"matmulStaged", "matmulStaged", "matmul_native", setup_matmul, NULL},
+    {"matmulStaged64", "matmulStaged64", "matmul64_native", setup_matmul64, NULL},
+    {"matmulNaive", "matmulNaive", "matmul_native", setup_matmul, NULL},
+    {"gradient", "gradient", "gradient_native", setup_gradient, NULL},
+    {"axhex", "axhex", "axhex_native", setup_axhex, NULL},
+    {"histogram", "histogram", "histogram_native", setup_histogram, NULL},
+    {"axHex3D", "axHex3D", NULL, setup_ax_hex3d, "../kernels/ax_hex3d.okl"},
+    {"gradientX", "gradientX", NULL, setup_sem_scalar, "../kernels/sem_ops.okl"},
+    {"gradientMag", "gradientMagnitude", NULL, setup_sem_scalar, "../kernels/sem_ops.okl"},
+    {"advectX", "advectX", NULL, setup_sem_advect, "../kernels/sem_ops.okl"},
+    {"helmholtzDiag", "helmholtzDiagonal", NULL, setup_sem_helmholtz, "../kernels/sem_ops.okl"},
+    {"divergence", "divergence", NULL, setup_sem_advect, "../kernels/sem_ops.okl"},
+    {"laplaceMass", "laplaceMass", NULL, setup_sem_scalar, "../kernels/sem_ops.okl"},
+    {"axpbyz", "axpbyz", NULL, setup_axpbyz, "../kernels/sem_ops.okl"},
+    {"dotK", "dot", NULL, setup_reduce2, "../kernels/reductions.okl"},
+    {"weightedNorm2", "weightedNorm2", NULL, setup_reduce2, "../kernels/reductions.okl"},
+    {"maxAbs", "maxAbs", NULL, setup_reduce1, "../kernels/reductions.okl"},
+    {"gatherScatter", "gatherScatter", NULL, setup_gather, "../kernels/gather_scatter.okl"},
+    {"gatherMany", "gatherScatterMany", NULL, setup_gather_many, "../kernels/gather_scatter.okl"},
 };
 
 /* ---- running, checking, timing ---------------------------------------------------- */
@@ -566,7 +697,6 @@ static int bench_device(const Options *o, const char *spec, int *failed)
     else
         snprintf(label, sizeof label, "%s", mode);
     char okl_path[4096], native_path[4096];
-    snprintf(okl_path, sizeof okl_path, "%s/kernels.okl", o->dir);
     snprintf(native_path, sizeof native_path, "%s/%s", o->dir, native_file(mode));
     oklc_props *native = oklc_props_new();
     if (!native)
@@ -584,8 +714,12 @@ static int bench_device(const Options *o, const char *spec, int *failed)
     double *sn = xmalloc((size_t)o->samples * sizeof *sn);
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         const Kind *kd = &kinds[i];
-        if (!selected(o, kd->label))
+        if (!selected(o, kd->label) || (!kd->native && !o->plain))
             continue;
+        if (kd->file)
+            snprintf(okl_path, sizeof okl_path, "%s/%s", o->dir, kd->file);
+        else
+            snprintf(okl_path, sizeof okl_path, "%s/kernels.okl", o->dir);
         Case c;
         memset(&c, 0, sizeof c);
         c.label = kd->label;
@@ -662,8 +796,8 @@ static void usage(void)
 static void print_header(const Options *o)
 {
     if (o->plain && !o->check_only) {
-        printf("the plain translation (rewrites off) vs the rewritten one (%s/kernels.okl), "
-               "same device,\ncompiler and flags.\nms: median time of one run over %d samples "
+        printf("the plain translation (rewrites off) vs the rewritten one (%s/kernels.okl "
+               "and ../kernels),\nsame device, compiler and flags.\nms: median time of one run over %d samples "
                "of ~%.0f ms, alternating; plain/rewr:\nratio of the medians (goal >= %.2f: the "
                "rewrites never more than 5%% slower), (min):\nof the fastest samples (the goal "
                "is missed when both are below it)\n\n",
