@@ -510,7 +510,8 @@ static const char *used_decls(Cpu *C, const Stmt *body, const Stmt *last, Range 
  * instead of one that selects in every iteration. */
 bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
 {
-    if (!boundable(C, l) || l->tile_part)
+    const Var *iter = oklc_cpu_iter_var(C, l);
+    if (!boundable(C, l) || l->tile_part || !iter || !signed_int(iter->type.spelling))
         return false;
     Guard g = {.l = l};
     const Stmt *st = guard_of(C, &g);
