@@ -85,23 +85,13 @@ static const Local *local_at(const Guard *g, uint32_t off)
     return NULL;
 }
 
-/* Is a value of this type a signed integer? Bounds are rewritten
- * arithmetic (i < n with i = base + t is t < n - base), true of signed
- * values only: unsigned ones wrap around (n - base past zero). */
-static bool signed_int(const char *type)
+/* Is v a signed integer (its canonical type: typedefs such as dlong
+ * count)? Bounds are rewritten arithmetic (i < n with i = base + t is
+ * t < n - base), true of signed values only: unsigned ones wrap around
+ * (n - base past zero). */
+static bool signed_int(const Var *v)
 {
-    static const char *const names[] = {"int", "long", "long long", "short", "signed",
-                                        "long int", "long long int", "short int", "signed int",
-                                        "int64_t", "int32_t", "int16_t", "ptrdiff_t",
-                                        "std::int64_t", "std::int32_t", "std::ptrdiff_t"};
-    if (!type)
-        return false;
-    if (!strncmp(type, "const ", 6))
-        type += 6;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(type, names[i]))
-            return true;
-    return false;
+    return v && v->is_signed && !v->type.pointer && !v->type.array && !v->type.reference;
 }
 
 /* Does [b, e) have an unsigned number (10u, 0xffU) or a sizeof? */
@@ -158,7 +148,7 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e, boo
                     (oklc_cpu_exclusive(v) || oklc_in_range(l->stmt, v->name_off) ||
                      oklc_cpu_written_in(C, v, l->stmt) ||
                      (g->merge && v->name_off == g->merge->outer->iter_off))) ||
-                   (numeric && !signed_int(v->type.spelling))) {
+                   (numeric && !signed_int(v))) {
             return NULL;          /* per thread, changed by the loop, merged into it, unsigned */
         } else {
             oklc_buf_puts(&out, v->name);
@@ -276,7 +266,7 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
 {
     const char *t = C->E->nz->text;
     Local lc = {v, NULL, false, NULL};
-    if (v->init_form != '=' || !signed_int(v->type.spelling) ||
+    if (v->init_form != '=' || !signed_int(v) ||
         oklc_cpu_written_in(C, v, g->l->stmt))
         return lc;
     Range init = oklc_cpu_trimmed(t, v->init.begin, v->init.end);
@@ -433,7 +423,7 @@ static bool guarded_range(Cpu *C, Guard *g, const char **start, const char **end
 {
     const Var *it = oklc_cpu_iter_var(C, g->l);
     const Stmt *st = guard_of(C, g);
-    if (!it || !signed_int(it->type.spelling) || !st || st->kind != ST_IF || st->nkids != 1)
+    if (!signed_int(it) || !st || st->kind != ST_IF || st->nkids != 1)
         return false;
     bool all = guard_terms(C, g, st->head);
     if (!g->lo && !g->hi && (!g->when || !all))
@@ -511,7 +501,7 @@ static const char *used_decls(Cpu *C, const Stmt *body, const Stmt *last, Range 
 bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
 {
     const Var *iter = oklc_cpu_iter_var(C, l);
-    if (!boundable(C, l) || l->tile_part || !iter || !signed_int(iter->type.spelling))
+    if (!boundable(C, l) || l->tile_part || !signed_int(iter))
         return false;
     Guard g = {.l = l};
     const Stmt *st = guard_of(C, &g);

@@ -427,7 +427,10 @@ static Var *make_var(Walk *W, CXCursor cur, VarKind kind)
     W->uses_half |= oklc_walk_names_half(t);    /* even unused: the name must exist */
     long long size = clang_Type_getSizeOf(t);
     v->size = size > 0 ? size : -1;
-    switch (clang_getCanonicalType(t).kind) {
+    const enum CXTypeKind canon = clang_getCanonicalType(t).kind;
+    v->is_signed = canon == CXType_SChar || canon == CXType_Short || canon == CXType_Int ||
+                   canon == CXType_Long || canon == CXType_LongLong;
+    switch (canon) {
     case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_Char16:
     case CXType_Char32: case CXType_UShort: case CXType_UInt: case CXType_ULong:
     case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_WChar:

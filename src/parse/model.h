@@ -97,6 +97,7 @@ typedef struct Var {
     size_t      nrefs;
     int64_t     size;         /* bytes of its type (sizeof), -1 if unknown */
     bool        is_int, is_float; /* an integer or floating-point scalar */
+    bool        is_signed;    /* a signed integer: short, int, long, long long, signed char */
 } Var;
 
 static inline bool oklc_in_range(Range r, uint32_t off)
