@@ -94,7 +94,8 @@ static bool signed_int(const Var *v)
     return v && v->is_signed && !v->type.pointer && !v->type.array && !v->type.reference;
 }
 
-/* Does [b, e) have an unsigned number (10u, 0xffU) or a sizeof? */
+/* Does [b, e) have an unsigned number (10u, 0xffU), a sizeof, or a
+ * cast's unsigned type ((unsigned), (size_t), (uint32_t), a C++ cast)? */
 static bool unsigned_terms(const char *t, uint32_t b, uint32_t e)
 {
     for (uint32_t p = b; p < e;) {
@@ -109,8 +110,13 @@ static bool unsigned_terms(const char *t, uint32_t b, uint32_t e)
         for (uint32_t i = p; i < q; i++)
             if (number && (t[i] == 'u' || t[i] == 'U'))
                 return true;
-        if (q - p == 6 && !strncmp(t + p, "sizeof", 6))
-            return true;
+        static const char *const words[] = {"sizeof", "unsigned", "size_t", "static_cast",
+                                            "reinterpret_cast", "uintptr_t"};
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++)
+            if (q - p == strlen(words[w]) && !strncmp(t + p, words[w], q - p))
+                return true;
+        if (q - p > 6 && !strncmp(t + p, "uint", 4) && !strncmp(t + q - 2, "_t", 2))
+            return true;                        /* uint32_t, uint_fast64_t */
         p = q;
     }
     return false;

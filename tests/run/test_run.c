@@ -370,7 +370,7 @@ static void test_tile_threads(void **state)
 
 static void guards_with(int n, int flag)
 {
-    enum { NB = 7, T = 32, N = 10 * NB * T };
+    enum { NB = 7, T = 32, N = 9 * NB * T };
     int out[N] = {0}, want[N] = {0};
     for (int b = 0; b < NB; b++)
         for (int t = 0; t < T; t++) {
@@ -392,8 +392,6 @@ static void guards_with(int n, int flag)
                 want[7 * NB * T + i] = 8;
             if (t < n ? flag > 0 : flag == 0)
                 want[8 * NB * T + i] = 9;
-            if ((t < n) & flag)
-                want[9 * NB * T + i] = 10;
         }
     RUN_ON("guards.okl", "guards", out, oklc_arg_int(NB), oklc_arg_int(n), oklc_arg_int(flag));
     same_ints(want, out, N);
