@@ -66,8 +66,28 @@ typedef struct Guard {
 
 /* Is r the guarded loop's iterator: its name, or for a merged loop one
  * of the `bx * T + tx` it stands for? */
+/* r trimmed, without parentheses around all of it: `(t)`, `((b * 4 + k)
+ * * 256 + (t))` as a macro writes them. */
+static Range unwrapped(const char *t, Range r)
+{
+    for (r = oklc_cpu_trimmed(t, r.begin, r.end); r.end - r.begin >= 2 && t[r.begin] == '(';) {
+        int depth = 0;
+        uint32_t p = r.begin;
+        for (; p < r.end; p++) {
+            depth += t[p] == '(' ? 1 : t[p] == ')' ? -1 : 0;
+            if (!depth)
+                break;
+        }
+        if (p != r.end - 1)
+            break;                              /* (a) + (b) */
+        r = oklc_cpu_trimmed(t, r.begin + 1, r.end - 1);
+    }
+    return r;
+}
+
 static bool is_iter(const char *t, const Guard *g, Range r)
 {
+    r = unwrapped(t, r);
     if (!g->merge)
         return oklc_cpu_text_is(t, r, g->l->iter);
     for (size_t i = 0; i < g->merge->nuses; i++)
@@ -191,6 +211,7 @@ static bool on_iterator(Cpu *C, const Guard *g, Range side, const char **offset)
 {
     const char *t = C->E->nz->text;
     *offset = NULL;
+    side = unwrapped(t, side);
     if (is_iter(t, g, side))
         return true;
     const Local *lc = local_at(g, side.begin);
@@ -275,7 +296,7 @@ static Local local_of(Cpu *C, Guard *g, const Var *v)
     if (v->init_form != '=' || !signed_int(v) ||
         oklc_cpu_written_in(C, v, g->l->stmt))
         return lc;
-    Range init = oklc_cpu_trimmed(t, v->init.begin, v->init.end);
+    Range init = unwrapped(t, (Range){v->init.begin, v->init.end});
     if (is_iter(t, g, init)) {
         lc.affine = true;
         return lc;

@@ -400,7 +400,7 @@ static void guards_with(int n, int flag)
 static void thread_loops_with(int n, int flag)
 {
     enum { NB = 7, M = NB * 256 };
-    int out[4 * M] = {0}, want[4 * M] = {0};
+    int out[5 * M] = {0}, want[5 * M] = {0};
     for (int b = 0; b < NB; b++)
         for (int t = 0; t < 32; t++)
             for (int k = 0; k < 8; k++) {
@@ -413,10 +413,12 @@ static void thread_loops_with(int n, int flag)
                     want[2 * M + i] = 3;
                 if (i < n - 5)
                     want[3 * M + i] = 4;
+                if (i < n && i >= 2 * k)
+                    want[4 * M + i] = 5 + k;
             }
     RUN_ON("guards.okl", "threadLoops", out, oklc_arg_int(NB), oklc_arg_int(n),
            oklc_arg_int(flag));
-    same_ints(want, out, 4 * M);
+    same_ints(want, out, 5 * M);
 
     int out2[M] = {0}, want2[M] = {0};
     for (int b = 0; b < NB; b++)
