@@ -556,9 +556,7 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
         last--;
     if (!colon || !oklc_cpu_pure_in(C, (Range){st->range.begin, eq}, true))
         return false;
-    Range cond = oklc_cpu_trimmed(t, eq + 1, q);
-    if (t[cond.begin] == '(' && t[cond.end - 1] == ')')
-        cond.begin++, cond.end--;
+    Range cond = unwrapped(t, (Range){eq + 1, q});
     if (!guard_terms(C, &g, cond) || (!g.lo && !g.hi))
         return false;
     const char *start, *end;
