@@ -143,6 +143,18 @@ extern "C" void jacobi2d_native(void *const *args)
     }
 }
 
+// GCC 12 targeting AVX-512 vectorises the loops of the double kernels
+// below along their reduction loop (m, k) as in-order (fold-left)
+// reductions, a chain of dependent adds per vector: 4-8x slower than the
+// short i / q loops vectorised, which is the code written here (and what
+// AVX2 builds do). Loop vectorisation is off in those functions, so that
+// the SLP vectoriser makes vectors of the i / q loops.
+#if defined(__GNUC__) && !defined(__clang__)
+#define LANES_NOT_SUMS __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define LANES_NOT_SUMS
+#endif
+
 // C = A B, n x n row-major, where n is not a multiple of a register
 // tile: the plain i-k-j loops.
 template <typename T>
@@ -216,8 +228,9 @@ extern "C" void matmul_native(void *const *args)
 // the speed at this size.)
 enum { MR64 = 4, NR64 = 8, KC64 = 256, NC64 = 512 };
 
-static void matmul64_tile(int n, const double *__restrict__ A, const double *__restrict__ Bp,
-                          double *__restrict__ C, int i, int j, int k0, int kn)
+LANES_NOT_SUMS static void matmul64_tile(int n, const double *__restrict__ A,
+                                         const double *__restrict__ Bp,
+                                         double *__restrict__ C, int i, int j, int k0, int kn)
 {
     double acc[MR64][NR64];
     for (int r = 0; r < MR64; ++r)
@@ -270,6 +283,40 @@ extern "C" void matmul64_native(void *const *args)
 // Spectral-element gradient, Nq = 8: per element, ur = D along r (i), us
 // along s (j), ut along t (k), each vectorized over i; the element's 4 KiB
 // of u stays in L1 while it is used 24 times.
+// One element (a function of its own, so that LANES_NOT_SUMS holds where
+// the OpenMP loop calls it as well).
+LANES_NOT_SUMS static void gradient_element(int e, const double (*Dt)[8],
+                                            const double *__restrict__ D,
+                                            const double *__restrict__ u,
+                                            double *__restrict__ gradu)
+{
+    enum { Nq = 8, Np = Nq * Nq * Nq };
+    const double *__restrict__ ue = u + (size_t)e * Np;
+    double *__restrict__ g = gradu + (size_t)e * 3 * Np;
+    for (int k = 0; k < Nq; ++k) {
+        for (int j = 0; j < Nq; ++j) {
+            const double *row = ue + k * Nq * Nq + j * Nq;
+            double ur[Nq] = {0}, us[Nq] = {0}, ut[Nq] = {0};
+            for (int m = 0; m < Nq; ++m) {
+                const double um = row[m], dj = D[j * Nq + m], dk = D[k * Nq + m];
+                const double *uj = ue + k * Nq * Nq + m * Nq;    // u(., m, k)
+                const double *uk = ue + m * Nq * Nq + j * Nq;    // u(., j, m)
+                for (int i = 0; i < Nq; ++i) {
+                    ur[i] += Dt[m][i] * um;
+                    us[i] += dj * uj[i];
+                    ut[i] += dk * uk[i];
+                }
+            }
+            double *o = g + k * Nq * Nq + j * Nq;
+            for (int i = 0; i < Nq; ++i) {
+                o[i] = ur[i];
+                o[i + Np] = us[i];
+                o[i + 2 * Np] = ut[i];
+            }
+        }
+    }
+}
+
 extern "C" void gradient_native(void *const *args)
 {
     enum { Nq = 8, Np = Nq * Nq * Nq };
@@ -282,38 +329,59 @@ extern "C" void gradient_native(void *const *args)
         for (int m = 0; m < Nq; ++m)
             Dt[m][i] = D[i * Nq + m];
 #pragma omp parallel for schedule(static)
-    for (int e = 0; e < E; ++e) {
-        const double *__restrict__ ue = u + (size_t)e * Np;
-        double *__restrict__ g = gradu + (size_t)e * 3 * Np;
-        for (int k = 0; k < Nq; ++k) {
-            for (int j = 0; j < Nq; ++j) {
-                const double *row = ue + k * Nq * Nq + j * Nq;
-                double ur[Nq] = {0}, us[Nq] = {0}, ut[Nq] = {0};
-                for (int m = 0; m < Nq; ++m) {
-                    const double um = row[m], dj = D[j * Nq + m], dk = D[k * Nq + m];
-                    const double *uj = ue + k * Nq * Nq + m * Nq;    // u(., m, k)
-                    const double *uk = ue + m * Nq * Nq + j * Nq;    // u(., j, m)
-                    for (int i = 0; i < Nq; ++i) {
-                        ur[i] += Dt[m][i] * um;
-                        us[i] += dj * uj[i];
-                        ut[i] += dk * uk[i];
-                    }
-                }
-                double *o = g + k * Nq * Nq + j * Nq;
-                for (int i = 0; i < Nq; ++i) {
-                    o[i] = ur[i];
-                    o[i + Np] = us[i];
-                    o[i + 2 * Np] = ut[i];
-                }
-            }
-        }
-    }
+    for (int e = 0; e < E; ++e)
+        gradient_element(e, Dt, D, u, gradu);
 }
 
 // Aq = D^T G D q per element (kernels.okl: axhex), the loops in the order
 // a CPU wants: i innermost (one vector of 8 doubles), the derivatives of the
 // whole element first, then the transposed sums. Another order of
 // additions than the kernel's (bench.c: 1e-12).
+// One element (a function of its own, so that LANES_NOT_SUMS holds where
+// the OpenMP loop calls it as well).
+LANES_NOT_SUMS static void axhex_element(int e, const double (*Dt)[8], const double *__restrict__ G,
+                                         const double *__restrict__ D, const double *__restrict__ q,
+                                         double *__restrict__ Aq)
+{
+    enum { Nq = 8, Np = Nq * Nq * Nq };
+    const double *__restrict__ qe = q + (size_t)e * Np;
+    const double *__restrict__ ge = G + (size_t)e * 6 * Np;
+    double gr[Np], gs[Np], gt[Np];
+    for (int k = 0; k < Nq; ++k)
+        for (int j = 0; j < Nq; ++j) {
+            double qr[Nq] = {0}, qs[Nq] = {0}, qt[Nq] = {0};
+            for (int m = 0; m < Nq; ++m) {
+                const double qm = qe[k * Nq * Nq + j * Nq + m];
+                const double dj = D[j * Nq + m], dk = D[k * Nq + m];
+                for (int i = 0; i < Nq; ++i) {
+                    qr[i] += Dt[m][i] * qm;
+                    qs[i] += dj * qe[k * Nq * Nq + m * Nq + i];
+                    qt[i] += dk * qe[m * Nq * Nq + j * Nq + i];
+                }
+            }
+            const int n = k * Nq * Nq + j * Nq;
+            for (int i = 0; i < Nq; ++i) {
+                const double *g = ge + n + i;
+                gr[n + i] = g[0] * qr[i] + g[Np] * qs[i] + g[2 * Np] * qt[i];
+                gs[n + i] = g[Np] * qr[i] + g[3 * Np] * qs[i] + g[4 * Np] * qt[i];
+                gt[n + i] = g[2 * Np] * qr[i] + g[4 * Np] * qs[i] + g[5 * Np] * qt[i];
+            }
+        }
+    for (int k = 0; k < Nq; ++k)
+        for (int j = 0; j < Nq; ++j) {
+            double r[Nq] = {0};
+            for (int m = 0; m < Nq; ++m) {
+                const double dj = D[m * Nq + j], dk = D[m * Nq + k];
+                const double grm = gr[k * Nq * Nq + j * Nq + m];
+                for (int i = 0; i < Nq; ++i)
+                    r[i] += D[m * Nq + i] * grm + dj * gs[k * Nq * Nq + m * Nq + i] +
+                            dk * gt[m * Nq * Nq + j * Nq + i];
+            }
+            for (int i = 0; i < Nq; ++i)
+                Aq[(size_t)e * Np + k * Nq * Nq + j * Nq + i] = r[i];
+        }
+}
+
 extern "C" void axhex_native(void *const *args)
 {
     enum { Nq = 8, Np = Nq * Nq * Nq };
@@ -327,44 +395,8 @@ extern "C" void axhex_native(void *const *args)
         for (int m = 0; m < Nq; ++m)
             Dt[m][i] = D[i * Nq + m];
 #pragma omp parallel for schedule(static)
-    for (int e = 0; e < E; ++e) {
-        const double *__restrict__ qe = q + (size_t)e * Np;
-        const double *__restrict__ ge = G + (size_t)e * 6 * Np;
-        double gr[Np], gs[Np], gt[Np];
-        for (int k = 0; k < Nq; ++k)
-            for (int j = 0; j < Nq; ++j) {
-                double qr[Nq] = {0}, qs[Nq] = {0}, qt[Nq] = {0};
-                for (int m = 0; m < Nq; ++m) {
-                    const double qm = qe[k * Nq * Nq + j * Nq + m];
-                    const double dj = D[j * Nq + m], dk = D[k * Nq + m];
-                    for (int i = 0; i < Nq; ++i) {
-                        qr[i] += Dt[m][i] * qm;
-                        qs[i] += dj * qe[k * Nq * Nq + m * Nq + i];
-                        qt[i] += dk * qe[m * Nq * Nq + j * Nq + i];
-                    }
-                }
-                const int n = k * Nq * Nq + j * Nq;
-                for (int i = 0; i < Nq; ++i) {
-                    const double *g = ge + n + i;
-                    gr[n + i] = g[0] * qr[i] + g[Np] * qs[i] + g[2 * Np] * qt[i];
-                    gs[n + i] = g[Np] * qr[i] + g[3 * Np] * qs[i] + g[4 * Np] * qt[i];
-                    gt[n + i] = g[2 * Np] * qr[i] + g[4 * Np] * qs[i] + g[5 * Np] * qt[i];
-                }
-            }
-        for (int k = 0; k < Nq; ++k)
-            for (int j = 0; j < Nq; ++j) {
-                double r[Nq] = {0};
-                for (int m = 0; m < Nq; ++m) {
-                    const double dj = D[m * Nq + j], dk = D[m * Nq + k];
-                    const double grm = gr[k * Nq * Nq + j * Nq + m];
-                    for (int i = 0; i < Nq; ++i)
-                        r[i] += D[m * Nq + i] * grm + dj * gs[k * Nq * Nq + m * Nq + i] +
-                                dk * gt[m * Nq * Nq + j * Nq + i];
-                }
-                for (int i = 0; i < Nq; ++i)
-                    Aq[(size_t)e * Np + k * Nq * Nq + j * Nq + i] = r[i];
-            }
-    }
+    for (int e = 0; e < E; ++e)
+        axhex_element(e, Dt, G, D, q, Aq);
 }
 
 // hist[v] += the number of bytes of data equal to v: per thread, four
