@@ -461,6 +461,36 @@ static void test_guards(void **state)
     unsigned_guards_with(0);
 }
 
+/* C = A B by pairedProduct: blocks in pairs, alone, and cut by the guard. */
+static void paired_product_with(int n)
+{
+    enum { MAX = 64 };
+    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
+    for (int i = 0; i < 2 * n * n; i++)
+        ab[i] = (i * 7 + 3) % 11 - 5;
+    for (int i = 0; i < n * n; i++)
+        c[i] = -1;
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++) {
+            want[r * n + col] = 0;
+            for (int k = 0; k < n; k++)
+                want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
+        }
+    run_in_out("guards.okl", "pairedProduct", n, ab, sizeof(int) * 2 * n * n, c,
+               sizeof(int) * n * n);
+    same_ints(want, c, n * n);
+}
+
+static void test_paired_product(void **state)
+{
+    (void)state;
+    paired_product_with(64);    /* two pairs */
+    paired_product_with(48);    /* a pair and a block alone */
+    paired_product_with(40);    /* a pair and a block alone, cut by the guard */
+    paired_product_with(20);    /* a pair cut by the guard */
+    paired_product_with(5);     /* one block */
+}
+
 static void tiles_with(int nx, int ny)
 {
     enum { MAX = 6 * 40 * 13 };
@@ -2426,6 +2456,7 @@ int main(void)
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
+        cmocka_unit_test(test_paired_product),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
