@@ -438,7 +438,12 @@ static void ivdep_attrs(Cpu *C)
  * offsets, which vectorise without remainders (blockSum of bench/compare:
  * 1.3x faster). Limited to 16 iterations (GCC's own limit for unrolling a
  * loop whole), to loops whose iterator the body reads and does not write,
- * and to loops without an unroll hint of their own. */
+ * to loops without an unroll hint of their own, and to @inner loops of
+ * one level: in a nest of two (4 x 8 threads, t = ty * 8 + tx < alive)
+ * the bounds of the copies depend on the outer thread and are no
+ * constants, and the copies only make the code longer (a random kernel's
+ * tree of 4 x 8 threads ran 1.10 times slower unrolled, standalone, and
+ * 1.12-1.21 in diff_kernels -T, seed 7). */
 enum { LEVELS_UNROLLED_MAX = 16 };
 
 /* The OKL loops a statement holds: 1 for @inner loops only, -1 if an
@@ -478,10 +483,21 @@ static bool unroll_given(Cpu *C, const Stmt *st)
     return !strncmp(line, "#pragma", 7) && strstr(line, "unroll");
 }
 
+/* Does st hold an @inner loop inside another one? */
+static bool nested_inner(const Stmt *st)
+{
+    if (st->loop && st->loop->kind == LOOP_INNER && st->loop->nkids)
+        return true;
+    for (size_t i = 0; i < st->nkids; i++)
+        if (nested_inner(st->kids[i]))
+            return true;
+    return false;
+}
+
 static bool unrolls_well(Cpu *C, const Stmt *st)
 {
     if (st->kind != ST_FOR || st->loop || st->trips < 2 || st->trips > LEVELS_UNROLLED_MAX ||
-        holds_inner(st) != 1 || unroll_given(C, st))
+        holds_inner(st) != 1 || nested_inner(st) || unroll_given(C, st))
         return false;
     Range body = {st->head.end, st->range.end};
     const Var *v = oklc_cpu_for_var(C, st);
