@@ -493,13 +493,6 @@ static bool is_for(Cpu *C, const Stmt *st, bool *hinted)
     return st->kind == ST_FOR && (!st->loop || st->loop->kind == LOOP_REGULAR);
 }
 
-/* Rows of threads of the next-to-innermost level that run together in a
- * tile (0: none): where the threads keep values across the loop, the
- * tile's values (rows x the innermost count) can stay in registers while
- * the loop runs; 8, 4 or 2 rows that divide the level's count, within
- * 1 KiB of values (16 of AVX-512's vector registers). Not where the loop
- * does not use the values, or the body writes a thread's iterator (the
- * tile declares them). */
 /* The bytes of a row of threads' slots. */
 static int64_t row_bytes(const Interchange *x)
 {
@@ -509,6 +502,13 @@ static int64_t row_bytes(const Interchange *x)
     return bytes;
 }
 
+/* Rows of threads of the next-to-innermost level that run together in a
+ * tile (0: none): where the threads keep values across the loop, the
+ * tile's values (rows x the innermost count) can stay in registers while
+ * the loop runs; 8, 4 or 2 rows that divide the level's count, within
+ * 1 KiB of values (16 of AVX-512's vector registers). Not where the loop
+ * does not use the values, or the body writes a thread's iterator (the
+ * tile declares them). */
 static int64_t tile_rows(Cpu *C, const Interchange *x)
 {
     if (x->nlevels < 2 || !uses_slots(x, x->f->kids[x->f->nkids - 1]->range))
@@ -1065,6 +1065,16 @@ static void threads(Cpu *C, const Interchange *x, Buf *o, const char *ind)
         in_order(C, x, o, ind);
 }
 
+/* `flag` cleared (loops indented by `ind`) unless every thread passes the
+ * guard. */
+static const char *all_pass(Cpu *C, const Interchange *x, const char *flag, const char *ind)
+{
+    return oklc_arena_printf(C->a, "%s%s {\n%s%s  if (!(%s)) %s = false;\n%s}\n", ind,
+                             each_thread(C, x, NULL),
+                             again_decls(C, x, false, oklc_arena_printf(C->a, "%s  ", ind)), ind,
+                             oklc_cpu_render(C, x->guard->head), flag, ind);
+}
+
 /* The block's threads, the slots in use: the values computed once, then
  * the threads (a block whose threads all pass the guard runs without it). */
 static const char *block_text(Cpu *C, const Interchange *x, const char *ind)
@@ -1079,11 +1089,8 @@ static const char *block_text(Cpu *C, const Interchange *x, const char *ind)
     Interchange all = *x;
     all.guard = NULL;
     const char *in = oklc_arena_printf(C->a, "%s  ", ind);
-    oklc_buf_printf(&o, "%sbool _occa_all = true;\n%s%s {\n%s%s  if (!(%s)) _occa_all = false;\n"
-                        "%s}\n%sif (_occa_all) {\n",
-                    in, in, each_thread(C, x, NULL),
-                    again_decls(C, x, false, oklc_arena_printf(C->a, "%s  ", in)), in,
-                    oklc_cpu_render(C, x->guard->head), in, in);
+    oklc_buf_printf(&o, "%sbool _occa_all = true;\n%s%sif (_occa_all) {\n", in,
+                    all_pass(C, x, "_occa_all", in), in);
     threads(C, &all, &o, in);
     oklc_buf_printf(&o, "%s} else {\n", in);
     threads(C, x, &o, in);
@@ -1113,11 +1120,8 @@ static void pairs(Cpu *C, const Interchange *x, const char *paired, const char *
     if (x->guard) {
         const char *in2 = oklc_arena_printf(C->a, "%s    ", in);
         oklc_buf_printf(o, "%s  for (int _occa_h = 0; _occa_pair && _occa_h < 2; ++_occa_h) {\n"
-                           "%s[[maybe_unused]] const %s %s = _occa_pair_%s + _occa_h;\n"
-                           "%s%s {\n%s%s  if (!(%s)) _occa_pair = false;\n%s}\n%s  }\n",
-                        in, in2, type, it, it, in2, each_thread(C, x, NULL),
-                        again_decls(C, x, false, oklc_arena_printf(C->a, "%s  ", in2)), in2,
-                        oklc_cpu_render(C, x->guard->head), in2, in);
+                           "%s[[maybe_unused]] const %s %s = _occa_pair_%s + _occa_h;\n%s%s  }\n",
+                        in, in2, type, it, it, all_pass(C, x, "_occa_pair", in2), in);
     }
     oklc_buf_printf(o, "%s  if (_occa_pair) {\n%s%s  } else {\n", in, paired, in);
     oklc_buf_printf(o, "%s    for (int _occa_h = 0; _occa_h < (%s + 1 < (%s) ? 2 : 1); "
