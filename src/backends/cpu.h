@@ -99,6 +99,11 @@ OKLC_INTERNAL Attr *oklc_cpu_exclusive(const Var *v);
 
 /* Is the offset in an @inner loop that a barrier splits? */
 OKLC_INTERNAL bool oklc_cpu_in_split(Cpu *C, uint32_t off);
+/* x + 1, folded when x is a number. */
+OKLC_INTERNAL const char *oklc_cpu_plus_one(Cpu *C, const char *x);
+/* The first value of an upward loop's iterator past its range: its bound,
+ * plus one for <=. */
+OKLC_INTERNAL const char *oklc_cpu_loop_end(Cpu *C, const Loop *l);
 /* Is `inner` the whole body of `outer`, a rectangular nest? */
 OKLC_INTERNAL bool oklc_cpu_collapsible(Cpu *C, const Loop *outer, const Loop *inner);
 /* Does loop l's header use the iterator of loop `of`? */

@@ -310,6 +310,19 @@ bool oklc_cpu_in_split(Cpu *C, uint32_t off)
 
 /* Is `inner` the whole body of `outer`, with bounds that do not depend
  * on it (a rectangular nest OpenMP can collapse)? */
+const char *oklc_cpu_plus_one(Cpu *C, const char *x)
+{
+    long long v;
+    return oklc_cpu_literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
+                                   : oklc_arena_printf(C->a, "%s + 1", x);
+}
+
+const char *oklc_cpu_loop_end(Cpu *C, const Loop *l)
+{
+    const char *end = oklc_cpu_op(C, l->bound);
+    return l->cmp == CMP_LE ? oklc_cpu_plus_one(C, end) : end;
+}
+
 bool oklc_cpu_collapsible(Cpu *C, const Loop *outer, const Loop *inner)
 {
     if (!outer->node || !inner->node || outer->tile_part || inner->tile_part)

@@ -1098,6 +1098,24 @@ static const char *block_text(Cpu *C, const Interchange *x, const char *ind)
     return o.data;
 }
 
+/* The tiles of a pair of blocks, every thread passing the guard: rendered
+ * with the pair's slots, those edits then undone (the one-block form is
+ * rendered after, with its own). */
+static const char *paired_tiles(Cpu *C, const Interchange *x, const char *ind)
+{
+    uint32_t mark = oklc_edits_mark(&C->E->ed);
+    use_slots(C, x, oklc_arena_printf(C->a, "[_occa_row][_occa_h][%s]", x->l->iter));
+    Interchange all = *x;
+    all.guard = NULL;
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    const char *in = oklc_arena_printf(C->a, "%s    ", ind);
+    once_decls(C, &all, NULL, &b, in);
+    threads(C, &all, &b, in);
+    oklc_edits_rewind(&C->E->ed, mark);
+    return b.data;
+}
+
 /* The blocks in pairs where the compiler targets AVX-512 (pair_loop()):
  * the even one of each pair runs the tiles of both (`paired`, the slots a
  * row of each block wide), the odd one nothing; a block without a
@@ -1108,9 +1126,7 @@ static void pairs(Cpu *C, const Interchange *x, const char *paired, const char *
 {
     const Loop *p = x->pair;
     const char *it = p->iter, *type = oklc_emit_iter_type(C->E, p);
-    const char *end = oklc_cpu_op(C, p->bound);
-    if (p->cmp == CMP_LE)
-        end = oklc_arena_printf(C->a, "%s + 1", end);
+    const char *end = oklc_cpu_loop_end(C, p);
     const char *in = oklc_arena_printf(C->a, "%s  ", ind);
     oklc_buf_printf(o, "#if defined(__AVX512F__) /* blocks of %s in pairs: tile rows two "
                        "vectors wide */\n", it);
@@ -1166,20 +1182,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
                     : "interchanged with the threads: their neighbouring elements inside");
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
-    const char *paired = NULL;
-    if (x.pair) {    /* rendered with the pair's slots first, then those edits undone */
-        uint32_t mark = oklc_edits_mark(&C->E->ed);
-        use_slots(C, &x, oklc_arena_printf(C->a, "[_occa_row][_occa_h][%s]", l->iter));
-        Interchange all = x;
-        all.guard = NULL;
-        Buf b;
-        oklc_buf_init(&b, C->a);
-        const char *in = oklc_arena_printf(C->a, "%s    ", ind);
-        once_decls(C, &all, NULL, &b, in);
-        threads(C, &all, &b, in);
-        paired = b.data;
-        oklc_edits_rewind(&C->E->ed, mark);
-    }
+    const char *paired = x.pair ? paired_tiles(C, &x, ind) : NULL;
     Interchange one = x;
     one.pair = NULL;
     use_slots(C, &one, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)

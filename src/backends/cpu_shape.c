@@ -185,12 +185,6 @@ static const char *invariant(Cpu *C, const Guard *g, uint32_t b, uint32_t e, boo
 }
 
 /* x + 1, folded when x is a number. */
-static const char *plus_one(Cpu *C, const char *x)
-{
-    long long v;
-    return oklc_cpu_literal(x, &v) ? oklc_arena_printf(C->a, "%lld", v + 1)
-                          : oklc_arena_printf(C->a, "%s + 1", x);
-}
 
 /* *b = min(*b, v) for an upper bound, max(*b, v) for a lower one. */
 static void tighten(Cpu *C, const char **b, const char *v, bool upper)
@@ -273,7 +267,7 @@ static bool bound_term(Cpu *C, Guard *g, uint32_t b, uint32_t e)
     if (offset)                                 /* base + t CMP X: t CMP X - base */
         x = !strcmp(x, "0") ? oklc_arena_printf(C->a, "-%s", oklc_cpu_op(C, offset))
                             : oklc_arena_printf(C->a, "(%s - %s)", x, oklc_cpu_op(C, offset));
-    const char *x1 = plus_one(C, x);
+    const char *x1 = oklc_cpu_plus_one(C, x);
     if (t[at] == '=') {                         /* t == X: [X, X + 1) */
         tighten(C, &g->lo, x, false);
         tighten(C, &g->hi, x1, true);
@@ -407,9 +401,7 @@ static void narrowed(Cpu *C, const Guard *g, const char **start, const char **en
 {
     const Loop *l = g->merge ? g->merge->outer : g->l;
     *start = oklc_cpu_op(C, l->start);
-    *end = oklc_cpu_op(C, l->bound);
-    if (l->cmp == CMP_LE)
-        *end = plus_one(C, *end);
+    *end = oklc_cpu_loop_end(C, l);
     if (g->merge)
         *end = oklc_arena_printf(C->a, "%s * %lld", *end, (long long)g->l->ntrips);
     if (g->lo)
@@ -584,9 +576,7 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     const char *decls_a = used_decls(C, body, st, (Range){st->range.begin, eq}, ra);
     const char *decls_b = used_decls(C, body, st, (Range){st->range.begin, eq}, rb);
     const char *a = oklc_cpu_render(C, ra), *b = oklc_cpu_render(C, rb);
-    const char *full = oklc_cpu_op(C, l->bound);
-    if (l->cmp == CMP_LE)
-        full = plus_one(C, full);
+    const char *full = oklc_cpu_loop_end(C, l);
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
     const char *type = oklc_emit_iter_type(C->E, l), *it = l->iter;
     const char *as_written = oklc_arena_printf(
