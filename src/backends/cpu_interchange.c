@@ -54,7 +54,15 @@
  * the neighbouring elements. The loop may sit under a guard of the
  * threads, `if (row < N && col < N) { ... }` ending the body: evaluated
  * again around each thread's statements, and a block whose threads all
- * pass it runs a copy without it.
+ * pass it runs a copy without it. An @exclusive value the loop
+ * accumulates into (a staged product's `acc += s_A[ty][k] * s_B[k][tx]`
+ * over its @shared tiles) is kept the same way: the tile copies it from
+ * its slots before the loop and back after it (a staged 16 x 16 float
+ * product: 0.73 -> 0.80-0.89 of the expert's, in doubles 0.72 -> 0.85).
+ * Where the loop only updates the tile's values and runs a constant count
+ * of at most 32 iterations, it is unrolled (GCC otherwise keeps the tile
+ * in memory across it: 5.9 -> 2.7 ms standalone); tiles are not used where
+ * the innermost threads would gather their operands (gathers()).
  *
  * Every thread still runs its own statements in their order (its elements
  * in order: the same sums, bit for bit); only the threads' statements
@@ -88,10 +96,14 @@
  *  - no @shared variable is both written and read in the nest: threads
  *    that trade values through it (a warp's lanes reading each other)
  *    would see them in another order;
- *  - the loop has no unroll hint (#pragma unroll): unrolled as its author
- *    asked, what each thread accumulates stays in registers, which is
- *    faster than a slot per thread in memory (a tiled matrix product's
- *    k loop ran at half the speed interchanged);
+ *  - the loop has no unroll hint (#pragma unroll), unless it runs in tiles
+ *    of rows and only updates the tile's values (and declares values of
+ *    its iteration): unrolled as its author asked, what each thread
+ *    accumulates stays in registers, which is faster than a slot per
+ *    thread in memory (a tiled matrix product's k loop ran at half the
+ *    speed interchanged without tiles); a loop that does more (updates an
+ *    @exclusive array as well, bench/kernels' axHex3D) ran 1.2 times
+ *    slower in tiles than as written;
  *  - the interchange pays (pays(), a cost estimate; the output says why
  *    where it does not): a strided slice of at most 16 threads with a sum
  *    stays as written, so does a loop of a few iterations unless it is all
@@ -129,6 +141,13 @@ typedef struct Interchange {
     const char  *from, *to;       /* the innermost threads' range inside f, narrowed by a
                                      guard ending f's body (oklc_cpu_guard_range), or NULL */
     const Loop  *pair;            /* tiles of two blocks: the @outer loop (pair_loop()) */
+    const Var  **sums;            /* @exclusive values the loop accumulates into: in tiles,
+                                     a local array of the tile's while the loop runs */
+    size_t       nsums;
+    bool         hinted;          /* f has an unroll hint */
+    bool         gathered;        /* tiles refused: they would gather (gathers()) */
+    bool         sums_only;       /* in tiles, the loop only updates the tile's values */
+    const char **sum_at;          /* each one's thread's slot, rendered ("acc[tx + 16 * ty]") */
 } Interchange;
 
 static bool is_shared(const Var *v)
@@ -295,16 +314,25 @@ static uint32_t blanks_before(const char *s, uint32_t from, uint32_t p)
     return p;
 }
 
-/* The ')' that closes the '(' at o. */
+/* The ')' or ']' that closes the '(' or '[' at o. */
 static uint32_t closing(const char *s, uint32_t o, uint32_t to)
 {
+    const char open = s[o], close = open == '[' ? ']' : ')';
     int depth = 0;
     for (uint32_t p = o; p < to; p++) {
-        depth += s[p] == '(' ? 1 : s[p] == ')' ? -1 : 0;
+        depth += s[p] == open ? 1 : s[p] == close ? -1 : 0;
         if (!depth)
             return p;
     }
     return to;
+}
+
+/* Is the subscript opened at o an array's last ("[i]" in "s[j][i]", not
+ * "[j]": neighbouring values of j are a row apart)? */
+static bool last_subscript(const char *s, uint32_t o, uint32_t to)
+{
+    uint32_t q = oklc_cpu_skip_blanks(s, closing(s, o, to) + 1, to);
+    return q >= to || s[q] != '[';
 }
 
 /* Is the use of the iterator at [b, e) a term added to an index (t, + t,
@@ -499,7 +527,80 @@ static int64_t row_bytes(const Interchange *x)
     int64_t bytes = 0;
     for (size_t i = 0; i < x->nslots; i++)
         bytes += x->slots[i]->size * x->l->ntrips;
+    for (size_t i = 0; i < x->nsums; i++)
+        bytes += x->sums[i]->size * x->l->ntrips;
     return bytes;
+}
+
+/* Is the use at [b, e) inside a subscript other than an array's last
+ * ("j" in "s[j][i]")? */
+static bool inner_subscript(const char *s, uint32_t from, uint32_t b, uint32_t to)
+{
+    int depth = 0;
+    for (uint32_t o = b; o > from; o--) {
+        char c = s[o - 1];
+        if (c == ')' || c == ']')
+            depth++;
+        else if ((c == '(' || c == '[') && depth)
+            depth--;
+        else if (c == '[')
+            return !last_subscript(s, o - 1, to);
+        else if (!depth && strchr(";{}", c))
+            break;
+    }
+    return false;
+}
+
+/* Does the loop's body read or write elements the innermost threads
+ * reach a row apart (their iterator, or a value declared again from it,
+ * in a subscript other than the last: `s_D[i][m]`)? In a tile they would
+ * be gathered, one load per thread; as written, the thread's own loop
+ * walks that row in order (a dot product the compiler vectorises along
+ * m: a spectral-element gradient ran 5 times slower in tiles). */
+static bool gathers(Cpu *C, const Interchange *x)
+{
+    const char *t = C->E->nz->text;
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    const Var *it = oklc_cpu_iter_var(C, x->l);
+    for (size_t i = 0; it && i <= x->nagain; i++) {
+        const Var *v = i < x->nagain ? x->again[i] : it;
+        if (v != it && !oklc_refers_in(it, v->init))
+            continue;
+        for (size_t j = 0; j < v->nrefs; j++)
+            if (oklc_in_range(body, v->refs[j].begin) &&
+                inner_subscript(t, body.begin, v->refs[j].begin, body.end))
+                return true;
+    }
+    return false;
+}
+
+/* Is the statement st (of the loop's body) only updates of values the
+ * threads keep (`c += a * b`, c a slot or an @exclusive sum) and
+ * declarations, in blocks and plain loops? */
+static bool accumulates(Cpu *C, const Interchange *x, const Stmt *st)
+{
+    if (st->kind == ST_COMPOUND || (st->kind == ST_FOR && !st->loop)) {
+        size_t from = st->kind == ST_FOR ? st->nkids - 1 : 0;
+        for (size_t i = from; i < st->nkids; i++)
+            if (!accumulates(C, x, st->kids[i]))
+                return false;
+        return st->nkids > 0;
+    }
+    if (st->kind == ST_DECL)
+        return true;                    /* values of the iteration */
+    if (st->kind != ST_EXPR)
+        return false;
+    const char *t = C->E->nz->text;
+    uint32_t b = st->range.begin, e = st->range.end, p = b;
+    while (p < e && oklc_ident_char(t[p]))
+        p++;
+    bool kept = false;
+    for (size_t i = 0; i < x->nslots + x->nsums && !kept; i++) {
+        const Var *v = i < x->nslots ? x->slots[i] : x->sums[i - x->nslots];
+        kept = p - b == strlen(v->name) && !strncmp(t + b, v->name, p - b);
+    }
+    p = oklc_cpu_skip_blanks(t, p, e);
+    return kept && p + 1 < e && strchr("+-*", t[p]) && t[p + 1] == '=';
 }
 
 /* Rows of threads of the next-to-innermost level that run together in a
@@ -507,11 +608,13 @@ static int64_t row_bytes(const Interchange *x)
  * tile's values (rows x the innermost count) can stay in registers while
  * the loop runs; 8, 4 or 2 rows that divide the level's count, within
  * 1 KiB of values (16 of AVX-512's vector registers). Not where the loop
- * does not use the values, or the body writes a thread's iterator (the
- * tile declares them). */
-static int64_t tile_rows(Cpu *C, const Interchange *x)
+ * does not use the values, where it gathers (gathers()), or where the body
+ * writes a thread's iterator (the tile declares them). */
+static int64_t tile_rows(Cpu *C, Interchange *x)
 {
-    if (x->nlevels < 2 || !uses_slots(x, x->f->kids[x->f->nkids - 1]->range))
+    if (x->nlevels < 2 || (!x->nsums && !uses_slots(x, x->f->kids[x->f->nkids - 1]->range)))
+        return 0;
+    if ((x->gathered = gathers(C, x)))
         return 0;
     int64_t bytes = row_bytes(x);
     for (size_t i = 0; i < x->nlevels; i++)
@@ -571,6 +674,42 @@ static size_t first_for(Cpu *C, const Stmt *body, bool *hinted)
     return at;
 }
 
+/* Are the @exclusive values the loop's body uses all scalars (their slot
+ * first: exclusive_var, cpu.c) that it writes? Then they are x->sums,
+ * each one's slot rendered before the tiles replace its uses in the body.
+ * (A tile loads them after the thread's statements before the loop and
+ * stores them before those after it, which use the slots.) */
+static bool tileable_sums(Cpu *C, Interchange *x)
+{
+    const Kernel *k = C->k;
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    x->sums = oklc_arena_alloc(C->a, (k->nlocals + 1) * sizeof *x->sums);
+    x->sum_at = oklc_arena_alloc(C->a, (k->nlocals + 1) * sizeof *x->sum_at);
+    for (size_t i = 0; i < k->nlocals; i++) {
+        const Var *v = k->locals[i];
+        if (!oklc_cpu_exclusive(v) || !oklc_refers_in(v, body))
+            continue;
+        if (v->type.array || v->size <= 0 || !oklc_cpu_written_in(C, v, body))
+            return false;
+        const Range *at = NULL;
+        for (size_t j = 0; j < v->nrefs && !at; j++)
+            if (oklc_in_range(body, v->refs[j].begin))
+                at = &v->refs[j];
+        x->sum_at[x->nsums] = oklc_cpu_render(C, *at);
+        x->sums[x->nsums++] = v;
+    }
+    return true;
+}
+
+/* The @exclusive values the loop accumulates into, which a tile of rows
+ * keeps in a local array of its own (tileable_sums), or none: they stay
+ * in their slots. */
+static void exclusive_sums(Cpu *C, Interchange *x)
+{
+    if (!tileable_sums(C, x))
+        x->nsums = 0;
+}
+
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
 {
@@ -586,20 +725,28 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
     x->at = first_for(C, x->body, &hinted);
     if (x->at == x->body->nkids && guarded(x))
         x->at = first_for(C, x->body, &hinted);
-    if (x->at == x->body->nkids || hinted || !declarations(C, x))
-        return false;                   /* an unrolled loop keeps its values in registers */
+    if (x->at == x->body->nkids || !declarations(C, x))
+        return false;
     x->f = x->body->kids[x->at];
+    if (x->f->kind == ST_OTHER)
+        x->f = x->f->kids[0];           /* the loop under `#pragma unroll` */
     /* not a trip count of each thread's own, a guard that cannot be evaluated again */
     if (uses_locals(x, x->f->head) || (x->guard && !guard_holds(C, x)))
         return false;
-    x->strided = x->nlevels == 1 && !x->guard && oklc_cpu_strided(C, l, x->f, &x->s);
+    x->strided = x->nlevels == 1 && !x->guard && !hinted &&
+                 oklc_cpu_strided(C, l, x->f, &x->s);
     if (!x->strided) {
         if (!counted(C, x))
             return false;
+        exclusive_sums(C, x);
         x->rows = tile_rows(C, x);
         if (x->rows)
             inner_loops(C, x);
-        return true;
+        x->hinted = hinted;
+        x->sums_only = x->rows && accumulates(C, x, x->f->kids[x->f->nkids - 1]);
+        /* an unrolled loop keeps its values in registers: in tiles only
+         * where it does nothing else (see tiles()) */
+        return hinted ? x->sums_only : true;
     }
     Range step = x->s.step;
     return upper_bound(C, x) && !bound_changes(C, x) && !oklc_cpu_per_thread(C, x->s.cond, l) &&
@@ -655,6 +802,8 @@ static bool reads_arguments(Cpu *C, Range body)
  *    the sums' traffic changes, for the worse (a tiled product's k loop
  *    over its staged tiles ran 1.3 to 1.5 times slower interchanged,
  *    bench/compare's matmulStaged).
+ *  - Where tiles of rows would gather (gathers()): as written, each
+ *    thread's loop walks its row in order, its sums in registers.
  *  - On OpenMP, a thread with atomic updates besides the loop: interchanged,
  *    the block's updates run back to back in a loop of their own, where the
  *    other OpenMP threads' updates of the same elements (a histogram's bins)
@@ -685,6 +834,10 @@ static const char *pays(Cpu *C, const Interchange *x)
                                  "is; interchanged with the threads, the rest of each thread's "
                                  "work would run in loops of its own",
                                  (int)x->f->trips);
+    if (!x->rows && sums && x->gathered)
+        return "in tiles of rows, the innermost threads would gather elements a row apart "
+               "(their index in a subscript other than the last); as written, each thread's "
+               "loop reads its row in order and keeps its sums in registers";
     if (!x->rows && sums && !reads_arguments(C, body))
         return "interchanged with the threads, each thread's sums would go to memory in every "
                "iteration, for reads of the block's own arrays only";
@@ -729,6 +882,22 @@ static void use_slots(Cpu *C, const Interchange *x, const char *at)
                 v->refs[j].begin != v->name_off)
                 oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
                                   oklc_arena_printf(C->a, "%s%s", v->name, at));
+    }
+}
+
+/* In tiles, every use of an @exclusive sum in the loop's body becomes
+ * its thread's element of the tile's copy (the slot appended to the name,
+ * exclusive_var in cpu.c, goes with the name replaced). */
+static void use_sums(Cpu *C, const Interchange *x)
+{
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    for (size_t i = 0; i < x->nsums; i++) {
+        const Var *v = x->sums[i];
+        for (size_t j = 0; j < v->nrefs; j++)
+            if (oklc_in_range(body, v->refs[j].begin))
+                oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
+                                  oklc_arena_printf(C->a, "_occa_tile_%s[_occa_row][%s]",
+                                                    v->name, x->l->iter));
     }
 }
 
@@ -905,7 +1074,7 @@ static const char *thread_text(Cpu *C, const Interchange *x, const char *pre, co
 static const Loop *pair_loop(Cpu *C, const Interchange *x)
 {
     const Loop *top = x->levels[0], *o = top->parent;
-    if (!x->rows || !o || o->kind != LOOP_OUTER || !oklc_cpu_collapsible(C, o, top) ||
+    if (!x->rows || x->nsums || !o || o->kind != LOOP_OUTER || !oklc_cpu_collapsible(C, o, top) ||
         o->down || strcmp(o->stride, "1") || (o->cmp != CMP_LT && o->cmp != CMP_LE) ||
         !oklc_cpu_pure(C, o->bound, false) || row_bytes(x) > 64 ||
         2 * x->rows * row_bytes(x) > 1024)
@@ -956,6 +1125,20 @@ static void tile_threads(Cpu *C, const Interchange *x, const char *pre, const ch
     oklc_buf_printf(o, "%s}\n", ind);
 }
 
+/* The tile's copies of the @exclusive sums loaded from their slots (in),
+ * or stored back (out): lines indented by `ind`. */
+static const char *sums_moved(Cpu *C, const Interchange *x, const char *ind, bool in)
+{
+    const char *s = "";
+    for (size_t i = 0; i < x->nsums; i++) {
+        const char *tile = oklc_arena_printf(C->a, "_occa_tile_%s[_occa_row][%s]",
+                                             x->sums[i]->name, x->l->iter);
+        s = oklc_arena_printf(C->a, "%s%s%s = %s;\n", s, ind, in ? tile : x->sum_at[i],
+                              in ? x->sum_at[i] : tile);
+    }
+    return s;
+}
+
 /* Threads in tiles of `rows` rows of the next-to-innermost level by the
  * innermost level: each tile runs its threads' statements before the
  * loop, the loop (the tile's threads inside each iteration), then the rest;
@@ -976,15 +1159,24 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
                                          x->pair ? "[2]" : "", (long long)x->l->ntrips);
     for (size_t i = 0; i < x->nslots; i++)
         oklc_buf_printf(o, "%s    %s;\n", ind, slots_of(C, x->slots[i], tile));
+    for (size_t i = 0; i < x->nsums; i++)
+        oklc_buf_printf(o, "%s    %s;\n", ind,
+                        oklc_cpu_declaration(C, x->sums[i], oklc_arena_printf(
+                                                 C->a, "_occa_tile_%s%s", x->sums[i]->name,
+                                                 tile)));
     const char *in = oklc_arena_printf(C->a, "%s    ", ind);
     const char *at = oklc_arena_printf(C->a, "_occa_row]%s[%s", x->pair ? "[_occa_h]" : "",
                                        x->l->iter);
     const char *t = oklc_arena_printf(C->a, "%s    ", in), *gt = guarded_ind(C, x, t);
     const char *pre = inits(C, x, at, 0, x->npre, t);
-    const char *first = inits(C, x, at, x->npre, x->npre + x->at, gt);
+    const char *first = oklc_arena_printf(C->a, "%s%s",
+                                          inits(C, x, at, x->npre, x->npre + x->at, gt),
+                                          sums_moved(C, x, gt, true));
     if (*pre || *first)
         tile_threads(C, x, pre, first, false, o, in);
     before_loop(C, x, o);
+    if (!x->hinted && x->sums_only && x->f->trips > 0 && x->f->trips <= 32)
+        oklc_buf_printf(o, "%s#pragma GCC unroll %d\n", in, (int)x->f->trips);
     const Stmt *body = x->f->kids[x->f->nkids - 1], *last = x->inner[x->ninner - 1];
     const char *in2 = in;
     for (size_t i = 0; i < x->ninner; i++) {
@@ -996,8 +1188,12 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
                  !oklc_cpu_has_atomic(C, body->range), o, in2);
     for (size_t i = x->ninner; i-- > 0;)
         oklc_buf_printf(o, "%s%*s}\n", in, (int)(2 * i), "");
-    if (x->at + 1 < x->body->nkids)
-        tile_threads(C, x, "", line(C, gt, kids(C, x, x->at + 1, x->body->nkids)), false, o, in);
+    const char *rest = x->at + 1 < x->body->nkids
+                           ? line(C, gt, kids(C, x, x->at + 1, x->body->nkids))
+                           : "";
+    rest = oklc_arena_printf(C->a, "%s%s", sums_moved(C, x, gt, false), rest);
+    if (*rest)
+        tile_threads(C, x, "", rest, false, o, in);
     for (size_t i = 0; i <= outer; i++)
         oklc_buf_printf(o, "%s  }\n", ind);
 }
@@ -1187,6 +1383,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     one.pair = NULL;
     use_slots(C, &one, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
                               : subscripts(C, &one, true));
+    if (x.rows)
+        use_sums(C, &x);
     const char *single = block_text(C, &one, ind);
     Buf o;
     oklc_buf_init(&o, C->a);

@@ -491,6 +491,37 @@ static void test_paired_product(void **state)
     paired_product_with(5);     /* one block */
 }
 
+static void staged_sums_with(int n)
+{
+    enum { MAX = 40 };
+    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
+    for (int i = 0; i < 2 * n * n; i++)
+        ab[i] = (i * 5 + 1) % 13 - 6;
+    for (int i = 0; i < n * n; i++)
+        c[i] = -1;
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++) {
+            int acc = 0, diff = 0;
+            for (int k = 0; k < n; k++) {
+                acc += ab[r * n + k] * ab[n * n + k * n + col];
+                diff += ab[r * n + k] - ab[n * n + k * n + col];
+            }
+            want[r * n + col] = 3 * acc + diff;
+        }
+    run_in_out("guards.okl", "stagedSums", n, ab, sizeof(int) * 2 * n * n, c,
+               sizeof(int) * n * n);
+    same_ints(want, c, n * n);
+}
+
+/* @exclusive sums in tiles of rows (guards.okl stagedSums). */
+static void test_staged_sums(void **state)
+{
+    (void)state;
+    staged_sums_with(24);    /* whole blocks */
+    staged_sums_with(40);    /* blocks cut by the guard, a tile of k cut */
+    staged_sums_with(7);     /* one block, cut */
+}
+
 static void tiles_with(int nx, int ny)
 {
     enum { MAX = 6 * 40 * 13 };
@@ -2456,7 +2487,7 @@ int main(void)
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
-        cmocka_unit_test(test_paired_product),
+        cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
