@@ -461,6 +461,16 @@ static void test_guards(void **state)
     unsigned_guards_with(0);
 }
 
+/* guards.okl's `kernel` run on AB (A then B, n x n each) into C (n x n,
+ * -1 before), compared with want. */
+static void run_product(const char *kernel, int n, int *ab, int *c, const int *want)
+{
+    for (int i = 0; i < n * n; i++)
+        c[i] = -1;
+    run_in_out("guards.okl", kernel, n, ab, sizeof(int) * 2 * n * n, c, sizeof(int) * n * n);
+    same_ints(want, c, n * n);
+}
+
 /* C = A B by pairedProduct: blocks in pairs, alone, and cut by the guard. */
 static void paired_product_with(int n)
 {
@@ -468,17 +478,13 @@ static void paired_product_with(int n)
     static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
     for (int i = 0; i < 2 * n * n; i++)
         ab[i] = (i * 7 + 3) % 11 - 5;
-    for (int i = 0; i < n * n; i++)
-        c[i] = -1;
     for (int r = 0; r < n; r++)
         for (int col = 0; col < n; col++) {
             want[r * n + col] = 0;
             for (int k = 0; k < n; k++)
                 want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
         }
-    run_in_out("guards.okl", "pairedProduct", n, ab, sizeof(int) * 2 * n * n, c,
-               sizeof(int) * n * n);
-    same_ints(want, c, n * n);
+    run_product("pairedProduct", n, ab, c, want);
 }
 
 static void test_paired_product(void **state)
@@ -497,8 +503,6 @@ static void staged_sums_with(int n)
     static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
     for (int i = 0; i < 2 * n * n; i++)
         ab[i] = (i * 5 + 1) % 13 - 6;
-    for (int i = 0; i < n * n; i++)
-        c[i] = -1;
     for (int r = 0; r < n; r++)
         for (int col = 0; col < n; col++) {
             int acc = 0, diff = 0;
@@ -508,9 +512,7 @@ static void staged_sums_with(int n)
             }
             want[r * n + col] = 3 * acc + diff + (n + 7) / 8;
         }
-    run_in_out("guards.okl", "stagedSums", n, ab, sizeof(int) * 2 * n * n, c,
-               sizeof(int) * n * n);
-    same_ints(want, c, n * n);
+    run_product("stagedSums", n, ab, c, want);
 }
 
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
