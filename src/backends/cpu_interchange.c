@@ -62,7 +62,13 @@
  * Where the loop only updates the tile's values and runs a constant count
  * of at most 32 iterations, it is unrolled (GCC otherwise keeps the tile
  * in memory across it: 5.9 -> 2.7 ms standalone); tiles are not used where
- * the innermost threads would gather their operands (gathers()).
+ * the innermost threads would gather their operands (gathers()). A long
+ * counted loop (`for (k = 0; k < N; ++k)`, more than LONG_LOOP iterations
+ * at run time) runs in blocks of k (blocked_tiles()): the other operand's
+ * rows of a block (16 KiB) stay in L1 while every tile of the block's rows
+ * uses them, the tiles' values kept across blocks in a copy per thread
+ * (matmulNaive's shape by hand: at 1024 20% faster, at 1536 1.4-1.8
+ * times; at 512 5% slower, hence the run-time choice).
  *
  * Every thread still runs its own statements in their order (its elements
  * in order: the same sums, bit for bit); only the threads' statements
@@ -112,11 +118,13 @@
  *    arrays (its sums stay in registers).
  */
 #include <ctype.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu.h"
 
-enum { MAX_THREADS = 4096, MAX_DEPTH = 4 };
+enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 1024 };
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */
@@ -1139,48 +1147,147 @@ static const char *sums_moved(Cpu *C, const Interchange *x, const char *ind, boo
     return s;
 }
 
-/* Threads in tiles of `rows` rows of the next-to-innermost level by the
- * innermost level: each tile runs its threads' statements before the
- * loop, the loop (the tile's threads inside each iteration), then the rest;
- * what the threads keep across the loop is a local array of the tile,
- * which the compiler keeps in registers (an unroll and jam of the rows). */
-static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+/* `for (T k = a; k < b; ++k)` (k++, k += n, or <= b), T a signed
+ * integer type: its parts. */
+typedef struct Counted {
+    const char *type, *var, *start, *end, *step;
+    const char *times;            /* " * (step)", or "" for a step of 1 */
+} Counted;
+
+/* The head's three parts, split at the ';' outside brackets. */
+static bool head_parts(Cpu *C, const char *h, const char *part[3])
+{
+    int depth = 0, n = 0;
+    const char *from = h;
+    for (const char *p = h;; p++) {
+        depth += strchr("([{", *p) && *p ? 1 : strchr(")]}", *p) && *p ? -1 : 0;
+        if (*p && (*p != ';' || depth))
+            continue;
+        if (n == 3)
+            return false;
+        Range r = oklc_cpu_trimmed(from, 0, (uint32_t)(p - from));
+        part[n++] = oklc_arena_strndup(C->a, from + r.begin, r.end - r.begin);
+        if (!*p)
+            return n == 3;
+        from = p + 1;
+    }
+}
+
+static bool counted_loop(Cpu *C, const Stmt *f, Counted *c)
+{
+    const Var *v = oklc_cpu_for_var(C, f);
+    const char *part[3];
+    if (!v || !v->is_signed || !head_parts(C, oklc_cpu_render(C, f->head), part))
+        return false;                   /* a signed integer's count (end - start is one) */
+    size_t n = strlen(v->name);
+    const char *eq = strchr(part[0], '='), *name = eq ? eq : part[0];
+    while (name > part[0] && isspace((unsigned char)name[-1]))
+        name--;
+    if (!eq || name - part[0] <= (ptrdiff_t)n || strncmp(name - n, v->name, n) ||
+        oklc_ident_char(name[-(ptrdiff_t)n - 1]))
+        return false;
+    c->type = oklc_arena_strndup(C->a, part[0], (size_t)(name - n - part[0]));
+    c->var = v->name;
+    c->start = eq + 1 + strspn(eq + 1, " ");
+    const char *cond = part[1], *step = part[2];
+    if (strncmp(cond, v->name, n) || oklc_ident_char(cond[n]))
+        return false;
+    cond += n + strspn(cond + n, " ");
+    bool le = !strncmp(cond, "<=", 2);
+    if (*cond != '<' || cond[1] == '<')
+        return false;
+    cond += le ? 2 : 1;
+    c->end = oklc_arena_printf(C->a, "(%s)", cond + strspn(cond, " "));
+    if (le)
+        c->end = oklc_cpu_plus_one(C, c->end);
+    const char *inc = oklc_arena_printf(C->a, "++%s", v->name),
+               *post = oklc_arena_printf(C->a, "%s++", v->name),
+               *add = oklc_arena_printf(C->a, "%s += ", v->name);
+    long long lit = 0;
+    if (!strcmp(step, inc) || !strcmp(step, post))
+        c->step = "1";
+    else if (!strncmp(step, add, strlen(add)) && oklc_cpu_literal(step + strlen(add), &lit) &&
+             lit > 0)
+        c->step = step + strlen(add);
+    else
+        return false;
+    c->times = strcmp(c->step, "1") ? oklc_arena_printf(C->a, " * (%s)", c->step) : "";
+    return c->type[0] && oklc_cpu_pure(C, c->start, false) && oklc_cpu_pure(C, c->end, false);
+}
+
+/* Iterations of the loop per block: the other operand's rows one tile
+ * row wide (a row of each block of a pair) within 16 KiB, which stays in
+ * L1 while the tiles of rows reuse it; 0 when the loop is not blocked
+ * (a nest of three levels, whose tiles' values would need a slot per
+ * plane as well). */
+static int64_t block_iterations(const Interchange *x)
+{
+    int64_t width = row_bytes(x) * (x->pair ? 2 : 1);
+    if (x->nlevels != 2 || width <= 0)
+        return 0;
+    int64_t n = 16384 / width;
+    return n < 16 ? 16 : n;
+}
+
+/* Iterations per block where the tiles' loop may run in blocks (a
+ * counted loop without an unroll hint, not known to be short), else 0. */
+static int64_t blocks(Cpu *C, const Interchange *x, Counted *k)
+{
+    int64_t n = block_iterations(x);
+    return n && !x->hinted && !(x->f->trips > 0 && x->f->trips <= LONG_LOOP) &&
+                   counted_loop(C, x->f, k)
+               ? n
+               : 0;
+}
+
+/* Lines (indented by `ind`) copying each value of the tile to the
+ * block's copy of it (save) or back. */
+static const char *kept_moved(Cpu *C, const Interchange *x, const char *ind, bool save)
+{
+    const char *h = x->pair ? "[_occa_h]" : "", *it = x->l->iter, *s = "";
+    for (size_t i = 0; i < x->nslots + x->nsums; i++) {
+        const char *name = i < x->nslots ? x->slots[i]->name
+                                         : oklc_arena_printf(C->a, "_occa_tile_%s",
+                                                             x->sums[i - x->nslots]->name);
+        const char *tile = oklc_arena_printf(C->a, "%s[_occa_row]%s[%s]", name, h, it);
+        const char *kept = oklc_arena_printf(C->a, "_occa_kept_%s[_occa_rows + _occa_row]%s[%s]",
+                                             name, h, it);
+        s = oklc_arena_printf(C->a, "%s%s%s = %s;\n", s, ind, save ? kept : tile,
+                              save ? tile : kept);
+    }
+    return s;
+}
+
+/* `for (_occa_rows ...) {` and the tile's values. */
+static void tile_open(Cpu *C, const Interchange *x, Buf *o, const char *ind)
 {
     const Loop *row = x->levels[x->nlevels - 2];
-    size_t outer = x->nlevels - 2;
-    for (size_t i = 0; i < outer; i++) {
-        const Loop *l = x->levels[i];
-        oklc_buf_printf(o, "%s  for (%s %s = 0; %s < %s; ++%s) {\n", ind,
-                        oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter);
-    }
-    oklc_buf_printf(o, "%s  for (int _occa_rows = 0; _occa_rows < %s; _occa_rows += %lld) {\n", ind,
+    oklc_buf_printf(o, "%sfor (int _occa_rows = 0; _occa_rows < %s; _occa_rows += %lld) {\n", ind,
                     row->trips, (long long)x->rows);
     const char *tile = oklc_arena_printf(C->a, "[%lld]%s[%lld]", (long long)x->rows,
                                          x->pair ? "[2]" : "", (long long)x->l->ntrips);
     for (size_t i = 0; i < x->nslots; i++)
-        oklc_buf_printf(o, "%s    %s;\n", ind, slots_of(C, x->slots[i], tile));
+        oklc_buf_printf(o, "%s  %s;\n", ind, slots_of(C, x->slots[i], tile));
     for (size_t i = 0; i < x->nsums; i++)
-        oklc_buf_printf(o, "%s    %s;\n", ind,
+        oklc_buf_printf(o, "%s  %s;\n", ind,
                         oklc_cpu_declaration(C, x->sums[i], oklc_arena_printf(
                                                  C->a, "_occa_tile_%s%s", x->sums[i]->name,
                                                  tile)));
-    const char *in = oklc_arena_printf(C->a, "%s    ", ind);
-    const char *at = oklc_arena_printf(C->a, "_occa_row]%s[%s", x->pair ? "[_occa_h]" : "",
-                                       x->l->iter);
-    const char *t = oklc_arena_printf(C->a, "%s    ", in), *gt = guarded_ind(C, x, t);
-    const char *pre = inits(C, x, at, 0, x->npre, t);
-    const char *first = oklc_arena_printf(C->a, "%s%s",
-                                          inits(C, x, at, x->npre, x->npre + x->at, gt),
-                                          sums_moved(C, x, gt, true));
-    if (*pre || *first)
-        tile_threads(C, x, pre, first, false, o, in);
+}
+
+/* The loop over the tile (`head` for the outermost of its loops, NULL:
+ * as written), the tile's threads inside each iteration; indented by
+ * `in`. */
+static void tile_loop(Cpu *C, const Interchange *x, const char *head, Buf *o, const char *in)
+{
     before_loop(C, x, o);
     if (!x->hinted && x->sums_only && x->f->trips > 0 && x->f->trips <= 32)
         oklc_buf_printf(o, "%s#pragma GCC unroll %d\n", in, (int)x->f->trips);
     const Stmt *body = x->f->kids[x->f->nkids - 1], *last = x->inner[x->ninner - 1];
     const char *in2 = in;
     for (size_t i = 0; i < x->ninner; i++) {
-        oklc_buf_printf(o, "%sfor (%s) {\n", in2, oklc_cpu_render(C, x->inner[i]->head));
+        oklc_buf_printf(o, "%sfor (%s) {\n", in2,
+                        i == 0 && head ? head : oklc_cpu_render(C, x->inner[i]->head));
         in2 = oklc_arena_printf(C->a, "%s  ", in2);
     }
     tile_threads(C, x, "", line(C, guarded_ind(C, x, oklc_arena_printf(C->a, "%s    ", in2)),
@@ -1188,13 +1295,122 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
                  !oklc_cpu_has_atomic(C, body->range), o, in2);
     for (size_t i = x->ninner; i-- > 0;)
         oklc_buf_printf(o, "%s%*s}\n", in, (int)(2 * i), "");
-    const char *rest = x->at + 1 < x->body->nkids
-                           ? line(C, gt, kids(C, x, x->at + 1, x->body->nkids))
-                           : "";
-    rest = oklc_arena_printf(C->a, "%s%s", sums_moved(C, x, gt, false), rest);
-    if (*rest)
-        tile_threads(C, x, "", rest, false, o, in);
-    for (size_t i = 0; i <= outer; i++)
+}
+
+/* What a tile's threads run before the loop (pre: before the guard,
+ * first: in it) and after it, as lines indented by `ind`. */
+typedef struct Parts {
+    const char *pre, *first, *rest;
+} Parts;
+
+static Parts thread_parts(Cpu *C, const Interchange *x, const char *ind)
+{
+    const char *at = oklc_arena_printf(C->a, "_occa_row]%s[%s", x->pair ? "[_occa_h]" : "",
+                                       x->l->iter);
+    const char *gt = guarded_ind(C, x, ind);
+    Parts p = {inits(C, x, at, 0, x->npre, ind),
+               oklc_arena_printf(C->a, "%s%s", inits(C, x, at, x->npre, x->npre + x->at, gt),
+                                 sums_moved(C, x, gt, true)),
+               sums_moved(C, x, gt, false)};
+    if (x->at + 1 < x->body->nkids)
+        p.rest = oklc_arena_printf(C->a, "%s%s", p.rest,
+                                   line(C, gt, kids(C, x, x->at + 1, x->body->nkids)));
+    return p;
+}
+
+/* The tiles, the loop as written (indented by `ind`). */
+static void one_pass(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+{
+    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+    Parts p = thread_parts(C, x, oklc_arena_printf(C->a, "%s    ", in));
+    tile_open(C, x, o, ind);
+    if (*p.pre || *p.first)
+        tile_threads(C, x, p.pre, p.first, false, o, in);
+    tile_loop(C, x, NULL, o, in);
+    if (*p.rest)
+        tile_threads(C, x, "", p.rest, false, o, in);
+    oklc_buf_printf(o, "%s}\n", ind);
+}
+
+/* The loop in blocks of `n` iterations (counted loop k), the tiles'
+ * values kept across blocks in a copy per thread (indented by `ind`):
+ * the tiles run their threads' statements before the loop, then in each
+ * block the loop over the block (the other operand's block of rows stays
+ * in L1 for all the tiles), then the statements after it. */
+static void blocked_tiles(Cpu *C, const Interchange *x, const Counted *k, int64_t n, Buf *o,
+                          const char *ind)
+{
+    const char *dims = oklc_arena_printf(C->a, "[%lld]%s[%lld]", (long long)x->levels[0]->ntrips,
+                                         x->pair ? "[2]" : "", (long long)x->l->ntrips);
+    for (size_t i = 0; i < x->nslots + x->nsums; i++) {
+        const Var *v = i < x->nslots ? x->slots[i] : x->sums[i - x->nslots];
+        const char *name = i < x->nslots ? v->name : oklc_arena_printf(C->a, "_occa_tile_%s",
+                                                                         v->name);
+        oklc_buf_printf(o, "%s%s;\n", ind,
+                        oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "_occa_kept_%s%s",
+                                                                     name, dims)));
+    }
+    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+    const char *t = oklc_arena_printf(C->a, "%s    ", in), *gt = guarded_ind(C, x, t);
+    Parts p = thread_parts(C, x, t);
+    tile_open(C, x, o, ind);
+    tile_threads(C, x, p.pre, oklc_arena_printf(C->a, "%s%s", p.first, kept_moved(C, x, gt, true)),
+                 false, o, in);
+    oklc_buf_printf(o, "%s}\n", ind);
+    const char *span = oklc_arena_printf(C->a, "%lld%s", (long long)n, k->times);
+    /* the block's end, k0 + span or the loop's end (no overflow past it) */
+    const char *stop = oklc_arena_printf(C->a, "(%s - _occa_k0 > %s ? _occa_k0 + %s : %s)",
+                                         k->end, span, span, k->end);
+    oklc_buf_printf(o, "%sfor (%s_occa_k0 = %s; _occa_k0 < %s; _occa_k0 = %s) {\n", ind, k->type,
+                    k->start, k->end, stop);
+    const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
+    const char *gt2 = guarded_ind(C, x, oklc_arena_printf(C->a, "%s    ", in2));
+    tile_open(C, x, o, in);
+    tile_threads(C, x, "", kept_moved(C, x, gt2, false), false, o, in2);
+    tile_loop(C, x,
+              oklc_arena_printf(C->a, "%s%s = _occa_k0, _occa_k1 = %s; %s < _occa_k1; %s += %s",
+                                k->type, k->var, stop, k->var, k->var, k->step),
+              o, in2);
+    tile_threads(C, x, "", kept_moved(C, x, gt2, true), false, o, in2);
+    oklc_buf_printf(o, "%s}\n%s}\n", in, ind);
+    tile_open(C, x, o, ind);
+    tile_threads(C, x, "", oklc_arena_printf(C->a, "%s%s", kept_moved(C, x, gt, false), p.rest),
+                 false, o, in);
+    oklc_buf_printf(o, "%s}\n", ind);
+}
+
+/* Threads in tiles of `rows` rows of the next-to-innermost level by the
+ * innermost level: each tile runs its threads' statements before the
+ * loop, the loop (the tile's threads inside each iteration), then the rest;
+ * what the threads keep across the loop is a local array of the tile,
+ * which the compiler keeps in registers (an unroll and jam of the rows).
+ * A counted loop of a nest of two levels that runs more than LONG_LOOP
+ * iterations runs in blocks (blocked_tiles; the choice made at run time,
+ * by the loop's count). */
+static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
+{
+    size_t outer = x->nlevels - 2;
+    for (size_t i = 0; i < outer; i++) {
+        const Loop *l = x->levels[i];
+        oklc_buf_printf(o, "%s  for (%s %s = 0; %s < %s; ++%s) {\n", ind,
+                        oklc_emit_iter_type(C->E, l), l->iter, l->iter, l->trips, l->iter);
+    }
+    Counted k;
+    int64_t n = blocks(C, x, &k);
+    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+    if (n) {
+        const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
+        oklc_buf_printf(o, "%sif (_occa_rarely(%s - (%s) > %d%s)) { /* a long loop: in blocks "
+                           "of %lld */\n",
+                        in, k.end, k.start, LONG_LOOP, k.times, (long long)n);
+        blocked_tiles(C, x, &k, n, o, in2);
+        oklc_buf_printf(o, "%s} else {\n", in);
+        one_pass(C, x, o, in2);
+        oklc_buf_printf(o, "%s}\n", in);
+    } else {
+        one_pass(C, x, o, in);
+    }
+    for (size_t i = 0; i < outer; i++)
         oklc_buf_printf(o, "%s  }\n", ind);
 }
 
@@ -1366,12 +1582,17 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     x.pair = pair_loop(C, &x);
     oklc_cpu_decision(
         C, x.f->head, false,
-        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %lld rows%s",
+        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %lld rows%s%s",
                                    (long long)x.rows,
                                    x.pair ? oklc_arena_printf(C->a, ", the blocks of %s in pairs "
                                                               "when compiled for AVX-512",
                                                               x.pair->iter)
-                                          : "")
+                                          : "",
+                                   blocks(C, &x, &(Counted){0})
+                                       ? oklc_arena_printf(C->a, ", the loop in blocks when it "
+                                                           "runs more than %d iterations",
+                                                           LONG_LOOP)
+                                       : "")
         : x.strided ? "interchanged with the threads: the threads' slices in rounds"
         : x.from    ? "interchanged with the threads: their neighbouring elements inside, the "
                       "guard of the loop's body as their bounds"

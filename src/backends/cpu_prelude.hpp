@@ -514,6 +514,15 @@ inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, si
 #define _occa_simd
 #endif
 
+/* A branch the compiler lays out away from the common path (a long loop's
+ * blocks, cpu_interchange.c: with both forms in one function GCC laid out
+ * the short loop's tiles 8-10% slower without it). */
+#if defined(__GNUC__)
+#define _occa_rarely(x) __builtin_expect(!!(x), 0)
+#else
+#define _occa_rarely(x) (x)
+#endif
+
 #undef _occa_STRUCTS
 #undef _occa_FN1
 #undef _occa_FN2

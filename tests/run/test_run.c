@@ -474,7 +474,7 @@ static void run_product(const char *kernel, int n, int *ab, int *c, const int *w
 /* C = A B by pairedProduct: blocks in pairs, alone, and cut by the guard. */
 static void paired_product_with(int n)
 {
-    enum { MAX = 64 };
+    enum { MAX = 300 };
     static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
     for (int i = 0; i < 2 * n * n; i++)
         ab[i] = (i * 7 + 3) % 11 - 5;
@@ -495,6 +495,7 @@ static void test_paired_product(void **state)
     paired_product_with(40);    /* a pair and a block alone, cut by the guard */
     paired_product_with(20);    /* a pair cut by the guard */
     paired_product_with(5);     /* one block */
+    paired_product_with(300);   /* k in blocks (the last one short), pairs, a block alone */
 }
 
 static void staged_sums_with(int n)
@@ -513,6 +514,35 @@ static void staged_sums_with(int n)
             want[r * n + col] = 3 * acc + diff + (n + 7) / 8;
         }
     run_product("stagedSums", n, ab, c, want);
+}
+
+/* C = A B + row by longProduct, k longer than LONG_LOOP: in blocks. */
+static void long_product_with(int n, int k)
+{
+    enum { MAX_N = 40, MAX_K = 1500 };
+    static int ab[2 * MAX_N * MAX_K], c[MAX_N * MAX_N], want[MAX_N * MAX_N];
+    for (int i = 0; i < 2 * n * k; i++)
+        ab[i] = (i * 5 + 2) % 9 - 4;
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++) {
+            want[r * n + col] = r;
+            for (int q = 0; q < k; q++)
+                want[r * n + col] += ab[r * k + q] * ab[n * k + q * n + col];
+            c[r * n + col] = -1;
+        }
+    oklc_memory *in = to_device(ab, sizeof(int) * 2 * n * k);
+    oklc_arg args[] = {oklc_arg_int(n), oklc_arg_int(k), oklc_arg_mem(in)};
+    run_on("guards.okl", "longProduct", c, sizeof(int) * n * n, 3, args);
+    oklc_memory_free(in);
+    same_ints(want, c, n * n);
+}
+
+static void test_long_product(void **state)
+{
+    (void)state;
+    long_product_with(40, 1500);   /* 12 blocks of 128 in pairs (the last short), the guard */
+    long_product_with(16, 1025);   /* one block alone, one iteration in the last block */
+    long_product_with(20, 1024);   /* not long: one pass */
 }
 
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
@@ -2490,6 +2520,7 @@ int main(void)
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
+        cmocka_unit_test(test_long_product),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
