@@ -63,12 +63,12 @@
  * of at most 32 iterations, it is unrolled (GCC otherwise keeps the tile
  * in memory across it: 5.9 -> 2.7 ms standalone); tiles are not used where
  * the innermost threads would gather their operands (gathers()). A long
- * counted loop (`for (k = 0; k < N; ++k)`, more than LONG_LOOP iterations
- * at run time) runs in blocks of k (blocked_tiles()): the other operand's
- * rows of a block (16 KiB) stay in L1 while every tile of the block's rows
- * uses them, the tiles' values kept across blocks in a copy per thread
- * (matmulNaive's shape by hand: at 1024 20% faster, at 1536 1.4-1.8
- * times; at 512 5% slower, hence the run-time choice).
+ * counted loop (`for (k = 0; k < N; ++k)`, spanning more than LONG_LOOP
+ * values at run time) runs in blocks of k (blocked_tiles()): the other
+ * operand's rows of a block (16 KiB) stay in L1 while every tile of the
+ * block's rows uses them, the tiles' values kept across blocks in a copy
+ * per thread (matmulNaive's shape: at 1024 1.1-1.2 times faster, at 1536
+ * 1.2-1.8; at 512 up to 10% slower, hence the run-time choice).
  *
  * Every thread still runs its own statements in their order (its elements
  * in order: the same sums, bit for bit); only the threads' statements
@@ -1151,7 +1151,7 @@ static const char *sums_moved(Cpu *C, const Interchange *x, const char *ind, boo
  * integer type: its parts. */
 typedef struct Counted {
     const char *type, *var, *start, *end, *step;
-    const char *times;            /* " * (step)", or "" for a step of 1 */
+    long long   by;               /* the step's value */
 } Counted;
 
 /* The head's three parts, split at the ';' outside brackets. */
@@ -1203,23 +1203,22 @@ static bool counted_loop(Cpu *C, const Stmt *f, Counted *c)
     const char *inc = oklc_arena_printf(C->a, "++%s", v->name),
                *post = oklc_arena_printf(C->a, "%s++", v->name),
                *add = oklc_arena_printf(C->a, "%s += ", v->name);
-    long long lit = 0;
+    c->by = 1;
     if (!strcmp(step, inc) || !strcmp(step, post))
         c->step = "1";
-    else if (!strncmp(step, add, strlen(add)) && oklc_cpu_literal(step + strlen(add), &lit) &&
-             lit > 0)
+    else if (!strncmp(step, add, strlen(add)) && oklc_cpu_literal(step + strlen(add), &c->by) &&
+             c->by > 0)
         c->step = step + strlen(add);
     else
         return false;
-    c->times = strcmp(c->step, "1") ? oklc_arena_printf(C->a, " * (%s)", c->step) : "";
     return c->type[0] && oklc_cpu_pure(C, c->start, false) && oklc_cpu_pure(C, c->end, false);
 }
 
-/* Iterations of the loop per block: the other operand's rows one tile
- * row wide (a row of each block of a pair) within 16 KiB, which stays in
- * L1 while the tiles of rows reuse it; 0 when the loop is not blocked
- * (a nest of three levels, whose tiles' values would need a slot per
- * plane as well). */
+/* Values of the loop's variable per block: the other operand's rows (one
+ * per value) one tile row wide (a row of each block of a pair) within
+ * 16 KiB, which stays in L1 while the tiles of rows reuse it; 0 when the
+ * loop is not blocked (a nest of three levels, whose tiles' values would
+ * need a slot per plane as well). */
 static int64_t block_iterations(const Interchange *x)
 {
     int64_t width = row_bytes(x) * (x->pair ? 2 : 1);
@@ -1229,15 +1228,14 @@ static int64_t block_iterations(const Interchange *x)
     return n < 16 ? 16 : n;
 }
 
-/* Iterations per block where the tiles' loop may run in blocks (a
- * counted loop without an unroll hint, not known to be short), else 0. */
+/* Values per block where the tiles' loop may run in blocks (a counted
+ * loop without an unroll hint, not known to be short), else 0. */
 static int64_t blocks(Cpu *C, const Interchange *x, Counted *k)
 {
     int64_t n = block_iterations(x);
-    return n && !x->hinted && !(x->f->trips > 0 && x->f->trips <= LONG_LOOP) &&
-                   counted_loop(C, x->f, k)
-               ? n
-               : 0;
+    if (!n || x->hinted || !counted_loop(C, x->f, k))
+        return 0;
+    return x->f->trips > 0 && x->f->trips * k->by <= LONG_LOOP ? 0 : n;
 }
 
 /* Lines (indented by `ind`) copying each value of the tile to the
@@ -1357,7 +1355,10 @@ static void blocked_tiles(Cpu *C, const Interchange *x, const Counted *k, int64_
     tile_threads(C, x, p.pre, oklc_arena_printf(C->a, "%s%s", p.first, kept_moved(C, x, gt, true)),
                  false, o, in);
     oklc_buf_printf(o, "%s}\n", ind);
-    const char *span = oklc_arena_printf(C->a, "%lld%s", (long long)n, k->times);
+    /* n values of k (its rows: a tile loop `kt += 16` around k < 16 walks
+     * one row per value), a whole number of steps */
+    long long span_n = n >= k->by ? n / k->by * k->by : k->by;
+    const char *span = oklc_arena_printf(C->a, "%lld", span_n);
     /* the block's end, k0 + span or the loop's end (no overflow past it) */
     const char *stop = oklc_arena_printf(C->a, "(%s - _occa_k0 > %s ? _occa_k0 + %s : %s)",
                                          k->end, span, span, k->end);
@@ -1384,9 +1385,9 @@ static void blocked_tiles(Cpu *C, const Interchange *x, const Counted *k, int64_
  * loop, the loop (the tile's threads inside each iteration), then the rest;
  * what the threads keep across the loop is a local array of the tile,
  * which the compiler keeps in registers (an unroll and jam of the rows).
- * A counted loop of a nest of two levels that runs more than LONG_LOOP
- * iterations runs in blocks (blocked_tiles; the choice made at run time,
- * by the loop's count). */
+ * A counted loop of a nest of two levels whose variable spans more than
+ * LONG_LOOP values runs in blocks (blocked_tiles; the choice made at run
+ * time, by the loop's range). */
 static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
 {
     size_t outer = x->nlevels - 2;
@@ -1400,9 +1401,9 @@ static void tiles(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     const char *in = oklc_arena_printf(C->a, "%s  ", ind);
     if (n) {
         const char *in2 = oklc_arena_printf(C->a, "%s  ", in);
-        oklc_buf_printf(o, "%sif (_occa_rarely(%s - (%s) > %d%s)) { /* a long loop: in blocks "
+        oklc_buf_printf(o, "%sif (_occa_rarely(%s - (%s) > %d)) { /* a long loop: in blocks "
                            "of %lld */\n",
-                        in, k.end, k.start, LONG_LOOP, k.times, (long long)n);
+                        in, k.end, k.start, LONG_LOOP, (long long)n);
         blocked_tiles(C, x, &k, n, o, in2);
         oklc_buf_printf(o, "%s} else {\n", in);
         one_pass(C, x, o, in2);
@@ -1590,7 +1591,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
                                           : "",
                                    blocks(C, &x, &(Counted){0})
                                        ? oklc_arena_printf(C->a, ", the loop in blocks when it "
-                                                           "runs more than %d iterations",
+                                                           "spans more than %d values",
                                                            LONG_LOOP)
                                        : "")
         : x.strided ? "interchanged with the threads: the threads' slices in rounds"

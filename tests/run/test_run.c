@@ -516,8 +516,9 @@ static void staged_sums_with(int n)
     run_product("stagedSums", n, ab, c, want);
 }
 
-/* C = A B + row by longProduct, k longer than LONG_LOOP: in blocks. */
-static void long_product_with(int n, int k)
+/* C = A B + row by `kernel` (longProduct, longTiles), k longer than
+ * LONG_LOOP: in blocks. */
+static void long_product_with(const char *kernel, int n, int k)
 {
     enum { MAX_N = 40, MAX_K = 1500 };
     static int ab[2 * MAX_N * MAX_K], c[MAX_N * MAX_N], want[MAX_N * MAX_N];
@@ -532,7 +533,7 @@ static void long_product_with(int n, int k)
         }
     oklc_memory *in = to_device(ab, sizeof(int) * 2 * n * k);
     oklc_arg args[] = {oklc_arg_int(n), oklc_arg_int(k), oklc_arg_mem(in)};
-    run_on("guards.okl", "longProduct", c, sizeof(int) * n * n, 3, args);
+    run_on("guards.okl", kernel, c, sizeof(int) * n * n, 3, args);
     oklc_memory_free(in);
     same_ints(want, c, n * n);
 }
@@ -540,9 +541,13 @@ static void long_product_with(int n, int k)
 static void test_long_product(void **state)
 {
     (void)state;
-    long_product_with(40, 1500);   /* 12 blocks of 128 in pairs (the last short), the guard */
-    long_product_with(16, 1025);   /* one block alone, one iteration in the last block */
-    long_product_with(20, 1024);   /* not long: one pass */
+    long_product_with("longProduct", 40, 1500);   /* 12 blocks of 128 in pairs (the last
+                                                     short), the guard */
+    long_product_with("longProduct", 16, 1025);   /* one block alone, one iteration in the
+                                                     last block */
+    long_product_with("longProduct", 20, 1024);   /* not long: one pass */
+    long_product_with("longTiles", 40, 1496);     /* blocks of 128 values of kt, by 8 */
+    long_product_with("longTiles", 16, 1032);     /* the last block one tile of k */
 }
 
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
