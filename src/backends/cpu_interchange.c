@@ -68,7 +68,8 @@
  * operand's rows of a block (16 KiB) stay in L1 while every tile of the
  * block's rows uses them, the tiles' values kept across blocks in a copy
  * per thread (matmulNaive's shape: at 1024 1.1-1.2 times faster, at 1536
- * 1.2-1.8; at 512 up to 10% slower, hence the run-time choice).
+ * 1.2-1.8; at 768 as fast; at 512 up to 10% slower, hence the run-time
+ * choice).
  *
  * Every thread still runs its own statements in their order (its elements
  * in order: the same sums, bit for bit); only the threads' statements
@@ -124,7 +125,7 @@
 
 #include "cpu.h"
 
-enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 1024 };
+enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 512 };
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */

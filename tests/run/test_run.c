@@ -543,9 +543,9 @@ static void test_long_product(void **state)
     (void)state;
     long_product_with("longProduct", 40, 1500);   /* 12 blocks of 128 in pairs (the last
                                                      short), the guard */
-    long_product_with("longProduct", 16, 1025);   /* one block alone, one iteration in the
+    long_product_with("longProduct", 16, 513);    /* one block alone, one iteration in the
                                                      last block */
-    long_product_with("longProduct", 20, 1024);   /* not long: one pass */
+    long_product_with("longProduct", 20, 512);    /* not long: one pass */
     long_product_with("longTiles", 40, 1496);     /* blocks of 128 values of kt, by 8 */
     long_product_with("longTiles", 16, 1032);     /* the last block one tile of k */
 }
