@@ -710,15 +710,6 @@ static bool tileable_sums(Cpu *C, Interchange *x)
     return true;
 }
 
-/* The @exclusive values the loop accumulates into, which a tile of rows
- * keeps in a local array of its own (tileable_sums), or none: they stay
- * in their slots. */
-static void exclusive_sums(Cpu *C, Interchange *x)
-{
-    if (!tileable_sums(C, x))
-        x->nsums = 0;
-}
-
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
 {
@@ -747,7 +738,8 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
     if (!x->strided) {
         if (!counted(C, x))
             return false;
-        exclusive_sums(C, x);
+        if (!tileable_sums(C, x))
+            x->nsums = 0;               /* the sums stay in their slots */
         x->rows = tile_rows(C, x);
         if (x->rows)
             inner_loops(C, x);
@@ -894,6 +886,14 @@ static void use_slots(Cpu *C, const Interchange *x, const char *at)
     }
 }
 
+/* The name of value i of the tile: slot i (its declaration's name), then
+ * the copies of the @exclusive sums (`_occa_tile_acc`). */
+static const char *tile_value(Cpu *C, const Interchange *x, size_t i)
+{
+    return i < x->nslots ? x->slots[i]->name
+                         : oklc_arena_printf(C->a, "_occa_tile_%s", x->sums[i - x->nslots]->name);
+}
+
 /* In tiles, every use of an @exclusive sum in the loop's body becomes
  * its thread's element of the tile's copy (the slot appended to the name,
  * exclusive_var in cpu.c, goes with the name replaced). */
@@ -905,8 +905,8 @@ static void use_sums(Cpu *C, const Interchange *x)
         for (size_t j = 0; j < v->nrefs; j++)
             if (oklc_in_range(body, v->refs[j].begin))
                 oklc_edit_replace(&C->E->ed, v->refs[j].begin, v->refs[j].end,
-                                  oklc_arena_printf(C->a, "_occa_tile_%s[_occa_row][%s]",
-                                                    v->name, x->l->iter));
+                                  oklc_arena_printf(C->a, "%s[_occa_row][%s]",
+                                                    tile_value(C, x, x->nslots + i), x->l->iter));
     }
 }
 
@@ -1140,8 +1140,8 @@ static const char *sums_moved(Cpu *C, const Interchange *x, const char *ind, boo
 {
     const char *s = "";
     for (size_t i = 0; i < x->nsums; i++) {
-        const char *tile = oklc_arena_printf(C->a, "_occa_tile_%s[_occa_row][%s]",
-                                             x->sums[i]->name, x->l->iter);
+        const char *tile = oklc_arena_printf(C->a, "%s[_occa_row][%s]",
+                                             tile_value(C, x, x->nslots + i), x->l->iter);
         s = oklc_arena_printf(C->a, "%s%s%s = %s;\n", s, ind, in ? tile : x->sum_at[i],
                               in ? x->sum_at[i] : tile);
     }
@@ -1245,9 +1245,7 @@ static const char *kept_moved(Cpu *C, const Interchange *x, const char *ind, boo
 {
     const char *h = x->pair ? "[_occa_h]" : "", *it = x->l->iter, *s = "";
     for (size_t i = 0; i < x->nslots + x->nsums; i++) {
-        const char *name = i < x->nslots ? x->slots[i]->name
-                                         : oklc_arena_printf(C->a, "_occa_tile_%s",
-                                                             x->sums[i - x->nslots]->name);
+        const char *name = tile_value(C, x, i);
         const char *tile = oklc_arena_printf(C->a, "%s[_occa_row]%s[%s]", name, h, it);
         const char *kept = oklc_arena_printf(C->a, "_occa_kept_%s[_occa_rows + _occa_row]%s[%s]",
                                              name, h, it);
@@ -1269,9 +1267,10 @@ static void tile_open(Cpu *C, const Interchange *x, Buf *o, const char *ind)
         oklc_buf_printf(o, "%s  %s;\n", ind, slots_of(C, x->slots[i], tile));
     for (size_t i = 0; i < x->nsums; i++)
         oklc_buf_printf(o, "%s  %s;\n", ind,
-                        oklc_cpu_declaration(C, x->sums[i], oklc_arena_printf(
-                                                 C->a, "_occa_tile_%s%s", x->sums[i]->name,
-                                                 tile)));
+                        oklc_cpu_declaration(C, x->sums[i],
+                                             oklc_arena_printf(C->a, "%s%s",
+                                                               tile_value(C, x, x->nslots + i),
+                                                               tile)));
 }
 
 /* The loop over the tile (`head` for the outermost of its loops, NULL:
@@ -1343,11 +1342,9 @@ static void blocked_tiles(Cpu *C, const Interchange *x, const Counted *k, int64_
                                          x->pair ? "[2]" : "", (long long)x->l->ntrips);
     for (size_t i = 0; i < x->nslots + x->nsums; i++) {
         const Var *v = i < x->nslots ? x->slots[i] : x->sums[i - x->nslots];
-        const char *name = i < x->nslots ? v->name : oklc_arena_printf(C->a, "_occa_tile_%s",
-                                                                         v->name);
         oklc_buf_printf(o, "%s%s;\n", ind,
                         oklc_cpu_declaration(C, v, oklc_arena_printf(C->a, "_occa_kept_%s%s",
-                                                                     name, dims)));
+                                                                     tile_value(C, x, i), dims)));
     }
     const char *in = oklc_arena_printf(C->a, "%s  ", ind);
     const char *t = oklc_arena_printf(C->a, "%s    ", in), *gt = guarded_ind(C, x, t);
