@@ -5,8 +5,10 @@
  * The files call down, never up:
  *
  *   cpu.c              the driver: a kernel's passes, in order
- *   cpu_split.c  cpu_interchange.c  cpu_fuse.c  cpu_reduce.c  cpu_shape.c
- *                      one pass each, side by side
+ *   cpu_split.c  cpu_fuse.c  cpu_reduce.c  cpu_shape.c
+ *                      one pass each, side by side (the fusion asks the
+ *                      interchange whether the fused loop runs in tiles)
+ *   cpu_interchange.c  the interchange
  *   cpu_counts.c       counting copies of @shared arrays (cpu_shape.c's)
  *   cpu_base.c         rendering, slots, declarations, queries: what all
  *                      of them use
@@ -177,6 +179,17 @@ OKLC_INTERNAL void oklc_cpu_split(Cpu *C, Block *b, const Loop *top);
  * is under a guard of the threads, which comes before merging an @inner
  * loop with its @outer loop and guards as bounds) */
 OKLC_INTERNAL bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early);
+/* Would the per-thread loop of the @inner nest whose innermost level is l
+ * run in tiles of rows (interchanged with the threads), doing nothing but
+ * update the tile's values, the thread doing nothing else? The bytes of a
+ * row of the tile's values if so, else INT64_MAX. */
+OKLC_INTERNAL int64_t oklc_cpu_tiled_sums(Cpu *C, const Loop *l);
+/* Could the plain loop f, the tiles' loop, run in blocks of its values
+ * (a counted loop without an unroll hint)? */
+OKLC_INTERNAL bool oklc_cpu_blockable(Cpu *C, const Stmt *f);
+/* Does r reach neighbouring elements as v steps: each use of v in it a
+ * term added to an index, in no subscript but an array's last? */
+OKLC_INTERNAL bool oklc_cpu_in_order(Cpu *C, const Var *v, Range r);
 /* A flat @tile whose body has a loop of its own per iteration, written
  * into the second translation as @outer and @inner loops under a guard,
  * for the interchange (true when written). */

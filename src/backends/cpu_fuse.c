@@ -94,6 +94,8 @@ typedef struct Fuse {
     Stage       stages[MAX_STAGES];
     size_t      nstages;
     Range       run;
+    const Stmt *bare[8];         /* { } around the run whose braces go (nothing else left) */
+    size_t      nbare;
 } Fuse;
 
 static Range range_of(const Stmt *list, size_t from)
@@ -176,13 +178,25 @@ static bool uniform_loop(Fuse *F, const Stmt *f)
     return (!strncmp(s, "+=", 2) || !strncmp(s, "-=", 2)) && oklc_cpu_pure(C, s + 2, false);
 }
 
-/* Are statements [from, n) of `list` nests and loops of them? Counts the nests. */
+/* The statements inside st, a plain loop or a { } among the nests. */
+static const Stmt *inside(const Stmt *st)
+{
+    return st->kind == ST_COMPOUND ? st : st->kids[st->nkids - 1];
+}
+
+/* Are statements [from, n) of `list` nests and loops of them (in { }
+ * too)? Counts the nests. */
 static bool items(Fuse *F, const Stmt *list, size_t from)
 {
     for (size_t i = from; i < list->nkids; i++) {
         const Stmt *st = list->kids[i];
         const Loop *lv[MAX_LEVELS];
         size_t n;
+        if (st->kind == ST_COMPOUND) {          /* a split's { } around its nests */
+            if (!items(F, st, 0))
+                return false;
+            continue;
+        }
         if (st->kind == ST_FOR && !st->loop) {
             const Stmt *b = st->nkids ? st->kids[st->nkids - 1] : NULL;
             if (!b || b->kind != ST_COMPOUND || !uniform_loop(F, st) || !items(F, b, 0))
@@ -379,7 +393,7 @@ static void find_stages(Fuse *F, const Stmt *list, size_t from)
     for (size_t i = from; i < list->nkids; i++) {
         const Stmt *st = list->kids[i];
         if (!st->loop) {
-            find_stages(F, st->kids[st->nkids - 1], 0);
+            find_stages(F, inside(st), 0);
             continue;
         }
         const Loop *lv[MAX_LEVELS];
@@ -504,6 +518,90 @@ static const Stage *walks_rows(Fuse *F)
     return NULL;
 }
 
+/* Is the body of nest `at` of `list` copies only (nothing left of it)? */
+static bool copies_only(const Fuse *F, const Stmt *list, size_t at, const Stmt *body)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < F->nstages; i++)
+        n += F->stages[i].list == list && F->stages[i].at == at;
+    return n == body->nkids;
+}
+
+/* The plain loops among statements [from, n) of `list` (in { } too, not
+ * inside a loop): their count, the last in *loop. */
+static size_t plain_loops(const Stmt *list, size_t from, const Stmt **loop)
+{
+    size_t n = 0;
+    for (size_t i = from; i < list->nkids; i++) {
+        const Stmt *st = list->kids[i];
+        if (st->kind == ST_COMPOUND)
+            n += plain_loops(st, 0, loop);
+        else if (!st->loop) {
+            *loop = st;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The nests in `list` (in { } too) with more than copies in them: their
+ * count (SIZE_MAX where a plain loop is among them), the last in *nest. */
+static size_t working_nests(const Fuse *F, const Stmt *list, const Stmt **nest)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < list->nkids; i++) {
+        const Stmt *st = list->kids[i];
+        const Loop *lv[MAX_LEVELS];
+        size_t levels, m = 0;
+        if (st->kind == ST_COMPOUND)
+            m = working_nests(F, st, nest);
+        else if (!st->loop)
+            return SIZE_MAX;
+        else if (!copies_only(F, list, i, nest_body(st, lv, &levels))) {
+            *nest = st;
+            m = 1;
+        }
+        if (m == SIZE_MAX)
+            return SIZE_MAX;
+        n += m;
+    }
+    return n;
+}
+
+/* Where a stage walks rows (walks_rows()), will the fused nest's loop run
+ * in tiles of rows, in blocks of its values where it is long
+ * (cpu_interchange.c)? Then a tile reads each row of the source once for
+ * all its rows of threads, and a block's rows stay in L1 for every tile:
+ * what the copy was for (the usual staged product of floats fused and
+ * tiled: 0.75-0.88 -> 0.95-1.0 of the expert's at 512, docs/benchmarks.md).
+ * It takes a nest of two levels; one plain loop among the run's
+ * statements (the fused nest's), a counted loop without an unroll hint;
+ * in it, nests that only copy but one, whose thread's loop runs in tiles
+ * and does nothing but update their values, a row of a tile at most 64
+ * bytes (one AVX-512 vector: in doubles, 128 bytes, the fused product ran
+ * slower than the staged one, 0.73-0.83 of the expert's against 0.91-1.10
+ * at 512, 0.55-0.73 against 0.75 at 1536); each stage's source read in order
+ * along a row of the tile (the copy's iterator of the array's last
+ * subscript, which the tile's innermost threads take, a term added to the
+ * source's last subscript only). */
+static bool rows_in_tiles(Fuse *F)
+{
+    Cpu *C = F->C;
+    const Stmt *loop = NULL, *reader = NULL;
+    const Loop *lv[MAX_LEVELS];
+    size_t n;
+    if (F->nlevels != 2 || plain_loops(F->list, F->from, &loop) != 1 ||
+        !oklc_cpu_blockable(C, loop) || working_nests(F, inside(loop), &reader) != 1 ||
+        !nest_body(reader, lv, &n) || oklc_cpu_tiled_sums(C, lv[n - 1]) > 64)
+        return false;
+    for (size_t i = 0; i < F->nstages; i++) {
+        const Stage *s = &F->stages[i];
+        if (!oklc_cpu_in_order(C, s->iter[s->ndims - 1], s->value))
+            return false;
+    }
+    return true;
+}
+
 /* ---- the fused nest ----------------------------------------------------------------------- */
 
 /* The nest of statements [from, n) of `list` (or of a loop among them)
@@ -514,7 +612,7 @@ static const Stmt *nest_of(const Stmt *list, size_t from, uint32_t off)
         const Stmt *st = list->kids[i];
         if (!oklc_in_range(st->range, off))
             continue;
-        return st->loop ? st : nest_of(st->kids[st->nkids - 1], 0, off);
+        return st->loop ? st : nest_of(inside(st), 0, off);
     }
     return NULL;
 }
@@ -557,14 +655,6 @@ static bool independent(Fuse *F)
     return true;
 }
 
-/* Is the body of nest `at` of `list` copies only (nothing left of it)? */
-static bool copies_only(const Fuse *F, const Stmt *list, size_t at, const Stmt *body)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < F->nstages; i++)
-        n += F->stages[i].list == list && F->stages[i].at == at;
-    return n == body->nkids;
-}
 
 /* Statements [from, n) of `list` as the fused nest's body: each nest's
  * innermost body, loops around theirs. */
@@ -573,6 +663,10 @@ static void fused(Fuse *F, Edits *ed, const Stmt *list, size_t from, const char 
     Cpu *C = F->C;
     for (size_t i = from; i < list->nkids; i++) {
         const Stmt *st = list->kids[i];
+        if (st->kind == ST_COMPOUND) {
+            fused(F, ed, st, 0, ind, b);
+            continue;
+        }
         if (!st->loop) {
             oklc_buf_printf(b, "%sfor (%s) {\n", ind, oklc_edits_text(ed, st->head.begin,
                                                                    st->head.end));
@@ -623,6 +717,11 @@ static void write_fused(Fuse *F)
         oklc_edit_delete(ed, oklc_emit_stmt_start(E, st->range.begin), st->range.end);
     }
     fused(F, ed, F->list, F->from, in, &b);
+    for (size_t i = 0; i < F->nbare; i++) {
+        Range r = F->bare[i]->range;
+        oklc_edit_delete(ed, r.begin, r.begin + 1);
+        oklc_edit_delete(ed, r.end - 1, r.end);
+    }
     for (size_t i = F->nlevels; i-- > 0;)
         oklc_buf_printf(&b, "%s%*s}%s", ind, (int)(2 * i), "", i ? "\n" : "");
     oklc_edit_replace(ed, begin, F->run.end, b.data);
@@ -677,11 +776,16 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
     const Stmt *list = o->node->kids[o->node->nkids - 1];
     Range block = list->range;
     size_t from;
-    for (;;) {
+    for (const Stmt *wrap = NULL;;) {
+        size_t moved = F->ndecls;
         if (list->kind != ST_COMPOUND || (from = declarations(F, list, block)) >= list->nkids)
             return false;
+        /* a { } holding only the run and what moves into it: the fused
+         * nest stands alone in the block, as the pairs of blocks need */
+        if (wrap && F->ndecls - moved == from && F->nbare < OKLC_COUNTOF(F->bare))
+            F->bare[F->nbare++] = wrap;
         if (from + 1 == list->nkids && list->kids[from]->kind == ST_COMPOUND)
-            list = list->kids[from];          /* { ... } around the nests (a split's) */
+            wrap = list = list->kids[from];   /* { ... } around the nests (a split's) */
         else
             break;
     }
@@ -705,11 +809,18 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
     if (!independent(F))
         return false;
     const Stage *rows = walks_rows(F);
-    const char *why = rows ? oklc_arena_printf(C->a, "the block's nests not fused: read in "
-                                               "place, '%s' would come from its source a row "
-                                               "at a time in a thread's loop; the copy "
-                                               "gathers each tile once", rows->v->name)
-                           : "the block's nests fused, the @shared copies read in place";
+    const bool tiled = rows && rows_in_tiles(F);
+    const char *why = tiled  ? "the block's nests fused, the @shared copies read in place, a row "
+                               "of each source at a time for the tile's rows of threads"
+                      : rows ? oklc_arena_printf(C->a, "the block's nests not fused: read in "
+                                                 "place, '%s' would come from its source a row "
+                                                 "at a time in a thread's loop, not once for "
+                                                 "a tile of rows (a row of at most 64 bytes "
+                                                 "read in order, in a counted loop); the copy "
+                                                 "gathers each tile once", rows->v->name)
+                             : "the block's nests fused, the @shared copies read in place";
+    if (tiled)
+        rows = NULL;
     oklc_cpu_decision(C, (Range){o->header.begin + 1, o->header.end - 1}, !rows, why);
     if (rows) {
         const Loop *l0 = F->levels[0];

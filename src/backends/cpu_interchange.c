@@ -1068,6 +1068,16 @@ static const char *thread_text(Cpu *C, const Interchange *x, const char *pre, co
                              again_decls(C, x, true, guarded_ind(C, x, ind)), text, ind);
 }
 
+/* The step of the @outer loop o, "" for 1 (" * 16" for 16), or NULL
+ * where it is not a positive number. */
+static const char *pair_step(Cpu *C, const Loop *o)
+{
+    long long s;
+    if (!oklc_cpu_literal(o->stride, &s) || s <= 0)
+        return NULL;
+    return s == 1 ? "" : oklc_arena_printf(C->a, " * %lld", s);
+}
+
 /* The @outer loop whose blocks may run two at a time in the tiles, or
  * NULL. A tile row of one AVX-512 vector (16 floats) makes each load of
  * the loop's other operand (A[row * N + k], one per row) feed one
@@ -1076,15 +1086,16 @@ static const char *thread_text(Cpu *C, const Interchange *x, const char *pre, co
  * of the @outer loop; a 16 x 16 float product, standalone: 4.0 -> 2.1
  * ms). Under AVX2 such a row is two vectors already, and the pair
  * spilled registers (4.1 -> 7.4 ms): the output pairs only where the
- * compiler targets AVX-512. The @outer loop counts up by 1 to a bound
- * without memory reads or calls, the nest is its whole body, and its
+ * compiler targets AVX-512. The @outer loop counts up by a number (a
+ * pair is two neighbouring iterations) to a bound without memory reads or
+ * calls, the nest is its whole body, and its
  * iterator is used by the threads' statements only (not by the loop's
  * header, a loop around it or a value computed once for the block). */
 static const Loop *pair_loop(Cpu *C, const Interchange *x)
 {
     const Loop *top = x->levels[0], *o = top->parent;
     if (!x->rows || x->nsums || !o || o->kind != LOOP_OUTER || !oklc_cpu_collapsible(C, o, top) ||
-        o->down || strcmp(o->stride, "1") || (o->cmp != CMP_LT && o->cmp != CMP_LE) ||
+        o->down || !pair_step(C, o) || (o->cmp != CMP_LT && o->cmp != CMP_LE) ||
         !oklc_cpu_pure(C, o->bound, false) || row_bytes(x) > 64 ||
         2 * x->rows * row_bytes(x) > 1024)
         return NULL;
@@ -1120,9 +1131,9 @@ static void tile_threads(Cpu *C, const Interchange *x, const char *pre, const ch
     if (x->pair) {    /* the row's threads in each block of the pair */
         in = oklc_arena_printf(C->a, "%s  ", ind);
         oklc_buf_printf(o, "%s  for (int _occa_h = 0; _occa_h < 2; ++_occa_h) {\n"
-                           "%s    [[maybe_unused]] const %s %s = _occa_pair_%s + _occa_h;\n",
+                           "%s    [[maybe_unused]] const %s %s = _occa_pair_%s + _occa_h%s;\n",
                         ind, ind, oklc_emit_iter_type(C->E, x->pair), x->pair->iter,
-                        x->pair->iter);
+                        x->pair->iter, pair_step(C, x->pair));
     }
     if (simd)
         oklc_buf_printf(o, "%s  _occa_simd\n", in);
@@ -1536,25 +1547,59 @@ static void pairs(Cpu *C, const Interchange *x, const char *paired, const char *
                   const char *ind)
 {
     const Loop *p = x->pair;
-    const char *it = p->iter, *type = oklc_emit_iter_type(C->E, p);
-    const char *end = oklc_cpu_loop_end(C, p);
-    const char *in = oklc_arena_printf(C->a, "%s  ", ind);
+    const char *it = p->iter, *type = oklc_emit_iter_type(C->E, p), *by = pair_step(C, p);
+    const char *end = oklc_cpu_loop_end(C, p), *in = oklc_arena_printf(C->a, "%s  ", ind);
+    /* the partner's iteration exists (as `it + step < end`, without overflow) */
+    const char *partner = *by ? oklc_arena_printf(C->a, "(%s) - %s > %s", end, it, p->stride)
+                              : oklc_arena_printf(C->a, "%s + 1 < (%s)", it, end);
     oklc_buf_printf(o, "#if defined(__AVX512F__) /* blocks of %s in pairs: tile rows two "
                        "vectors wide */\n", it);
-    oklc_buf_printf(o, "%sif ((%s - (%s)) %% 2 == 0) {\n", in, it, oklc_cpu_op(C, p->start));
+    oklc_buf_printf(o, "%sif ((%s - (%s)) %% %s == 0) {\n", in, it, oklc_cpu_op(C, p->start),
+                    *by ? oklc_arena_printf(C->a, "(2%s)", by) : "2");
     oklc_buf_printf(o, "%s  const %s _occa_pair_%s = %s;\n", in, type, it, it);
-    oklc_buf_printf(o, "%s  bool _occa_pair = %s + 1 < (%s);\n", in, it, end);
+    oklc_buf_printf(o, "%s  bool _occa_pair = %s;\n", in, partner);
     if (x->guard) {
         const char *in2 = oklc_arena_printf(C->a, "%s    ", in);
         oklc_buf_printf(o, "%s  for (int _occa_h = 0; _occa_pair && _occa_h < 2; ++_occa_h) {\n"
-                           "%s[[maybe_unused]] const %s %s = _occa_pair_%s + _occa_h;\n%s%s  }\n",
-                        in, in2, type, it, it, all_pass(C, x, "_occa_pair", in2), in);
+                           "%s[[maybe_unused]] const %s %s = _occa_pair_%s + _occa_h%s;\n%s%s  }\n",
+                        in, in2, type, it, it, by, all_pass(C, x, "_occa_pair", in2), in);
     }
     oklc_buf_printf(o, "%s  if (_occa_pair) {\n%s%s  } else {\n", in, paired, in);
-    oklc_buf_printf(o, "%s    for (int _occa_h = 0; _occa_h < (%s + 1 < (%s) ? 2 : 1); "
-                       "++_occa_h) {\n%s      const %s %s = _occa_pair_%s + _occa_h;\n%s%s    }\n"
+    oklc_buf_printf(o, "%s    for (int _occa_h = 0; _occa_h < (%s ? 2 : 1); "
+                       "++_occa_h) {\n%s      const %s %s = _occa_pair_%s + _occa_h%s;\n%s%s    }\n"
                        "%s  }\n%s}\n#else\n%s#endif\n",
-                    in, it, end, in, type, it, it, single, in, in, in, single);
+                    in, partner, in, type, it, it, by, single, in, in, in, single);
+}
+
+/* ---- what the fusion asks (cpu_fuse.c) ----------------------------------------------- */
+
+int64_t oklc_cpu_tiled_sums(Cpu *C, const Loop *l)
+{
+    Interchange x;
+    return qualifies(C, l, &x) && !x.strided && x.rows && x.sums_only && !x.guard &&
+                   x.at == 0 && x.body->nkids == 1 && !pays(C, &x)
+               ? row_bytes(&x)
+               : INT64_MAX;
+}
+
+bool oklc_cpu_blockable(Cpu *C, const Stmt *f)
+{
+    bool hinted = false;
+    Counted k;
+    return is_for(C, f, &hinted) && !hinted && counted_loop(C, f, &k);
+}
+
+bool oklc_cpu_in_order(Cpu *C, const Var *v, Range r)
+{
+    const char *t = C->E->nz->text;
+    size_t uses = 0;
+    if (!only_added(C, v, r, &uses))
+        return false;
+    for (size_t i = 0; i < v->nrefs; i++)
+        if (oklc_in_range(r, v->refs[i].begin) &&
+            inner_subscript(t, r.begin, v->refs[i].begin, r.end))
+            return false;
+    return true;
 }
 
 bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)

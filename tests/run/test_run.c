@@ -550,6 +550,33 @@ static void test_long_product(void **state)
     long_product_with("longTiles", 16, 1032);     /* the last block one tile of k */
 }
 
+/* C = A B + row by stagedBarrier (n a multiple of 16). */
+static void staged_barrier_with(int n)
+{
+    enum { MAX = 528 };
+    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
+    for (int i = 0; i < 2 * n * n; i++)
+        ab[i] = (i * 3 + 1) % 7 - 3;
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++) {
+            want[r * n + col] = r;
+            for (int k = 0; k < n; k++)
+                want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
+        }
+    run_product("stagedBarrier", n, ab, c, want);
+}
+
+/* The staged product split at its @barrier and fused, its blocks
+ * stepping by 16 in pairs. */
+static void test_staged_barrier(void **state)
+{
+    (void)state;
+    staged_barrier_with(48);     /* a pair and a block alone, one pass */
+    staged_barrier_with(16);     /* one block */
+    staged_barrier_with(528);    /* kt in blocks of 128 (the last one tile of 16), pairs,
+                                    a block alone */
+}
+
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
 static void test_staged_sums(void **state)
 {
@@ -2525,7 +2552,7 @@ int main(void)
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
-        cmocka_unit_test(test_long_product),
+        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
