@@ -40,8 +40,11 @@
  * left as written:
  *  - the block's body is declarations (@shared arrays, @exclusive values,
  *    then values nothing in it writes), then @inner nests and plain for
- *    loops of them only (at least two nests), none with a barrier, a
- *    @tile, an @atomic, a return, break, continue or goto;
+ *    loops of them only (at least two nests; a split's { } around some of
+ *    them, which goes where nothing else is left in it), none with a
+ *    barrier, a @tile, an @atomic, a return, break, continue or goto (a
+ *    barrier that ends a nest's body is a split's, cpu_split.c: the next
+ *    translation sees the nests without it);
  *  - every nest has the same levels (iterators, bounds, axes) and is
  *    perfect; a loop's header is the same for every thread and nothing in
  *    its body writes what it reads;
@@ -60,7 +63,9 @@
  *  - it pays (walks_rows(), a cost estimate): no staged array of two or
  *    more dimensions is read with a thread's loop variable in a subscript
  *    other than the last, which in place would read its source a row at a
- *    time (the output says so in a comment).
+ *    time, unless the fused loop runs in tiles of rows whose threads share
+ *    each row (rows_in_tiles(): the usual staged product of floats); the
+ *    output says which in a comment.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -654,7 +659,6 @@ static bool independent(Fuse *F)
     }
     return true;
 }
-
 
 /* Statements [from, n) of `list` as the fused nest's body: each nest's
  * innermost body, loops around theirs. */

@@ -471,20 +471,33 @@ static void run_product(const char *kernel, int n, int *ab, int *c, const int *w
     same_ints(want, c, n * n);
 }
 
-/* C = A B by pairedProduct: blocks in pairs, alone, and cut by the guard. */
-static void paired_product_with(int n)
+/* want = A B (+ each row's index where plus_row), AB: A then B, n x n. */
+static void product_of(int n, const int *ab, bool plus_row, int *want)
 {
-    enum { MAX = 300 };
-    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
-    for (int i = 0; i < 2 * n * n; i++)
-        ab[i] = (i * 7 + 3) % 11 - 5;
     for (int r = 0; r < n; r++)
         for (int col = 0; col < n; col++) {
-            want[r * n + col] = 0;
+            want[r * n + col] = plus_row ? r : 0;
             for (int k = 0; k < n; k++)
                 want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
         }
-    run_product("pairedProduct", n, ab, c, want);
+}
+
+/* C = A B (+ each row's index where plus_row) by `kernel`, n x n (at
+ * most 528), A and B filled with small values (i * mul + 1) % mod - mod / 2. */
+static void product_with(const char *kernel, int n, int mul, int mod, bool plus_row)
+{
+    enum { MAX = 528 };
+    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
+    for (int i = 0; i < 2 * n * n; i++)
+        ab[i] = (i * mul + 1) % mod - mod / 2;
+    product_of(n, ab, plus_row, want);
+    run_product(kernel, n, ab, c, want);
+}
+
+/* C = A B by pairedProduct: blocks in pairs, alone, and cut by the guard. */
+static void paired_product_with(int n)
+{
+    product_with("pairedProduct", n, 7, 11, false);
 }
 
 static void test_paired_product(void **state)
@@ -553,17 +566,7 @@ static void test_long_product(void **state)
 /* C = A B + row by stagedBarrier (n a multiple of 16). */
 static void staged_barrier_with(int n)
 {
-    enum { MAX = 528 };
-    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
-    for (int i = 0; i < 2 * n * n; i++)
-        ab[i] = (i * 3 + 1) % 7 - 3;
-    for (int r = 0; r < n; r++)
-        for (int col = 0; col < n; col++) {
-            want[r * n + col] = r;
-            for (int k = 0; k < n; k++)
-                want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
-        }
-    run_product("stagedBarrier", n, ab, c, want);
+    product_with("stagedBarrier", n, 3, 7, true);
 }
 
 /* The staged product split at its @barrier and fused, its blocks
