@@ -570,7 +570,7 @@ static void staged_barrier_with(int n)
 }
 
 /* The staged product split at its @barrier and fused, its blocks
- * stepping by 16 in pairs. */
+ * stepping by 16 in pairs; in 8 x 8 blocks with the barrier oklc puts in. */
 static void test_staged_barrier(void **state)
 {
     (void)state;
@@ -578,6 +578,9 @@ static void test_staged_barrier(void **state)
     staged_barrier_with(16);     /* one block */
     staged_barrier_with(528);    /* kt in blocks of 128 (the last one tile of 16), pairs,
                                     a block alone */
+    product_with("stagedAuto", 40, 5, 9, true);     /* 8 x 8 blocks: pairs, one alone */
+    product_with("stagedAuto", 520, 5, 9, true);    /* kt in blocks of 256 (the last one
+                                                       tile of 8) */
 }
 
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
