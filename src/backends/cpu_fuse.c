@@ -578,7 +578,7 @@ static size_t working_nests(const Fuse *F, const Stmt *list, const Stmt **nest)
  * (cpu_interchange.c)? Then a tile reads each row of the source once for
  * all its rows of threads, and a block's rows stay in L1 for every tile:
  * what the copy was for (the usual staged product of floats fused and
- * tiled: 0.75-0.88 -> 0.95-1.0 of the expert's at 512, docs/benchmarks.md).
+ * tiled: 0.78-0.94 -> 0.92-1.02 of the expert's at 512, docs/benchmarks.md).
  * It takes a nest of two levels; one plain loop among the run's
  * statements (the fused nest's), a counted loop without an unroll hint;
  * in it, nests that only copy but one, whose thread's loop runs in tiles
