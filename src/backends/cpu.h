@@ -32,6 +32,8 @@ typedef struct Cpu {
     VEC(const Atomic *) reduced; /* OpenMP: updates made in a reduction */
     VEC(const Loop *) interchanged; /* innermost @inner loops of nests cpu_interchange.c
                                        rewrote: no other pass may rebuild them */
+    bool    panels;              /* the kernel packs an operand's panels (cpu_interchange.c):
+                                    its launch is numbered */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -187,6 +189,11 @@ OKLC_INTERNAL int64_t oklc_cpu_tiled_sums(Cpu *C, const Loop *l);
 /* Could the plain loop f, the tiles' loop, run in blocks of its values
  * (a counted loop without an unroll hint)? */
 OKLC_INTERNAL bool oklc_cpu_blockable(Cpu *C, const Stmt *f);
+/* Could the tiles of the nest whose top @inner loop is `top`, around the
+ * plain loop f of a known count (the loop of a staged product's reading
+ * nest), read their other operand from a panel packed per column of
+ * blocks (the @outer loops around it allow it)? */
+OKLC_INTERNAL bool oklc_cpu_panel_fits(Cpu *C, const Loop *top, const Stmt *f);
 /* Does r reach neighbouring elements as v steps: each use of v in it a
  * term added to an index, in no subscript but an array's last? */
 OKLC_INTERNAL bool oklc_cpu_in_order(Cpu *C, const Var *v, Range r);

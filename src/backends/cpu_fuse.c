@@ -501,25 +501,31 @@ static bool plain_loop_var(const Kernel *k, const Var *v)
  * row, far from the last, in every iteration of k. The copy reads each of
  * the tile's rows once, many at a time; in place the loop waits for each
  * (a 16 x 16 tiled product of doubles at N = 1536 ran twice as long fused,
- * docs/benchmarks.md). The first such stage, or NULL. */
-static const Stage *walks_rows(Fuse *F)
+ * docs/benchmarks.md). walks(): does the stage; walks_rows(): the first
+ * that does, or NULL. */
+static bool walks(Fuse *F, const Stage *s)
 {
     Cpu *C = F->C;
-    for (size_t i = 0; i < F->nstages; i++) {
-        const Stage *s = &F->stages[i];
-        for (size_t r = 0; s->ndims > 1 && r < s->v->nrefs; r++) {
-            Range u = s->v->refs[r], sub[MAX_LEVELS];
-            uint32_t end = 0;
-            if (u.begin == s->v->name_off || u.begin == s->copy->range.begin)
-                continue;
-            size_t n = subscripts(C, u.end, sub, MAX_LEVELS, &end);
-            for (size_t d = 0; d + 1 < n; d++)
-                for (size_t j = 0; j < C->k->nlocals; j++)
-                    if (plain_loop_var(C->k, C->k->locals[j]) &&
-                        oklc_refers_in(C->k->locals[j], sub[d]))
-                        return s;
-        }
+    for (size_t r = 0; s->ndims > 1 && r < s->v->nrefs; r++) {
+        Range u = s->v->refs[r], sub[MAX_LEVELS];
+        uint32_t end = 0;
+        if (u.begin == s->v->name_off || u.begin == s->copy->range.begin)
+            continue;
+        size_t n = subscripts(C, u.end, sub, MAX_LEVELS, &end);
+        for (size_t d = 0; d + 1 < n; d++)
+            for (size_t j = 0; j < C->k->nlocals; j++)
+                if (plain_loop_var(C->k, C->k->locals[j]) &&
+                    oklc_refers_in(C->k->locals[j], sub[d]))
+                    return true;
     }
+    return false;
+}
+
+static const Stage *walks_rows(Fuse *F)
+{
+    for (size_t i = 0; i < F->nstages; i++)
+        if (walks(F, &F->stages[i]))
+            return &F->stages[i];
     return NULL;
 }
 
@@ -573,6 +579,40 @@ static size_t working_nests(const Fuse *F, const Stmt *list, const Stmt **nest)
     return n;
 }
 
+/* Will the fused tiles read the stage's source from a panel packed per
+ * column of blocks (cpu_interchange.c's panel_of(), which it predicts)?
+ * The copied value is one read of an argument, subscripted once with the
+ * copy's threads, the run's loop variables, the column of blocks'
+ * iterator and scalar arguments nothing writes; the @outer loops and the
+ * reading nest's loop f allow it (oklc_cpu_panel_fits()). */
+static bool packed(Fuse *F, const Stage *s, const Stmt *f)
+{
+    Cpu *C = F->C;
+    const Kernel *k = C->k;
+    const char *t = C->E->nz->text;
+    Range v = oklc_cpu_trimmed(t, s->value.begin, s->value.end), sub[2];
+    uint32_t p = v.begin, end = 0;
+    while (p < v.end && oklc_ident_char(t[p]))
+        p++;
+    if (!oklc_cpu_panel_fits(C, F->levels[0], f) || p == v.begin ||
+        subscripts(C, p, sub, 1, &end) != 1 || end != v.end)
+        return false;
+    const Var *col = oklc_cpu_iter_var(C, F->levels[0]->parent);
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *w = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        bool thread = false;
+        for (size_t d = 0; d < s->ndims; d++)
+            thread |= w == s->iter[d];
+        if (!oklc_refers_in(w, sub[0]) || thread || w == col ||
+            (w->loop_iter && oklc_in_range(F->run, w->name_off)))
+            continue;
+        if (w->kind != VAR_PARAM || w->type.pointer || w->type.array ||
+            oklc_cpu_written_in(C, w, k->body))
+            return false;
+    }
+    return true;
+}
+
 /* Where a stage walks rows (walks_rows()), will the fused nest's loop run
  * in tiles of rows, in blocks of its values where it is long
  * (cpu_interchange.c)? Then a tile reads each row of the source once for
@@ -592,16 +632,19 @@ static size_t working_nests(const Fuse *F, const Stmt *list, const Stmt **nest)
 static bool rows_in_tiles(Fuse *F)
 {
     Cpu *C = F->C;
-    const Stmt *loop = NULL, *reader = NULL;
+    const Stmt *loop = NULL, *reader = NULL, *body;
     const Loop *lv[MAX_LEVELS];
     size_t n;
+    int64_t bytes;
     if (F->nlevels != 2 || plain_loops(F->list, F->from, &loop) != 1 ||
         !oklc_cpu_blockable(C, loop) || working_nests(F, inside(loop), &reader) != 1 ||
-        !nest_body(reader, lv, &n) || oklc_cpu_tiled_sums(C, lv[n - 1]) > 64)
+        !(body = nest_body(reader, lv, &n)) ||
+        (bytes = oklc_cpu_tiled_sums(C, lv[n - 1])) == INT64_MAX)
         return false;
     for (size_t i = 0; i < F->nstages; i++) {
         const Stage *s = &F->stages[i];
-        if (!oklc_cpu_in_order(C, s->iter[s->ndims - 1], s->value))
+        if (!oklc_cpu_in_order(C, s->iter[s->ndims - 1], s->value) ||
+            (bytes > 64 && walks(F, s) && !packed(F, s, body->kids[0])))
             return false;
     }
     return true;
@@ -819,9 +862,10 @@ bool oklc_cpu_fuse(Cpu *C, const Block *blk)
                       : rows ? oklc_arena_printf(C->a, "the block's nests not fused: read in "
                                                  "place, '%s' would come from its source a row "
                                                  "at a time in a thread's loop, not once for "
-                                                 "a tile of rows (a row of at most 64 bytes "
-                                                 "read in order, in a counted loop); the copy "
-                                                 "gathers each tile once", rows->v->name)
+                                                 "a tile of rows (read in order in a counted "
+                                                 "loop, a row of at most 64 bytes or packed "
+                                                 "per column of blocks); the copy gathers each "
+                                                 "tile once", rows->v->name)
                              : "the block's nests fused, the @shared copies read in place";
     if (tiled)
         rows = NULL;

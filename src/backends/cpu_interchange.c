@@ -157,7 +157,20 @@ typedef struct Interchange {
     bool         gathered;        /* tiles refused: they would gather (gathers()) */
     bool         sums_only;       /* in tiles, the loop only updates the tile's values */
     const char **sum_at;          /* each one's thread's slot, rendered ("acc[tx + 16 * ty]") */
+    struct Panel *panel;          /* the other operand packed per column of blocks, or NULL */
 } Interchange;
+
+/* The operand of a tiled product that every row of blocks reads alike
+ * (B[(kt + k) * N + bx * 16 + tx]: the tile loops' variables, the
+ * innermost thread, the column of blocks), packed once per column. */
+typedef struct Panel {
+    const Loop *cols, *rows;      /* the @outer loops: columns of blocks (the nest's), rows */
+    Range       read;             /* the read, its name to its ']' */
+    const char *array;            /* its name */
+    const char *index;            /* the tile loops' iteration number, as an expression */
+    const char *count;            /* their number of iterations (long long), as an expression */
+    const char *text;             /* the read as written */
+} Panel;
 
 static bool is_shared(const Var *v)
 {
@@ -588,6 +601,8 @@ static bool gathers(Cpu *C, const Interchange *x)
  * declarations, in blocks and plain loops? */
 static bool accumulates(Cpu *C, const Interchange *x, const Stmt *st)
 {
+    if (st->kind == ST_OTHER && st->nkids == 1 && st->kids[0]->kind == ST_FOR)
+        st = st->kids[0];               /* a loop under `#pragma unroll` */
     if (st->kind == ST_COMPOUND || (st->kind == ST_FOR && !st->loop)) {
         size_t from = st->kind == ST_FOR ? st->nkids - 1 : 0;
         for (size_t i = from; i < st->nkids; i++)
@@ -1135,6 +1150,10 @@ static void tile_threads(Cpu *C, const Interchange *x, const char *pre, const ch
                         ind, ind, oklc_emit_iter_type(C->E, x->pair), x->pair->iter,
                         x->pair->iter, pair_step(C, x->pair));
     }
+    if (x->panel)     /* the block's place in the panel's row (use_panel()) */
+        oklc_buf_printf(o, "%s  [[maybe_unused]] const long long _occa_po = %s;\n", in,
+                        x->pair ? oklc_arena_printf(C->a, "_occa_h * %lld", (long long)l->ntrips)
+                                : "0");
     if (simd)
         oklc_buf_printf(o, "%s  _occa_simd\n", in);
     oklc_buf_printf(o, "%s  for (%s %s = 0; %s < %s; ++%s) {\n%s%s  }\n", in,
@@ -1389,6 +1408,222 @@ static void blocked_tiles(Cpu *C, const Interchange *x, const Counted *k, int64_
     oklc_buf_printf(o, "%s}\n", ind);
 }
 
+/* ---- panels: the other operand packed per column of blocks ------------------------------- */
+
+/* Is l's initializer `T i = ...` (OpenMP's canonical form leaves the
+ * header alone, cpu.c)? */
+static bool plain_init(Cpu *C, const Loop *l)
+{
+    const char *t = C->E->nz->text;
+    uint32_t p = oklc_cpu_skip_blanks(t, l->iter_off + (uint32_t)strlen(l->iter), l->init.end);
+    return p < l->init.end && t[p] == '=';
+}
+
+/* May v appear in the panel's read: a tile loop's variable, the innermost
+ * thread, the column of blocks, or a scalar argument nothing writes? */
+static bool panel_var(Cpu *C, const Interchange *x, const Loop *cols, const Var *v)
+{
+    if (v == oklc_cpu_iter_var(C, x->l) || v == oklc_cpu_iter_var(C, cols))
+        return true;
+    for (size_t i = 0; i < x->ninner; i++)
+        if (v == oklc_cpu_for_var(C, x->inner[i]))
+            return true;
+    return v->kind == VAR_PARAM && !v->type.pointer && !v->type.array &&
+           !oklc_cpu_written_in(C, v, C->k->body);
+}
+
+/* The read in the tiles' innermost body that a panel may hold: an
+ * argument's const elements (nothing written aliases them), one
+ * subscript without memory reads, of panel_var()s only, the innermost
+ * thread in it as an added term. */
+static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn)
+{
+    const Kernel *k = C->k;
+    const char *t = C->E->nz->text;
+    const Stmt *last = x->inner[x->ninner - 1];
+    Range body = last->kids[last->nkids - 1]->range;
+    bool written_restrict = true;
+    for (size_t i = 0; i < k->nparams; i++) {
+        const Var *p = k->params[i];
+        if ((p->type.pointer || p->type.array) && !p->type.element_const && !p->restrict_)
+            written_restrict = false;
+    }
+    const Var *tx = oklc_cpu_iter_var(C, x->l);
+    for (size_t i = 0; i < k->nparams; i++) {
+        const Var *p = k->params[i];
+        if (!(p->type.pointer || p->type.array) || !p->type.element_const ||
+            !(p->restrict_ || written_restrict))
+            continue;
+        for (size_t r = 0; r < p->nrefs; r++) {
+            uint32_t o = oklc_cpu_skip_blanks(t, p->refs[r].end, body.end), c;
+            if (!oklc_in_range(body, p->refs[r].begin) || o >= body.end || t[o] != '[' ||
+                (c = closing(t, o, body.end)) >= body.end)
+                continue;
+            uint32_t after = oklc_cpu_skip_blanks(t, c + 1, body.end);
+            Range sub = {o + 1, c};
+            size_t uses = 0;
+            bool ok = (after >= body.end || t[after] != '[') &&
+                      oklc_cpu_pure(C, oklc_cpu_render(C, sub), false) &&
+                      only_added(C, tx, sub, &uses) && uses;
+            for (size_t j = 0; ok && j < k->nlocals + k->nparams; j++) {
+                const Var *v = j < k->nlocals ? k->locals[j] : k->params[j - k->nlocals];
+                ok = !oklc_refers_in(v, sub) || panel_var(C, x, cols, v);
+            }
+            if (ok) {
+                pn->read = (Range){p->refs[r].begin, c + 1};
+                pn->array = p->name;
+                pn->text = oklc_cpu_render(C, pn->read);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* A counted loop of a known count from a number (its parts, its start). */
+static bool numbered_loop(Cpu *C, const Stmt *f, Counted *c, long long *start)
+{
+    return counted_loop(C, f, c) && f->trips > 0 && oklc_cpu_literal(c->start, start);
+}
+
+/* The @outer loops around the nest whose top @inner loop is `top` let
+ * a panel be packed per column of blocks: the column's loop inside a
+ * top-level @outer loop of nothing else, neither header using the other's
+ * iterator, both counting up from `T i = ...`. */
+static bool panel_outers(Cpu *C, const Loop *top)
+{
+    const Loop *cols = top->parent, *rows = cols ? cols->parent : NULL;
+    return rows && cols->kind == LOOP_OUTER && rows->kind == LOOP_OUTER && !rows->parent &&
+           !cols->down && !rows->down && oklc_cpu_collapsible(C, rows, cols) &&
+           !oklc_cpu_header_uses(C, cols, rows) && !oklc_cpu_header_uses(C, rows, cols) &&
+           plain_init(C, cols) && plain_init(C, rows);
+}
+
+/* The tile loops' iteration number and count: one counted loop, or a
+ * counted loop around one with number bounds and a known count. */
+static bool panel_rows(Cpu *C, const Interchange *x, Panel *pn)
+{
+    Counted a, b;
+    long long start;
+    if (x->ninner > 2 || !counted_loop(C, x->inner[0], &a))
+        return false;
+    const char *n = oklc_arena_printf(
+        C->a, "(%s > (%s) ? ((long long)%s - (%s) + %lld - 1) / %lld : 0LL)", a.end, a.start,
+        a.end, a.start, a.by, a.by);
+    const char *i = oklc_arena_printf(C->a, "(%s - (%s)) / %lld", a.var, a.start, a.by);
+    if (x->ninner == 1) {
+        pn->index = i;
+        pn->count = n;
+        return true;
+    }
+    if (!numbered_loop(C, x->inner[1], &b, &start))
+        return false;
+    pn->index = oklc_arena_printf(C->a, "%s * %d + (%s - %lld) / %lld", i,
+                                  (int)x->inner[1]->trips, b.var, start, b.by);
+    pn->count = oklc_arena_printf(C->a, "%s * %d", n, (int)x->inner[1]->trips);
+    return true;
+}
+
+/* The panel of the tiles x, or NULL. Every row of blocks of a column
+ * reads the product's other operand alike (B[(kt + k) * N + bx * 16 +
+ * tx]: only the tile loops, the innermost thread and the column of blocks
+ * in it); as written, each block walks its rows again, a row per k, from
+ * far apart (12 KiB for 1536 doubles: a page each, the same L1 sets).
+ * Packed once per column of blocks into rows in order, read by the
+ * column's every row of blocks, the @outer loops swapped so that a
+ * thread runs a column's blocks one after the other (standalone, one
+ * core: 1536^2 floats 145-231 -> 54-90 ms, the expert's 176-236; 1024^2
+ * 54-56 -> 23; 512^2 doubles 8.8-10.6 -> 4.3-6.1, docs/benchmarks.md).
+ * Taken: tiles of a nest of two levels that only update their values,
+ * without a guard; the nest the whole body of the column's @outer loop,
+ * itself the whole body of a top-level @outer loop, neither's header
+ * using the other's iterator; tile loops that number their iterations
+ * (panel_rows()); a read panel_read() takes. */
+static Panel *panel_of(Cpu *C, const Interchange *x)
+{
+    const Loop *top = x->levels[0], *cols = top->parent, *rows = cols ? cols->parent : NULL;
+    Panel pn = {.cols = cols, .rows = rows};
+    if (!x->rows || x->nlevels != 2 || !x->sums_only || x->guard || !panel_outers(C, top) ||
+        !oklc_cpu_collapsible(C, cols, top) || !panel_rows(C, x, &pn) ||
+        !panel_read(C, x, cols, &pn))
+        return NULL;
+    Panel *p = oklc_arena_alloc(C->a, sizeof *p);
+    *p = pn;
+    return p;
+}
+
+/* The header `(T i = start; i < bound; step)` of the @outer loop l. */
+static const char *outer_head(Cpu *C, const Loop *l)
+{
+    return oklc_arena_printf(C->a, "(%s %s = %s; %s %s %s; %s)", oklc_emit_iter_type(C->E, l),
+                             l->iter, l->start, l->iter, oklc_cmp_spelling(l->cmp), l->bound,
+                             oklc_cpu_render(C, l->step));
+}
+
+/* The panel in use: the @outer loops swapped, the kernel's launch
+ * numbered, the read replaced by the packed row's element (_occa_po: the
+ * block's place in a pair's row, tile_threads()). */
+static void use_panel(Cpu *C, const Interchange *x)
+{
+    const Panel *pn = x->panel;
+    Edits *ed = &C->E->ed;
+    oklc_edit_replace(ed, pn->rows->header.begin, pn->rows->header.end, outer_head(C, pn->cols));
+    oklc_edit_replace(ed, pn->cols->header.begin, pn->cols->header.end, outer_head(C, pn->rows));
+    if (!C->panels)
+        oklc_edit_after(ed, C->k->body.begin + 1,
+                        " const unsigned long _occa_launch = _occa_next_launch();"
+                        " _occa_fault_list _occa_panel_faults;");
+    C->panels = true;
+    oklc_edit_replace(ed, pn->read.begin, pn->read.end,
+                      oklc_arena_printf(C->a, "_occa_pn[(%s) * _occa_pw + _occa_po + %s]",
+                                        pn->index, x->l->iter));
+}
+
+/* `tiles` (lines indented by ind + 2) with the panel of `halves` blocks
+ * (a pair's two, or one) from column `col` packed first, where the
+ * launch has not packed it on this thread yet. */
+static const char *with_panel(Cpu *C, const Interchange *x, int halves, const char *col,
+                              const char *tiles, const char *ind)
+{
+    const Panel *pn = x->panel;
+    const char *elem = oklc_arena_printf(C->a, "_occa_elem<decltype(%s[0])>", pn->array);
+    const long long w = (long long)x->l->ntrips;
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    oklc_buf_printf(&b, "%s{ /* the rows of %s the tiles read, packed once per column of blocks */\n"
+                        "%s  static thread_local _occa_panel _occa_panel_site;\n"
+                        "%s  const long long _occa_col = %s, _occa_pr = %s, _occa_pw = %lld;\n"
+                        "%s  %s *_occa_pn = nullptr;\n%s  if (_occa_pr > 0) {\n"
+                        "%s    bool _occa_fill = false;\n"
+                        "%s    _occa_pn = static_cast<%s *>(_occa_panel_site.get(_occa_launch, "
+                        "_occa_col * 2 + %d, sizeof(%s) * (size_t)(_occa_pr * _occa_pw), "
+                        "&_occa_fill));\n%s    if (_occa_pn && _occa_fill) {\n"
+                        "%s      long long _occa_i = 0;\n",
+                    ind, pn->array, ind, ind, col, pn->count, (long long)halves * w, ind, elem,
+                    ind, ind, ind, elem, halves - 1, elem, ind, ind);
+    const char *in = oklc_arena_printf(C->a, "%s      ", ind);
+    for (size_t i = 0; i < x->ninner; i++) {
+        oklc_buf_printf(&b, "%sfor (%s) {\n", in, oklc_cpu_render(C, x->inner[i]->head));
+        in = oklc_arena_printf(C->a, "%s  ", in);
+    }
+    oklc_buf_printf(&b, "%sfor (int _occa_h = 0; _occa_h < %d; ++_occa_h) {\n"
+                        "%s  [[maybe_unused]] const %s %s = _occa_col + _occa_h%s;\n"
+                        "%s  for (%s %s = 0; %s < %lld; ++%s)\n"
+                        "%s    _occa_pn[_occa_i * _occa_pw + _occa_h * %lld + %s] = %s;\n"
+                        "%s}\n%s++_occa_i;\n",
+                    in, halves, in, oklc_emit_iter_type(C->E, pn->cols), pn->cols->iter,
+                    halves > 1 ? pair_step(C, pn->cols) : "", in,
+                    oklc_emit_iter_type(C->E, x->l), x->l->iter, x->l->iter, w, x->l->iter, in,
+                    w, x->l->iter, pn->text, in, in);
+    for (size_t i = x->ninner; i-- > 0;)
+        oklc_buf_printf(&b, "%s      %*s}\n", ind, (int)(2 * i), "");
+    oklc_buf_printf(&b, "%s    }\n%s  }\n%s  if (_occa_pn || _occa_pr <= 0) {\n%s%s  } else {\n"
+                        "%s    _occa_panel_faults.mark(\"no memory for a panel of '%s' (the "
+                        "rows of blocks' shared operand)\");\n%s  }\n%s}\n",
+                    ind, ind, ind, tiles, ind, ind, pn->array, ind, ind);
+    return b.data;
+}
+
 /* Threads in tiles of `rows` rows of the next-to-innermost level by the
  * innermost level: each tile runs its threads' statements before the
  * loop, the loop (the tile's threads inside each iteration), then the rest;
@@ -1589,6 +1824,16 @@ bool oklc_cpu_blockable(Cpu *C, const Stmt *f)
     return is_for(C, f, &hinted) && !hinted && counted_loop(C, f, &k);
 }
 
+bool oklc_cpu_panel_fits(Cpu *C, const Loop *top, const Stmt *f)
+{
+    Counted c;
+    long long start;
+    bool hinted;
+    if (is_for(C, f, &hinted) && f->kind == ST_OTHER)
+        f = f->kids[0];
+    return panel_outers(C, top) && numbered_loop(C, f, &c, &start);
+}
+
 bool oklc_cpu_in_order(Cpu *C, const Var *v, Range r)
 {
     const char *t = C->E->nz->text;
@@ -1624,9 +1869,10 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         !oklc_cpu_guard_range(C, l, x.f, &x.from, &x.to))
         x.from = x.to = NULL;
     x.pair = pair_loop(C, &x);
+    x.panel = panel_of(C, &x);
     oklc_cpu_decision(
         C, x.f->head, false,
-        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %lld rows%s%s",
+        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %lld rows%s%s%s",
                                    (long long)x.rows,
                                    x.pair ? oklc_arena_printf(C->a, ", the blocks of %s in pairs "
                                                               "when compiled for AVX-512",
@@ -1636,14 +1882,24 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
                                        ? oklc_arena_printf(C->a, ", the loop in blocks when it "
                                                            "spans more than %d values",
                                                            LONG_LOOP)
-                                       : "")
+                                       : "",
+                                   x.panel ? oklc_arena_printf(C->a, ", the rows of %s packed "
+                                                               "once per column of blocks (the "
+                                                               "@outer loops swapped)",
+                                                               x.panel->array)
+                                           : "")
         : x.strided ? "interchanged with the threads: the threads' slices in rounds"
         : x.from    ? "interchanged with the threads: their neighbouring elements inside, the "
                       "guard of the loop's body as their bounds"
                     : "interchanged with the threads: their neighbouring elements inside");
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
+    if (x.panel)
+        use_panel(C, &x);
     const char *paired = x.pair ? paired_tiles(C, &x, ind) : NULL;
+    if (paired && x.panel)
+        paired = with_panel(C, &x, 2, oklc_arena_printf(C->a, "_occa_pair_%s", x.pair->iter),
+                            paired, oklc_arena_printf(C->a, "%s    ", ind));
     Interchange one = x;
     one.pair = NULL;
     use_slots(C, &one, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
@@ -1651,6 +1907,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     if (x.rows)
         use_sums(C, &x);
     const char *single = block_text(C, &one, ind);
+    if (x.panel)
+        single = with_panel(C, &one, 1, x.panel->cols->iter, single, ind);
     Buf o;
     oklc_buf_init(&o, C->a);
     if (x.rows)

@@ -490,6 +490,49 @@ class _occa_fault_list {
   }
 };
 
+/* A kernel's launch: a number no other launch of the program had (a
+ * panel, below, packed in one launch is never read in another, whose
+ * arguments may hold other values at the same addresses). */
+inline unsigned long _occa_next_launch() {
+  static std::atomic<unsigned long> count(0);
+  return ++count;
+}
+
+/* An element's type, without const (a panel's, below). */
+template <class _occa_T>
+using _occa_elem = typename std::remove_cv<typename std::remove_reference<_occa_T>::type>::type;
+
+/* The panel of a tiled product's operand (cpu_interchange.c): the rows
+ * its tiles read for one column of blocks, packed in order once and read
+ * by every row of blocks of that column. One per thread and panel site
+ * (thread_local), kept for the launch and column it was packed for; NULL
+ * where memory runs out (the kernel then marks a fault). */
+class _occa_panel {
+  void *data_;
+  size_t bytes_;
+  unsigned long launch_;
+  long long column_;
+ public:
+  _occa_panel() : data_(nullptr), bytes_(0), launch_(0), column_(0) {}
+  ~_occa_panel() { free(data_); }
+  _occa_panel(const _occa_panel &) = delete;
+  _occa_panel &operator=(const _occa_panel &) = delete;
+  /* The panel of `bytes` bytes for (launch, column); *fill: not packed yet. */
+  void *get(unsigned long launch, long long column, size_t bytes, bool *fill) {
+    *fill = launch != launch_ || column != column_;
+    if (bytes > bytes_) {
+      free(data_);
+      size_t n = (bytes + 63) / 64 * 64;
+      data_ = aligned_alloc(64, n);
+      bytes_ = data_ ? n : 0;
+      *fill = true;
+    }
+    launch_ = data_ ? launch : 0;
+    column_ = column;
+    return data_;
+  }
+};
+
 /* An entry's run: 0, or 1 with the reason in message. */
 template <class... _occa_P>
 inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, size_t size) {

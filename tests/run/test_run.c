@@ -583,6 +583,37 @@ static void test_staged_barrier(void **state)
                                                        tile of 8) */
 }
 
+/* B's rows from panels packed per column of blocks: stagedWide's single
+ * blocks (rows of 128 bytes), and a kernel launched again on the same
+ * memory with other values (a panel of the launch before must not be
+ * read). */
+static void test_panels(void **state)
+{
+    (void)state;
+    product_with("stagedWide", 48, 5, 9, true);     /* three columns, one pass */
+    product_with("stagedWide", 528, 5, 9, true);    /* k in blocks of 128 */
+    enum { N = 48 };
+    static int ab[2 * N * N], c[N * N], want[N * N];
+    const char *kernels[] = {"stagedBarrier", "stagedWide"};
+    for (int kn = 0; kn < 2; kn++) {
+        oklc_kernel *k = build("guards.okl", kernels[kn]);
+        oklc_memory *in = to_device(ab, sizeof ab), *out = to_device(c, sizeof c);
+        for (int launch = 0; launch < 3; launch++) {
+            for (int i = 0; i < 2 * N * N; i++)
+                ab[i] = (i * (3 + 2 * launch) + launch) % 7 - 3;
+            assert_int_equal(oklc_memory_copy_from_host(in, ab, sizeof ab, 0), OKLC_OK);
+            oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(in), oklc_arg_mem(out)};
+            run(k, 3, args);
+            to_host(out, c, sizeof c);
+            product_of(N, ab, true, want);
+            same_ints(want, c, N * N);
+        }
+        oklc_memory_free(in);
+        oklc_memory_free(out);
+        oklc_kernel_free(k);
+    }
+}
+
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
 static void test_staged_sums(void **state)
 {
@@ -2558,7 +2589,7 @@ int main(void)
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
-        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier),
+        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
