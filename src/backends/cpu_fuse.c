@@ -625,7 +625,8 @@ static bool packed(Fuse *F, const Stage *s, const Stmt *f)
  * and does nothing but update their values, a row of a tile at most 64
  * bytes (one AVX-512 vector: in doubles, 128 bytes, the fused product ran
  * slower than the staged one, 0.73-0.83 of the expert's against 0.91-1.10
- * at 512, 0.55-0.73 against 0.75 at 1536); each stage's source read in order
+ * at 512, 0.55-0.73 against 0.75 at 1536) or a stage whose rows the tiles
+ * will read from a panel (packed()); each stage's source read in order
  * along a row of the tile (the copy's iterator of the array's last
  * subscript, which the tile's innermost threads take, a term added to the
  * source's last subscript only). */
