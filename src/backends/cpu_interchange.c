@@ -1237,7 +1237,13 @@ static bool counted_loop(Cpu *C, const Stmt *f, Counted *c)
         c->end = oklc_cpu_plus_one(C, c->end);
     const char *inc = oklc_arena_printf(C->a, "++%s", v->name),
                *post = oklc_arena_printf(C->a, "%s++", v->name),
-               *add = oklc_arena_printf(C->a, "%s += ", v->name);
+               *add = oklc_arena_printf(C->a, "%s+=", v->name);
+    char *packed = oklc_arena_strndup(C->a, step, strlen(step)), *q = packed;
+    for (const char *p = step; *p; p++)     /* `k+=16`, `k += 16`, `k ++`: one spelling */
+        if (!isspace((unsigned char)*p))
+            *q++ = *p;
+    *q = '\0';
+    step = packed;
     c->by = 1;
     if (!strcmp(step, inc) || !strcmp(step, post))
         c->step = "1";
