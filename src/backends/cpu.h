@@ -130,6 +130,10 @@ OKLC_INTERNAL bool oklc_cpu_pure_in(Cpu *C, Range r, bool reads);
 OKLC_INTERNAL bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l);
 /* Is there an @atomic in r (threads may update the same element)? */
 OKLC_INTERNAL bool oklc_cpu_has_atomic(Cpu *C, Range r);
+/* Is v an argument whose elements nothing in the kernel changes: const,
+ * and no argument it writes may alias them (v, or every argument with
+ * elements it may write, @restrict)? */
+OKLC_INTERNAL bool oklc_cpu_unchanged_array(Cpu *C, const Var *v);
 /* A return, break, continue or goto in st (or a barrier, if `barriers`)? */
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
 /* `for (T n = base + t; cond; n += S)` over the threads t of l: */

@@ -485,6 +485,18 @@ bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l)
     return false;
 }
 
+bool oklc_cpu_unchanged_array(Cpu *C, const Var *v)
+{
+    if (v->kind != VAR_PARAM || !(v->type.pointer || v->type.array) || !v->type.element_const)
+        return false;
+    for (size_t i = 0; !v->restrict_ && i < C->k->nparams; i++) {
+        const Var *p = C->k->params[i];
+        if ((p->type.pointer || p->type.array) && !p->type.element_const && !p->restrict_)
+            return false;
+    }
+    return true;
+}
+
 bool oklc_cpu_has_atomic(Cpu *C, Range r)
 {
     for (size_t i = 0; i < C->k->natomics; i++)

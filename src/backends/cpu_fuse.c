@@ -315,12 +315,6 @@ static bool movable_value(Fuse *F, const Stage *s, const Loop *const *lv)
 {
     Cpu *C = F->C;
     const Kernel *k = C->k;
-    bool written_restrict = true;       /* every argument the kernel may write is @restrict */
-    for (size_t i = 0; i < k->nparams; i++) {
-        const Var *p = k->params[i];
-        if ((p->type.pointer || p->type.array) && !p->type.element_const && !p->restrict_)
-            written_restrict = false;
-    }
     for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
         const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
         if (!oklc_refers_in(v, s->value))
@@ -334,9 +328,7 @@ static bool movable_value(Fuse *F, const Stage *s, const Loop *const *lv)
         if (v->shared || oklc_cpu_exclusive(v) || (inside && !v->loop_iter) ||
             (!inside && oklc_cpu_written_in(C, v, F->run)) || shadowed(F, v))
             return false;
-        if ((v->type.pointer || v->type.array) &&
-            (v->kind != VAR_PARAM || !v->type.element_const ||
-             !(v->restrict_ || written_restrict)))
+        if ((v->type.pointer || v->type.array) && !oklc_cpu_unchanged_array(C, v))
             return false;
     }
     return params_subscripted(C, s->value) &&

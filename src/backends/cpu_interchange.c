@@ -1452,17 +1452,10 @@ static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn
     const char *t = C->E->nz->text;
     const Stmt *last = x->inner[x->ninner - 1];
     Range body = last->kids[last->nkids - 1]->range;
-    bool written_restrict = true;
-    for (size_t i = 0; i < k->nparams; i++) {
-        const Var *p = k->params[i];
-        if ((p->type.pointer || p->type.array) && !p->type.element_const && !p->restrict_)
-            written_restrict = false;
-    }
     const Var *tx = oklc_cpu_iter_var(C, x->l);
     for (size_t i = 0; i < k->nparams; i++) {
         const Var *p = k->params[i];
-        if (!(p->type.pointer || p->type.array) || !p->type.element_const ||
-            !(p->restrict_ || written_restrict))
+        if (!oklc_cpu_unchanged_array(C, p))
             continue;
         for (size_t r = 0; r < p->nrefs; r++) {
             uint32_t o = oklc_cpu_skip_blanks(t, p->refs[r].end, body.end), c;
