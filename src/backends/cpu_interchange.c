@@ -1442,17 +1442,94 @@ static bool panel_var(Cpu *C, const Interchange *x, const Loop *cols, const Var 
            !oklc_cpu_written_in(C, v, C->k->body);
 }
 
+/* May v appear in the panel's read: panel_var(), or a value declared
+ * again (x->again[i], i < upto) that ok[] allows? */
+static bool panel_ref(Cpu *C, const Interchange *x, const Loop *cols, const bool *ok, size_t upto,
+                      const Var *v)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (x->again[i] == v)
+            return ok[i];
+    return panel_var(C, x, cols, v);
+}
+
+/* Does r use only what panel_ref() allows? */
+static bool panel_uses(Cpu *C, const Interchange *x, const Loop *cols, const bool *ok, size_t upto,
+                       Range r)
+{
+    const Kernel *k = C->k;
+    for (size_t j = 0; j < k->nlocals + k->nparams; j++) {
+        const Var *v = j < k->nlocals ? k->locals[j] : k->params[j - k->nlocals];
+        if (oklc_refers_in(v, r) && !panel_ref(C, x, cols, ok, upto, v))
+            return false;
+    }
+    return true;
+}
+
+/* r rendered with each value declared again that ok[] allows replaced by
+ * its initializer (the pack declares no thread's values: `col = bx * 16 +
+ * tx` becomes (bx * 16 + tx)). */
+static const char *panel_text(Cpu *C, const Interchange *x, const bool *ok, Range r)
+{
+    const char *s = "";
+    for (uint32_t at = r.begin;;) {
+        const Var *first = NULL;
+        Range ref = {r.end, r.end};
+        for (size_t i = 0; i < x->nagain; i++)
+            for (size_t j = 0; ok[i] && j < x->again[i]->nrefs; j++) {
+                Range u = x->again[i]->refs[j];
+                if (u.begin >= at && u.begin < ref.begin && oklc_in_range(r, u.begin))
+                    ref = u, first = x->again[i];
+            }
+        s = oklc_arena_printf(C->a, "%s%s", s, oklc_cpu_render(C, (Range){at, ref.begin}));
+        if (!first)
+            return s;
+        s = oklc_arena_printf(C->a, "%s(%s)", s, panel_text(C, x, ok, first->init));
+        at = ref.end;
+    }
+}
+
+/* Is the read at `at` in the tile loop's body done in every iteration: in
+ * a statement of its own (not under a nested loop), no ?:, && or || in
+ * it? (The pack reads every row the tiles walk; a read the kernel may
+ * skip could be past the data's end.) */
+static bool always_read(Cpu *C, const Stmt *body, uint32_t at)
+{
+    const Stmt *st = body;
+    for (size_t i = 0; body->kind == ST_COMPOUND && i < body->nkids; i++)
+        if (oklc_in_range(body->kids[i]->range, at))
+            st = body->kids[i];
+    if (st->kind != ST_EXPR && st->kind != ST_DECL)
+        return false;
+    const char *t = C->E->nz->text;
+    for (uint32_t p = st->range.begin; p < st->range.end; p++)
+        if (t[p] == '?' || (p + 1 < st->range.end && (t[p] == '&' || t[p] == '|') &&
+                            t[p + 1] == t[p]))
+            return false;
+    return true;
+}
+
 /* The read in the tiles' innermost body that a panel may hold: an
- * argument's const elements (nothing written aliases them), one
- * subscript without memory reads, of panel_var()s only, the innermost
- * thread in it as an added term. */
+ * argument's const elements (nothing written aliases them), done in every
+ * iteration, one subscript without memory reads, of panel_var()s and the
+ * values declared again from them only (`k * N + col`, col = bx * 16 +
+ * tx), the innermost thread in it. */
 static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn)
 {
     const Kernel *k = C->k;
     const char *t = C->E->nz->text;
-    const Stmt *last = x->inner[x->ninner - 1];
-    Range body = last->kids[last->nkids - 1]->range;
+    const Stmt *last = x->inner[x->ninner - 1], *st = last->kids[last->nkids - 1];
+    Range body = st->range;
     const Var *tx = oklc_cpu_iter_var(C, x->l);
+    bool *ok = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *ok);
+    bool *of_tx = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *of_tx);
+    for (size_t i = 0; i < x->nagain; i++) {
+        const Var *v = x->again[i];
+        ok[i] = panel_uses(C, x, cols, ok, i, v->init);
+        of_tx[i] = oklc_refers_in(tx, v->init);
+        for (size_t j = 0; j < i; j++)
+            of_tx[i] |= of_tx[j] && oklc_refers_in(x->again[j], v->init);
+    }
     for (size_t i = 0; i < k->nparams; i++) {
         const Var *p = k->params[i];
         if (!oklc_cpu_unchanged_array(C, p))
@@ -1464,20 +1541,18 @@ static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn
                 continue;
             uint32_t after = oklc_cpu_skip_blanks(t, c + 1, body.end);
             Range sub = {o + 1, c};
-            size_t uses = 0;
-            bool ok = (after >= body.end || t[after] != '[') &&
-                      oklc_cpu_pure(C, oklc_cpu_render(C, sub), false) &&
-                      only_added(C, tx, sub, &uses) && uses;
-            for (size_t j = 0; ok && j < k->nlocals + k->nparams; j++) {
-                const Var *v = j < k->nlocals ? k->locals[j] : k->params[j - k->nlocals];
-                ok = !oklc_refers_in(v, sub) || panel_var(C, x, cols, v);
-            }
-            if (ok) {
-                pn->read = (Range){p->refs[r].begin, c + 1};
-                pn->array = p->name;
-                pn->text = oklc_cpu_render(C, pn->read);
-                return true;
-            }
+            bool threads = oklc_refers_in(tx, sub);
+            for (size_t j = 0; j < x->nagain; j++)
+                threads |= ok[j] && of_tx[j] && oklc_refers_in(x->again[j], sub);
+            if ((after < body.end && t[after] == '[') || !threads ||
+                !always_read(C, st, p->refs[r].begin) ||
+                !oklc_cpu_pure(C, oklc_cpu_render(C, sub), false) ||
+                !panel_uses(C, x, cols, ok, x->nagain, sub))
+                continue;
+            pn->read = (Range){p->refs[r].begin, c + 1};
+            pn->array = p->name;
+            pn->text = panel_text(C, x, ok, pn->read);
+            return true;
         }
     }
     return false;
@@ -1546,7 +1621,7 @@ static Panel *panel_of(Cpu *C, const Interchange *x)
 {
     const Loop *top = x->levels[0], *cols = top->parent, *rows = cols ? cols->parent : NULL;
     Panel pn = {.cols = cols, .rows = rows};
-    if (!x->rows || x->nlevels != 2 || !x->sums_only || x->guard || !panel_outers(C, top) ||
+    if (!x->rows || x->nlevels != 2 || !x->sums_only || !panel_outers(C, top) ||
         !oklc_cpu_collapsible(C, cols, top) || !panel_rows(C, x, &pn) ||
         !panel_read(C, x, cols, &pn))
         return NULL;
@@ -1564,8 +1639,8 @@ static const char *outer_head(Cpu *C, const Loop *l)
 }
 
 /* The panel in use: the @outer loops swapped, the kernel's launch
- * numbered, the read replaced by the packed row's element (_occa_po: the
- * block's place in a pair's row, tile_threads()). */
+ * numbered (the read is replaced where the tiles read the panel,
+ * panel_threads()). */
 static void use_panel(Cpu *C, const Interchange *x)
 {
     const Panel *pn = x->panel;
@@ -1577,9 +1652,6 @@ static void use_panel(Cpu *C, const Interchange *x)
                         " const unsigned long _occa_launch = _occa_next_launch();"
                         " _occa_fault_list _occa_panel_faults;");
     C->panels = true;
-    oklc_edit_replace(ed, pn->read.begin, pn->read.end,
-                      oklc_arena_printf(C->a, "_occa_pn[(%s) * _occa_pw + _occa_po + %s]",
-                                        pn->index, x->l->iter));
 }
 
 /* `tiles` (lines indented by ind + 2) with the panel of `halves` blocks
@@ -1725,6 +1797,31 @@ static void threads(Cpu *C, const Interchange *x, Buf *o, const char *ind)
         in_order(C, x, o, ind);
 }
 
+/* The tiles of x, every thread passing the guard (lines indented by
+ * `ind`): with a panel, packed first (`halves` blocks from column `col`,
+ * with_panel()), and the tiles reading the packed row's element in place
+ * of the read (_occa_po: the block's place in a pair's row,
+ * tile_threads()). Only here: threads that may fail the guard read as
+ * written (the pack reads what every thread of the block reads). */
+static const char *panel_threads(Cpu *C, const Interchange *x, int halves, const char *col,
+                                 const char *ind)
+{
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    if (!x->panel) {
+        threads(C, x, &b, ind);
+        return b.data;
+    }
+    const Panel *pn = x->panel;
+    uint32_t mark = oklc_edits_mark(&C->E->ed);
+    oklc_edit_replace(&C->E->ed, pn->read.begin, pn->read.end,
+                      oklc_arena_printf(C->a, "_occa_pn[(%s) * _occa_pw + _occa_po + %s]",
+                                        pn->index, x->l->iter));
+    threads(C, x, &b, oklc_arena_printf(C->a, "%s  ", ind));
+    oklc_edits_rewind(&C->E->ed, mark);
+    return with_panel(C, x, halves, col, b.data, ind);
+}
+
 /* `flag` cleared (loops indented by `ind`) unless every thread passes the
  * guard. */
 static const char *all_pass(Cpu *C, const Interchange *x, const char *flag, const char *ind)
@@ -1742,8 +1839,9 @@ static const char *block_text(Cpu *C, const Interchange *x, const char *ind)
     Buf o;
     oklc_buf_init(&o, C->a);
     once_decls(C, x, x->rows ? NULL : subscripts(C, x, false), &o, ind);
+    const char *col = x->panel ? x->panel->cols->iter : NULL;
     if (!x->guard) {
-        threads(C, x, &o, ind);
+        oklc_buf_puts(&o, panel_threads(C, x, 1, col, ind));
         return o.data;
     }
     Interchange all = *x;
@@ -1751,7 +1849,7 @@ static const char *block_text(Cpu *C, const Interchange *x, const char *ind)
     const char *in = oklc_arena_printf(C->a, "%s  ", ind);
     oklc_buf_printf(&o, "%sbool _occa_all = true;\n%s%sif (_occa_all) {\n", in,
                     all_pass(C, x, "_occa_all", in), in);
-    threads(C, &all, &o, in);
+    oklc_buf_puts(&o, panel_threads(C, &all, 1, col, in));
     oklc_buf_printf(&o, "%s} else {\n", in);
     threads(C, x, &o, in);
     oklc_buf_printf(&o, "%s}\n", in);
@@ -1771,7 +1869,8 @@ static const char *paired_tiles(Cpu *C, const Interchange *x, const char *ind)
     oklc_buf_init(&b, C->a);
     const char *in = oklc_arena_printf(C->a, "%s    ", ind);
     once_decls(C, &all, NULL, &b, in);
-    threads(C, &all, &b, in);
+    oklc_buf_puts(&b, panel_threads(C, &all, 2,
+                                    oklc_arena_printf(C->a, "_occa_pair_%s", x->pair->iter), in));
     oklc_edits_rewind(&C->E->ed, mark);
     return b.data;
 }
@@ -1900,9 +1999,6 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     if (x.panel)
         use_panel(C, &x);
     const char *paired = x.pair ? paired_tiles(C, &x, ind) : NULL;
-    if (paired && x.panel)
-        paired = with_panel(C, &x, 2, oklc_arena_printf(C->a, "_occa_pair_%s", x.pair->iter),
-                            paired, oklc_arena_printf(C->a, "%s    ", ind));
     Interchange one = x;
     one.pair = NULL;
     use_slots(C, &one, x.rows ? oklc_arena_printf(C->a, "[_occa_row][%s]", l->iter)
@@ -1910,8 +2006,6 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     if (x.rows)
         use_sums(C, &x);
     const char *single = block_text(C, &one, ind);
-    if (x.panel)
-        single = with_panel(C, &one, 1, x.panel->cols->iter, single, ind);
     Buf o;
     oklc_buf_init(&o, C->a);
     if (x.rows)

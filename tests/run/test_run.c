@@ -592,10 +592,15 @@ static void test_panels(void **state)
     (void)state;
     product_with("stagedWide", 48, 5, 9, true);     /* three columns, one pass */
     product_with("stagedWide", 528, 5, 9, true);    /* k in blocks of 128 */
+    /* a guard: blocks the guard cuts read as written (ASan: no pack past B) */
+    product_with("guardedPanel", 48, 7, 11, false);     /* pairs, a block alone */
+    product_with("guardedPanel", 40, 7, 11, false);     /* cut by the guard */
+    product_with("guardedPanel", 20, 7, 11, false);     /* a pair cut by the guard */
+    product_with("guardedPanel", 520, 7, 11, false);    /* k in blocks, cut */
     enum { N = 48 };
     static int ab[2 * N * N], c[N * N], want[N * N];
-    const char *kernels[] = {"stagedBarrier", "stagedWide"};
-    for (int kn = 0; kn < 2; kn++) {
+    const char *kernels[] = {"stagedBarrier", "stagedWide", "guardedPanel"};
+    for (int kn = 0; kn < 3; kn++) {
         oklc_kernel *k = build("guards.okl", kernels[kn]);
         oklc_memory *in = to_device(ab, sizeof ab), *out = to_device(c, sizeof c);
         for (int launch = 0; launch < 3; launch++) {
@@ -605,7 +610,7 @@ static void test_panels(void **state)
             oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(in), oklc_arg_mem(out)};
             run(k, 3, args);
             to_host(out, c, sizeof c);
-            product_of(N, ab, true, want);
+            product_of(N, ab, kn < 2, want);    /* guardedPanel: no row added */
             same_ints(want, c, N * N);
         }
         oklc_memory_free(in);
