@@ -959,23 +959,33 @@ static const char *body_of(Cpu *C, const Stmt *f)
 }
 
 /* The strided loop: the rounds, the threads inside (element r + t while
- * it passes the bound). */
+ * it passes the bound). First the rounds where every thread passes, the
+ * threads a loop of the constant count (which the compiler vectorises
+ * whole: the dot product's sums in the cache, one core, 1.05 -> 1.22 of
+ * the expert's), then the rest as they come (a last round cut short, or
+ * several where the rounds step by less than the threads). The same
+ * elements in the same order for every thread. */
 static void rounds(Cpu *C, const Interchange *x, const char *again, Buf *o, const char *ind)
 {
     const Loop *l = x->l;
-    const char *it = l->iter, *T = l->trips;
+    const char *it = l->iter, *T = l->trips, *itype = oklc_emit_iter_type(C->E, l);
     const char *type = oklc_arena_strndup(C->a, x->s.decl, strlen(x->s.decl) - strlen(x->s.n));
     const char *left = oklc_arena_printf(C->a, "(%s) - _occa_round%s", x->end,
                                          strcmp(x->op, "<=") ? "" : " + 1");
-    oklc_buf_printf(o, "%s  for (%s_occa_round = %s; _occa_round %s %s; _occa_round += %s) {\n",
-                    ind, type, x->s.base, x->op, x->end,
-                    x->s.by_threads ? T : oklc_cpu_op(C, oklc_cpu_render(C, x->s.step)));
+    const char *step = x->s.by_threads ? T : oklc_cpu_op(C, oklc_cpu_render(C, x->s.step));
+    const char *each = oklc_arena_printf(C->a, "%s      %s = _occa_round + %s;\n%s%s      %s\n",
+                                         ind, x->s.decl, it, again, ind, body_of(C, x->f));
+    oklc_buf_printf(o, "%s  %s_occa_round = %s;\n", ind, type, x->s.base);
+    oklc_buf_printf(o, "%s  for (; _occa_round %s %s && %s >= %s; _occa_round += %s) {\n", ind,
+                    x->op, x->end, left, T, step);
+    oklc_buf_printf(o, "%s    for (%s %s = 0; %s < %s; ++%s) {\n%s%s    }\n%s  }\n", ind, itype, it,
+                    it, T, it, each, ind, ind);
+    oklc_buf_printf(o, "%s  for (; _occa_round %s %s; _occa_round += %s) {\n", ind, x->op, x->end,
+                    step);
     oklc_buf_printf(o, "%s    const %s_occa_threads = %s < %s ? %s : %s;\n", ind, type, left, T,
                     left, T);
-    oklc_buf_printf(o, "%s    for (%s %s = 0; %s < _occa_threads; ++%s) {\n", ind,
-                    oklc_emit_iter_type(C->E, l), it, it, it);
-    oklc_buf_printf(o, "%s      %s = _occa_round + %s;\n%s", ind, x->s.decl, it, again);
-    oklc_buf_printf(o, "%s      %s\n%s    }\n%s  }\n", ind, body_of(C, x->f), ind, ind);
+    oklc_buf_printf(o, "%s    for (%s %s = 0; %s < _occa_threads; ++%s) {\n%s%s    }\n%s  }\n", ind,
+                    itype, it, it, it, each, ind, ind);
 }
 
 /* The values declared again (inside: those declared in the guard's { },

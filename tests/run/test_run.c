@@ -619,6 +619,27 @@ static void test_panels(void **state)
     }
 }
 
+/* overlappingSlices(n): rounds of 64 threads stepping by 16, none, cut
+ * short at once, full then several cut short. */
+static void test_rounds(void **state)
+{
+    (void)state;
+    enum { MAX = 1000 };
+    static int x[MAX];
+    for (int i = 0; i < MAX; i++)
+        x[i] = (i * 7 + 3) % 11 - 5;
+    const int ns[] = {0, 5, 71, 300, MAX};
+    for (size_t c = 0; c < sizeof ns / sizeof ns[0]; c++) {
+        int out[256] = {0}, want[256] = {0};
+        for (int b = 0; b < 4; b++)
+            for (int t = 0; t < 64; t++)
+                for (int i = b * 64 + t; i < ns[c]; i += 16)
+                    want[b * 64 + t] += x[i] * (i - t);
+        run_in_out("guards.okl", "overlappingSlices", ns[c], x, sizeof x, out, sizeof out);
+        same_ints(want, out, 256);
+    }
+}
+
 /* @exclusive sums in tiles of rows (guards.okl stagedSums). */
 static void test_staged_sums(void **state)
 {
@@ -2594,7 +2615,7 @@ int main(void)
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
-        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels),
+        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels), cmocka_unit_test(test_rounds),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
