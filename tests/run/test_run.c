@@ -619,6 +619,45 @@ static void test_panels(void **state)
     }
 }
 
+/* termsGuard(n, m): C = A B where row < n, col < n, row + col < m and
+ * m > 0 (elsewhere C keeps its -1s); n = 40 cuts blocks by rows and
+ * columns, m along a diagonal. */
+static void terms_guard_with(int n, int m)
+{
+    enum { MAX = 40 };
+    static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
+    for (int i = 0; i < 2 * n * n; i++)
+        ab[i] = (i * 5 + 2) % 9 - 4;
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++) {
+            want[r * n + col] = -1;
+            if (r + col < m && m > 0) {
+                want[r * n + col] = 0;
+                for (int k = 0; k < n; k++)
+                    want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
+            }
+        }
+    for (int i = 0; i < n * n; i++)
+        c[i] = -1;
+    oklc_kernel *k = build("guards.okl", "termsGuard");
+    oklc_memory *in = to_device(ab, sizeof ab), *out = to_device(c, sizeof c);
+    RUN(k, oklc_arg_int(n), oklc_arg_int(m), oklc_arg_mem(in), oklc_arg_mem(out));
+    to_host(out, c, sizeof c);
+    same_ints(want, c, (size_t)(n * n));
+    oklc_memory_free(in);
+    oklc_memory_free(out);
+    oklc_kernel_free(k);
+}
+
+static void test_terms_guard(void **state)
+{
+    (void)state;
+    terms_guard_with(40, 80);    /* every block passes the second term */
+    terms_guard_with(40, 37);    /* blocks cut along a diagonal */
+    terms_guard_with(32, 0);     /* no thread passes the third */
+    terms_guard_with(40, 30);    /* whole pairs and blocks cut */
+}
+
 /* overlappingSlices(n): rounds of 64 threads stepping by 16, none, cut
  * short at once, full then several cut short. */
 static void test_rounds(void **state)
@@ -2615,7 +2654,7 @@ int main(void)
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
-        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels), cmocka_unit_test(test_rounds),
+        cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels), cmocka_unit_test(test_rounds), cmocka_unit_test(test_terms_guard),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),
