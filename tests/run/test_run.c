@@ -628,17 +628,12 @@ static void terms_guard_with(int n, int m)
     static int ab[2 * MAX * MAX], c[MAX * MAX], want[MAX * MAX];
     for (int i = 0; i < 2 * n * n; i++)
         ab[i] = (i * 5 + 2) % 9 - 4;
-    for (int r = 0; r < n; r++)
-        for (int col = 0; col < n; col++) {
-            want[r * n + col] = -1;
-            if (r + col < m && m > 0) {
-                want[r * n + col] = 0;
-                for (int k = 0; k < n; k++)
-                    want[r * n + col] += ab[r * n + k] * ab[n * n + k * n + col];
-            }
-        }
-    for (int i = 0; i < n * n; i++)
+    product_of(n, ab, false, want);
+    for (int i = 0; i < n * n; i++) {
         c[i] = -1;
+        if (!(i / n + i % n < m && m > 0))
+            want[i] = -1;
+    }
     oklc_kernel *k = build("guards.okl", "termsGuard");
     oklc_memory *in = to_device(ab, sizeof ab), *out = to_device(c, sizeof c);
     RUN(k, oklc_arg_int(n), oklc_arg_int(m), oklc_arg_mem(in), oklc_arg_mem(out));
