@@ -130,7 +130,7 @@
 
 #include "cpu.h"
 
-enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 512 };
+enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 512, MAX_TERMS = 16 };
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */
@@ -1849,6 +1849,35 @@ static unsigned levels_in(Cpu *C, const Interchange *x, const unsigned *mask, si
     return m;
 }
 
+/* The top-level `&&` terms of cond, blanks trimmed, into terms (at most
+ * MAX_TERMS); the whole condition as one term where `||` or `?:` is at
+ * its top or the terms are more. Their number. */
+static size_t guard_terms(Cpu *C, Range cond, Range *terms)
+{
+    const char *t = C->E->nz->text;
+    size_t n = 0;
+    int depth = 0;
+    uint32_t from = cond.begin;
+    for (uint32_t p = cond.begin; p + 1 < cond.end; p++) {
+        depth += t[p] == '(' || t[p] == '[' ? 1 : t[p] == ')' || t[p] == ']' ? -1 : 0;
+        if (depth)
+            continue;
+        if (t[p] == '?' || (t[p] == '|' && t[p + 1] == '|') ||
+            (t[p] == '&' && t[p + 1] == '&' && n + 1 == MAX_TERMS)) {
+            n = 0, from = cond.begin;
+            break;
+        }
+        if (t[p] == '&' && t[p + 1] == '&')
+            terms[n++] = (Range){from, p}, from = p + 2;
+    }
+    terms[n++] = (Range){from, cond.end};
+    for (size_t i = 0; i < n; i++) {
+        terms[i].begin = oklc_cpu_skip_blanks(t, terms[i].begin, terms[i].end);
+        terms[i].end = blanks_before(t, terms[i].begin, terms[i].end);
+    }
+    return n;
+}
+
 /* `flag` cleared (loops indented by `ind`) unless every thread passes the
  * guard. Each of the condition's top-level `&&` terms is checked over the
  * levels it depends on only (`row < N` over the rows, `col < N` over the
@@ -1858,34 +1887,13 @@ static unsigned levels_in(Cpu *C, const Interchange *x, const unsigned *mask, si
  * being every combination of the levels' values. */
 static const char *all_pass(Cpu *C, const Interchange *x, const char *flag, const char *ind)
 {
-    const char *t = C->E->nz->text;
-    Range cond = x->guard->head;
     unsigned *mask = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *mask);
     for (size_t j = 0; j < x->nagain; j++)
         mask[j] = levels_in(C, x, mask, j, x->again[j]->init);
-    /* the top-level && terms (one term where || or ?: is at the top) */
-    Range terms[16];
-    size_t n = 0;
-    int depth = 0;
-    uint32_t from = cond.begin;
-    for (uint32_t p = cond.begin; p < cond.end && n < 16; p++) {
-        depth += t[p] == '(' || t[p] == '[' ? 1 : t[p] == ')' || t[p] == ']' ? -1 : 0;
-        if (depth || p + 1 >= cond.end)
-            continue;
-        if (t[p] == '?' || (t[p] == '|' && t[p + 1] == '|')) {
-            n = 0, from = cond.begin;
-            break;
-        }
-        if (t[p] == '&' && t[p + 1] == '&')
-            terms[n++] = (Range){from, p}, from = p + 2;
-    }
-    if (n == 16)
-        n = 0, from = cond.begin;
-    terms[n++] = (Range){from, cond.end};
+    Range terms[MAX_TERMS];
+    size_t n = guard_terms(C, x->guard->head, terms);
     const char *s = "";
     for (size_t i = 0; i < n; i++) {
-        terms[i].begin = oklc_cpu_skip_blanks(t, terms[i].begin, terms[i].end);
-        terms[i].end = blanks_before(t, terms[i].begin, terms[i].end);
         unsigned m = levels_in(C, x, mask, x->nagain, terms[i]);
         const char *loops = "", *in = oklc_arena_printf(C->a, "%s  ", ind), *decls = "";
         for (size_t l = 0; l < x->nlevels; l++) {
