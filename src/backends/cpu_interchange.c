@@ -1431,6 +1431,30 @@ static void blocked_tiles(Cpu *C, const Interchange *x, const Counted *k, int64_
 
 /* ---- panels: the other operand packed per column of blocks ------------------------------- */
 
+/* The levels of the nest (bit i: x->levels[i]) that r depends on, through
+ * their iterators or the values declared again from them (mask[j] for
+ * x->again[j]). */
+static unsigned levels_in(Cpu *C, const Interchange *x, const unsigned *mask, size_t nmask, Range r)
+{
+    unsigned m = 0;
+    for (size_t i = 0; i < x->nlevels; i++)
+        if (oklc_refers_in(oklc_cpu_iter_var(C, x->levels[i]), r))
+            m |= 1u << i;
+    for (size_t j = 0; j < nmask; j++)
+        if (oklc_refers_in(x->again[j], r))
+            m |= mask[j];
+    return m;
+}
+
+/* levels_in() of each value declared again, from its initializer. */
+static unsigned *again_levels(Cpu *C, const Interchange *x)
+{
+    unsigned *mask = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *mask);
+    for (size_t j = 0; j < x->nagain; j++)
+        mask[j] = levels_in(C, x, mask, j, x->again[j]->init);
+    return mask;
+}
+
 /* Is l's initializer `T i = ...` (OpenMP's canonical form leaves the
  * header alone, cpu.c)? */
 static bool plain_init(Cpu *C, const Loop *l)
@@ -1531,16 +1555,10 @@ static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn
     const char *t = C->E->nz->text;
     const Stmt *last = x->inner[x->ninner - 1], *st = last->kids[last->nkids - 1];
     Range body = st->range;
-    const Var *tx = oklc_cpu_iter_var(C, x->l);
     bool *ok = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *ok);
-    bool *of_tx = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *of_tx);
-    for (size_t i = 0; i < x->nagain; i++) {
-        const Var *v = x->again[i];
-        ok[i] = panel_uses(C, x, cols, ok, i, v->init);
-        of_tx[i] = oklc_refers_in(tx, v->init);
-        for (size_t j = 0; j < i; j++)
-            of_tx[i] |= of_tx[j] && oklc_refers_in(x->again[j], v->init);
-    }
+    for (size_t i = 0; i < x->nagain; i++)
+        ok[i] = panel_uses(C, x, cols, ok, i, x->again[i]->init);
+    const unsigned *mask = again_levels(C, x), innermost = 1u << (x->nlevels - 1);
     for (size_t i = 0; i < k->nparams; i++) {
         const Var *p = k->params[i];
         if (!oklc_cpu_unchanged_array(C, p))
@@ -1552,10 +1570,8 @@ static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn
                 continue;
             uint32_t after = oklc_cpu_skip_blanks(t, c + 1, body.end);
             Range sub = {o + 1, c};
-            bool threads = oklc_refers_in(tx, sub);
-            for (size_t j = 0; j < x->nagain; j++)
-                threads |= ok[j] && of_tx[j] && oklc_refers_in(x->again[j], sub);
-            if ((after < body.end && t[after] == '[') || !threads ||
+            if ((after < body.end && t[after] == '[') ||
+                !(levels_in(C, x, mask, x->nagain, sub) & innermost) ||
                 !always_read(C, st, p->refs[r].begin) ||
                 !oklc_cpu_pure(C, oklc_cpu_render(C, sub), false) ||
                 !panel_uses(C, x, cols, ok, x->nagain, sub))
@@ -1834,21 +1850,6 @@ static const char *panel_threads(Cpu *C, const Interchange *x, int halves, const
     return with_panel(C, x, halves, col, b.data, ind);
 }
 
-/* The levels of the nest (bit i: x->levels[i]) that r depends on, through
- * their iterators or the values declared again from them (mask[j] for
- * x->again[j]). */
-static unsigned levels_in(Cpu *C, const Interchange *x, const unsigned *mask, size_t nmask, Range r)
-{
-    unsigned m = 0;
-    for (size_t i = 0; i < x->nlevels; i++)
-        if (oklc_refers_in(oklc_cpu_iter_var(C, x->levels[i]), r))
-            m |= 1u << i;
-    for (size_t j = 0; j < nmask; j++)
-        if (oklc_refers_in(x->again[j], r))
-            m |= mask[j];
-    return m;
-}
-
 /* The top-level `&&` terms of cond, blanks trimmed, into terms (at most
  * MAX_TERMS); the whole condition as one term where `||` or `?:` is at
  * its top or the terms are more. Their number. */
@@ -1887,9 +1888,7 @@ static size_t guard_terms(Cpu *C, Range cond, Range *terms)
  * being every combination of the levels' values. */
 static const char *all_pass(Cpu *C, const Interchange *x, const char *flag, const char *ind)
 {
-    unsigned *mask = oklc_arena_alloc(C->a, (x->nagain + 1) * sizeof *mask);
-    for (size_t j = 0; j < x->nagain; j++)
-        mask[j] = levels_in(C, x, mask, j, x->again[j]->init);
+    const unsigned *mask = again_levels(C, x);
     Range terms[MAX_TERMS];
     size_t n = guard_terms(C, x->guard->head, terms);
     const char *s = "";
