@@ -14,6 +14,7 @@ packages=(
   libclang-dev      # Clang's C API: parses the normalized C++ of a kernel
   libcmocka-dev     # unit tests
   libxxhash-dev     # XXH3-128: the keys of the runtime's kernel cache
+  libisl-dev        # isl: integer sets, the race and barrier analysis (src/analysis/)
   libexpected-dev   # tl::expected: the oklt interface OCCA calls (include/oklt/)
   clang             # tests: normalized kernels must pass clang++ -fsyntax-only
   clangd-14         # tests: compile-commands entries must give clangd no errors

@@ -13,6 +13,7 @@
 
 #include "intrinsics/intrinsics.h"
 #include "plugin/plugin.h"
+#include "analysis/analysis.h"
 #include "sema/sema.h"
 
 #define XXH_INLINE_ALL
@@ -338,7 +339,7 @@ static Emit *relay(oklc_ctx *c, Emit *first)
     ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true};
     Normalized *nz = oklc_normalize_raw_view(c, oklc_pp_add_buffer(c, "<split>", text, len, false));
     Model *m = nz && c->nerrors == errors ? oklc_parse(c, nz, &o) : NULL;
-    Emit *E = m && oklc_sema_check(c, m, &o) && c->nerrors == errors
+    Emit *E = m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) && c->nerrors == errors
                   ? translate(c, first->be, nz, m, first->path) : NULL;
     if (c->nerrors != errors)
         E = NULL;
@@ -457,7 +458,8 @@ static bool pipeline(Run *r)
     GUARDED(c, false, {
         ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false};
         Model *m = oklc_parse(c, c->norm, &o);
-        if (m && oklc_sema_check(c, m, &o) && oklc_plugins_check(c, m))
+        if (m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) &&
+            oklc_plugins_check(c, m))
             c->model = m;
         if (c->model && r->upto == UPTO_CHECK)
             r->ok = dump(c, m, r->flags, r->path);

@@ -7,6 +7,8 @@
 #   MODE error:    oklc normalize          INPUT.okl -> INPUT.err (stderr, exit 1,
 #                                          and no output file left behind)
 #   MODE check-error: the same with oklc check
+#   MODE check-warn: oklc check INPUT.okl -> INPUT.err (its warnings and
+#                  notes, exit 0): what the analysis (src/analysis/) says
 #   MODE valid:    oklc check must succeed with no diagnostic at all
 #   MODE serial|openmp: oklc transpile -b MODE --metadata: INPUT.okl ->
 #                  INPUT.out (the kernels after the prelude, then the
@@ -45,7 +47,7 @@ case $mode in
     cmd=check; expected= ;;
   error)
     cmd=normalize; expected=$base.err ;;
-  check-error)
+  check-error|check-warn)
     cmd=check; expected=$base.err ;;
   serial|openmp)
     cmd="transpile -b $mode --metadata $tmp/meta.json"; expected=$base.out ;;
@@ -94,6 +96,11 @@ if [ "$mode" = legacy ]; then
     echo "FAIL: --keep-macros output differs from $dir/$base.out"; exit 1
   fi
   actual=$tmp/err
+elif [ "$mode" = check-warn ]; then
+  actual=$tmp/err
+  if [ $status -ne 0 ] || [ ! -s "$tmp/err" ]; then
+    echo "FAIL: expected diagnostics and exit 0 (exit $status)"; cat "$tmp/err"; exit 1
+  fi
 elif [ "$mode" = error ] || [ "$mode" = check-error ] || [ "$mode" = transpile-error ]; then
   actual=$tmp/err
   if [ $status -ne 1 ]; then

@@ -292,7 +292,8 @@ static void exclusive_var(Cpu *C, Var *v)
 
 static const Stmt *barrier_stmt(const Stmt *st, const Barrier *br)
 {
-    if (st->kind == ST_NULL && st->barrier == br)
+    if (st->kind == ST_NULL && (st->barrier == br || (br->dropped && !st->barrier &&
+                                                      st->range.begin == br->stmt.begin)))
         return st;
     for (size_t i = 0; i < st->nkids; i++) {
         const Stmt *f = barrier_stmt(st->kids[i], br);

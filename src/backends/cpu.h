@@ -99,7 +99,9 @@ OKLC_INTERNAL const char *oklc_cpu_declaration(Cpu *C, const Var *v, const char 
 OKLC_INTERNAL const char *oklc_cpu_declare_alone(Cpu *C, Edits *ed, const Var *v);
 OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name,
                                              const char *at);
-OKLC_INTERNAL Attr *oklc_cpu_exclusive(const Var *v);
+/* One value per thread: @exclusive, or a block's variable each thread
+ * writes before it reads it (analysis/private.c). */
+OKLC_INTERNAL bool oklc_cpu_exclusive(const Var *v);
 
 /* Is the offset in an @inner loop that a barrier splits? */
 OKLC_INTERNAL bool oklc_cpu_in_split(Cpu *C, uint32_t off);

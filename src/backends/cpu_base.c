@@ -291,9 +291,9 @@ const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *name, const cha
     return oklc_arena_printf(C->a, "%s[%s] = %s;", name, at, init);
 }
 
-Attr *oklc_cpu_exclusive(const Var *v)
+bool oklc_cpu_exclusive(const Var *v)
 {
-    return v->exclusive ? v->exclusive : v->typedef_var ? v->typedef_var->exclusive : NULL;
+    return v->exclusive || v->per_thread || (v->typedef_var && v->typedef_var->exclusive);
 }
 
 /* ---- queries ----------------------------------------------------------------------------- */

@@ -781,7 +781,7 @@ static bool carries_sums(Cpu *C, const Interchange *x, Range body)
     const Kernel *k = C->k;
     for (size_t i = 0; i < k->nlocals; i++) {
         const Var *v = k->locals[i];
-        bool carried = oklc_cpu_exclusive(v) != NULL;
+        bool carried = oklc_cpu_exclusive(v);
         for (size_t j = 0; j < x->nslots && !carried; j++)
             carried = x->slots[j] == v;
         if (carried && oklc_cpu_written_in(C, v, body))

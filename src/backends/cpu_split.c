@@ -600,7 +600,8 @@ void oklc_cpu_split(Cpu *C, Block *blk, const Loop *top)
     S.top = top;
     S.stmt = top->node;
     for (size_t i = 0; i < C->k->nbarriers; i++)
-        if (oklc_in_range(S.stmt->range, C->k->barriers[i]->stmt.begin)) {
+        if (!C->k->barriers[i]->dropped &&
+            oklc_in_range(S.stmt->range, C->k->barriers[i]->stmt.begin)) {
             S.barrier_line = oklc_model_line(C->E->c, C->k->barriers[i]->stmt.begin);
             break;
         }

@@ -433,12 +433,37 @@ static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 
 /* ---- barriers, shared memory, atomics ------------------------------------------------------------- */
 
+/* The statement of the tree that starts at `at` as a null statement. */
+static const Stmt *null_stmt_at(const Stmt *st, uint32_t at)
+{
+    if (st->kind == ST_NULL && st->range.begin == at)
+        return st;
+    for (size_t i = 0; i < st->nkids; i++)
+        if (oklc_in_range(st->kids[i]->range, at))
+            return null_stmt_at(st->kids[i], at);
+    return NULL;
+}
+
+/* A barrier the analysis left out: its statement goes (its line too), or
+ * becomes an empty one where a statement must stand (if (c) @barrier;). */
+static void dropped_barrier(Gpu *G, const Barrier *br)
+{
+    const Stmt *st = G->k->root ? null_stmt_at(G->k->root, br->stmt.begin) : NULL;
+    const SpecRange *spec = oklc_emit_spec_of(G->E, br->attr);
+    if (st && st->parent && st->parent->kind == ST_COMPOUND && spec)
+        oklc_emit_delete_stmt(G->E, spec->off, br->stmt.end);
+    else
+        oklc_edit_replace(&G->E->ed, br->stmt.begin, br->stmt.end, ";");
+}
+
 static void explicit_barriers(Gpu *G)
 {
     for (size_t i = 0; i < G->k->nbarriers; i++) {
         const Barrier *br = G->k->barriers[i];
         const char *what = br->kind == BARRIER_WARP ? G->T->warp_barrier : G->T->barrier;
-        if (br->after_call)     /* after the call of a function that ends with it */
+        if (br->dropped)        /* the analysis found it separates nothing */
+            dropped_barrier(G, br);
+        else if (br->after_call)     /* after the call of a function that ends with it */
             oklc_edit_after(&G->E->ed, br->stmt.begin, oklc_arena_printf(G->a, " %s", what));
         else
             oklc_edit_replace(&G->E->ed, br->stmt.begin, br->stmt.end, what);
@@ -494,17 +519,20 @@ static bool barrier_at_end(const Loop *l)
 }
 
 /* Between the @inner loops of a block with @shared memory, every thread
- * waits until all have written: a barrier after each @inner loop that
- * another one follows (unless @nobarrier, or one of the user's is there). */
+ * waits until all have written: a barrier after each @inner loop whose
+ * accesses the analysis found another thread's later ones touch
+ * (analysis/races.c), or by the rule where it could not tell: after each
+ * @inner loop that another one follows (unless @nobarrier, or one of the
+ * user's is there). */
 static void implicit_barriers(Gpu *G)
 {
     for (size_t i = 0; i < G->k->nloops; i++) {
         const Loop *l = G->k->loops[i];
         if (l->kind != LOOP_INNER || !l->parent || l->parent->kind != LOOP_OUTER ||
             l->nobarrier || !l->node || !l->node->nkids || !block_has_shared(G, l->parent) ||
-            barrier_at_end(l))
+            barrier_at_end(l) || l->barrier_after == BARRIER_UNNEEDED)
             continue;
-        bool later = in_regular_loop(l->node, l->parent);
+        bool later = l->barrier_after == BARRIER_NEEDED || in_regular_loop(l->node, l->parent);
         for (size_t j = 0; j < G->k->nloops && !later; j++) {
             const Loop *m = G->k->loops[j];
             later = m != l && m->kind == LOOP_INNER && m->parent == l->parent &&

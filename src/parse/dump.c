@@ -80,6 +80,9 @@ static void loop(oklc_ctx *c, Buf *out, const Loop *l, int depth)
         oklc_buf_printf(out, ": (%s)", l->problem ? l->problem : "not analyzed");
     if (l->nobarrier)
         oklc_buf_puts(out, " @nobarrier");
+    if (l->barrier_after != BARRIER_BY_RULE)
+        oklc_buf_printf(out, ", a barrier after it: %s",
+                        l->barrier_after == BARRIER_NEEDED ? "needed" : "not needed");
     attr_text(out, l->max_inner_dims);
     attr_text(out, l->simd_length);
     attr_text(out, l->unroll);
@@ -117,15 +120,16 @@ static void kernel(oklc_ctx *c, Buf *out, const Kernel *k)
         plain_loops(c, out, k->root);
     for (size_t i = 0; i < k->nlocals; i++) {
         const Var *v = k->locals[i];
-        if (v->shared || v->exclusive || (v->typedef_var &&
-                                          (v->typedef_var->shared || v->typedef_var->exclusive)))
+        if (v->shared || v->exclusive || v->per_thread ||
+            (v->typedef_var && (v->typedef_var->shared || v->typedef_var->exclusive)))
             var(c, out, "  ", v->shared || (v->typedef_var && v->typedef_var->shared) ? "shared"
-                                                                                       : "exclusive",
+                              : v->per_thread ? "per thread" : "exclusive",
                 v);
     }
     for (size_t i = 0; i < k->nbarriers; i++) {
         const Barrier *b = k->barriers[i];
-        oklc_buf_printf(out, "  barrier %s", b->kind == BARRIER_WARP ? "warp" : "local");
+        oklc_buf_printf(out, "  barrier %s%s", b->kind == BARRIER_WARP ? "warp" : "local",
+                        b->dropped ? ", left out: it separates nothing" : "");
         pos(c, out, b->stmt.begin);
     }
     for (size_t i = 0; i < k->natomics; i++) {

@@ -334,7 +334,7 @@ static bool read_header(Walk *W, Loop *l, size_t open, size_t cl[4], Range *star
     const Token *it = W->toks[eq - 1];
     l->iter = oklc_arena_strndup(&W->c->arena, it->text, it->len);
     l->iter_off = it->loc.off;
-    *start = tok_range(W, eq + 1, init_end);
+    *start = l->start_at = tok_range(W, eq + 1, init_end);
     l->start = oklc_walk_text_of(W, eq + 1, init_end);
 
     /* cond: i CMP bound, or bound CMP i */
@@ -352,6 +352,7 @@ static bool read_header(Walk *W, Loop *l, size_t open, size_t cl[4], Range *star
     }
     if (bound->end && !single_operand(W, tok_at(W, bound->begin), tok_at(W, bound->end)))
         *bound = (Range){0, 0};       /* i < N && i < M: not one bound */
+    l->bound_at = *bound;
     if (!bound->end) {
         l->problem = oklc_arena_printf(&W->c->arena, "the condition must compare the iterator "
                                        "with a bound: %s < N, %s <= N, %s > N, %s >= N or "
@@ -735,8 +736,18 @@ void oklc_walk_for(Walk *W, CXCursor cur, AttrList *attrs, Frame *f)
     W->for_header = header;
     bool attributed = W->loop != f->saved_loop;
     if (!attributed && W->kernel && !W->in_lambda && W->stmt && W->stmt->kind == ST_FOR &&
-        W->stmt->range.begin == begin)
+        W->stmt->range.begin == begin) {
         W->stmt->trips = plain_trips(W, cur);
+        if (header.end) {
+            Loop *pl = oklc_arena_alloc(&W->c->arena, sizeof *pl);
+            pl->kind = LOOP_REGULAR;
+            pl->stmt = W->stmt->range;
+            pl->tile_value = INT64_MIN;
+            pl->kernel = W->kernel;
+            analyze_header(W, cur, pl, k);
+            W->stmt->plain = pl;
+        }
+    }
     /* a regular loop's header decides which threads iterate */
     oklc_walk_push_ctl(W, CTL_LOOP, cur, attributed ? (Range){0, 0} : header,
                        attributed ? W->loop : NULL);

@@ -98,6 +98,8 @@ typedef struct Var {
     int64_t     size;         /* bytes of its type (sizeof), -1 if unknown */
     bool        is_int, is_float; /* an integer or floating-point scalar */
     bool        is_signed;    /* a signed integer: short, int, long, long long, signed char */
+    bool        per_thread;   /* a block's variable every thread writes before it reads
+                                 it: one per thread, as @exclusive (analysis/) */
 } Var;
 
 static inline bool oklc_in_range(Range r, uint32_t off)
@@ -117,6 +119,10 @@ static inline bool oklc_refers_in(const Var *v, Range r)
 /* ---- loops --------------------------------------------------------------- */
 
 typedef enum LoopKind { LOOP_OUTER, LOOP_INNER, LOOP_REGULAR } LoopKind;
+/* Whether the threads of a block wait for each other after an @inner
+ * loop that another follows (GPU backends): by the rule (when @shared
+ * memory is used), or as the analysis of its accesses found. */
+typedef enum BarrierNeed { BARRIER_BY_RULE, BARRIER_NEEDED, BARRIER_UNNEEDED } BarrierNeed;
 typedef enum Cmp { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_NE } Cmp;
 
 /* One level of parallelism. A @tile for statement is two levels over the
@@ -136,6 +142,7 @@ struct Loop {
     const char *iter_type;    /* its type, as Clang prints it */
     uint32_t    iter_off;
     const char *start, *bound;/* expressions, as text */
+    Range       start_at, bound_at; /* the same in the normalized text */
     const char *stride;       /* how much one iteration moves, as text (> 0) */
     bool        stride_known; /* Clang computed it (positive), else it is checked later */
     Cmp         cmp;
@@ -148,6 +155,7 @@ struct Loop {
     const char *problem;      /* why it did not, for the checks */
 
     int         tile_part;    /* 0, or 1/2 for the two levels of a @tile */
+    BarrierNeed barrier_after;/* a top @inner loop of a block: does a GPU wait after it */
     const char *tile_size;
     bool        tile_check;
     bool        tile_exact;   /* a known count, a multiple of the size: no tile runs past it */
@@ -190,6 +198,8 @@ struct Stmt {
     Loop       *loop;         /* ST_FOR with OKL attributes: its innermost level */
     int32_t     trips;        /* ST_FOR without: its iteration count if Clang can
                                  compute it (at most 64), else -1 */
+    Loop       *plain;        /* ST_FOR without OKL attributes in a kernel: its header
+                                 read as an OKL loop's (analyzed: of that form) */
     Barrier    *barrier;      /* ST_NULL that is a @barrier */
     Var       **decls;        /* ST_DECL: the variables it declares */
     size_t      ndecls;
@@ -208,6 +218,8 @@ struct Barrier {
     bool        after_call;   /* a function's last @barrier, after a call of it: stmt is
                                  empty, at the end of the call's statement; attr is at
                                  the call */
+    bool        dropped;      /* the analysis found it separates nothing (analysis/):
+                                 no statement of the tree holds it any more */
 };
 
 /* What an @atomic expression statement does. */

@@ -129,18 +129,13 @@ static void local_rules(oklc_ctx *c, const Model *m, const Kernel *k, const Var 
 {
     if (v->loop_iter || ATTR_OF(v, shared) || ATTR_OF(v, exclusive) || is_const(v))
         return;
-    uint32_t at;
     if (!v->loop && v->top_level)
         oklc_model_error(c, v->name_off, "'%s' is declared outside the @outer loops, so it must "
                                          "be const: every block of the kernel computes it once",
                          v->name);
     else if (v->loop && v->loop->kind == LOOP_OUTER &&
-             (at = oklc_sema_thread_write(c, m, k, v)) != UINT32_MAX)
-        oklc_model_error(c, at, "'%s' is declared between the @outer and the @inner loops, and "
-                                "here an @inner loop writes it where the threads may not all "
-                                "write the same value: make it @exclusive (one per thread) or "
-                                "@shared (one per block)",
-                         v->name);
+             oklc_sema_thread_write(c, m, k, v) != UINT32_MAX)
+        ;   /* written per thread: analysis/private.c decides */
     else if (v->loop && v->loop->kind == LOOP_OUTER)
         oklc_model_diag(c, DIAG_WARNING, v->name_off,
                         "'%s' is declared between the @outer and the @inner loops without const, "
@@ -262,16 +257,8 @@ static void barrier_rules(oklc_ctx *c, const Barrier *b)
         oklc_model_error(c, a->off, "'@barrier' must be inside an @outer loop");
         return;
     }
-    if (b->cond_var && b->cond.begin == b->cond.end)
-        oklc_model_error(c, a->off, "not all threads of a block reach this @barrier: the '%s' at "
-                                    "line %u, under a condition that differs between threads, "
-                                    "lets some of them skip it",
-                         b->cond_var, oklc_model_line(c, b->cond.begin));
-    else if (b->cond_var)
-        oklc_model_error(c, a->off, "not all threads of a block reach this @barrier: it is under "
-                                    "a condition on '%s', which differs between the threads of "
-                                    "an @inner loop",
-                         b->cond_var);
+    /* under a condition that differs between threads: analysis/races.c
+     * leaves it out where it separates nothing, else it is an error */
 }
 
 /* A break cannot leave an @outer or @inner loop: its iterations are blocks

@@ -26,6 +26,13 @@ OKLC_INTERNAL void oklc_sema_loops(oklc_ctx *c, Kernel *k, const ParseOptions *o
 OKLC_INTERNAL uint32_t oklc_sema_thread_write(oklc_ctx *c, const Model *m, const Kernel *k,
                                               const Var *v);
 
+/* Whether use `ref` of v may change it (an assignment, ++, --, its
+ * address, a reference argument); *plain: by "v = ..."; *value (if not
+ * NULL): what an assignment (= or op=) stores, else empty. */
+OKLC_INTERNAL bool oklc_sema_writes(oklc_ctx *c, const Model *m, const Var *v, Range ref,
+                                    bool *plain, Range *value);
+
+
 /* Effects where a block runs as a whole (between @outer and @inner loops:
  * @atomic, writes to the memory of pointer parameters): once per block on
  * CPUs, once per thread on GPUs. A warning at each. */

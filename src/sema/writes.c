@@ -319,3 +319,16 @@ uint32_t oklc_sema_thread_write(oklc_ctx *c, const Model *m, const Kernel *k, co
     }
     return UINT32_MAX;
 }
+
+bool oklc_sema_writes(oklc_ctx *c, const Model *m, const Var *v, Range ref, bool *plain,
+                      Range *value)
+{
+    Text s = {c->norm->text, (uint32_t)c->norm->len};
+    Range r = {0, 0};
+    *plain = false;
+    bool w = writes(m, s, v, ref, plain, &r);
+    if (value)
+        *value = r;
+    return w;
+}
+

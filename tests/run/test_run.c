@@ -653,6 +653,36 @@ static void test_terms_guard(void **state)
     terms_guard_with(40, 30);    /* whole pairs and blocks cut */
 }
 
+/* The translations the analysis changes (analysis.okl): a barrier left
+ * out, a block's variable one per thread. */
+static void test_analysis(void **state)
+{
+    (void)state;
+    enum { NB = 5 };
+    static int x[NB * 3 * 48], out[NB * 64], want[NB * 64];
+    for (int i = 0; i < NB * 3 * 48; i++)
+        x[i] = (i * 13 + 5) % 17 - 8;
+    for (int e = 0; e < NB; e++)
+        for (int t = 0; t < 64; t++) {
+            int sum = 0;
+            for (int u = t; u < 48 && t < 16; u += 16)
+                for (int f = 0; f < 3; f++)
+                    sum += x[(e * 3 + f) * 48 + u];
+            want[e * 64 + t] = t < 16 ? sum : -1;
+        }
+    run_in_out("analysis.okl", "droppedBarrier", NB, x, sizeof x, out, sizeof out);
+    same_ints(want, out, NB * 64);
+
+    static int y[NB * 32], got[NB * 32], expect[NB * 32];
+    for (int i = 0; i < NB * 32; i++)
+        y[i] = (i * 7 + 1) % 23;
+    for (int b = 0; b < NB; b++)
+        for (int t = 0; t < 32; t++)
+            expect[b * 32 + t] = y[b * 32 + 31 - t] + 31 - t;
+    run_in_out("analysis.okl", "perThread", NB, y, sizeof y, got, sizeof got);
+    same_ints(expect, got, NB * 32);
+}
+
 /* overlappingSlices(n): rounds of 64 threads stepping by 16, none, cut
  * short at once, full then several cut short. */
 static void test_rounds(void **state)
@@ -2650,6 +2680,7 @@ int main(void)
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
         cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels), cmocka_unit_test(test_rounds), cmocka_unit_test(test_terms_guard),
+        cmocka_unit_test(test_analysis),
         cmocka_unit_test(test_tiles),
         cmocka_unit_test(test_reverse_blocks),   cmocka_unit_test(test_function_barrier),
         cmocka_unit_test(test_tile_shared),      cmocka_unit_test(test_lambdas),

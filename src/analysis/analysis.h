@@ -1,0 +1,167 @@
+/*
+ * analysis.h - what the kernel does with memory, thread by thread: the
+ * stage after the checks (sema/), before the backends.
+ *
+ *   affine.c   expressions of the normalized text as isl's affine
+ *              expressions and constraints, exact or refused
+ *   flow.c     a block (an @outer loop with @inner loops) as a tree of
+ *              sequences, branches, loops, threads, barriers and the
+ *              accesses of its @shared memory; which accesses a barrier
+ *              (or the block's start) reaches without passing another
+ *   races.c    the accesses of two threads to one element between two
+ *              barriers, as isl sets: races (errors), the barriers each
+ *              block needs (the automatic ones, @nobarrier, dropped ones)
+ *   private.c  a block's variable each thread writes before it reads it:
+ *              one per thread, as on a GPU
+ *
+ * The results go into the model: Loop.barrier_after, Barrier.dropped,
+ * Var.per_thread. Where a subscript or a bound is not affine the analysis
+ * says so (a note under -Wall) and the block keeps the rule's barriers.
+ */
+#ifndef OKLC_ANALYSIS_H
+#define OKLC_ANALYSIS_H
+
+#include "../parse/model.h"
+
+/* Analyses every kernel of m; false after an error (a race, a needed
+ * barrier removed). Of a CPU relay's text (o->own_text) only the block
+ * variables one per thread: its barriers are the user's, judged before. */
+OKLC_INTERNAL bool oklc_analyze(oklc_ctx *c, Model *m, const ParseOptions *o);
+
+/* ---- private.c ---------------------------------------------------------------------------- */
+
+/* The block variables of k an @inner loop writes per thread: one per
+ * thread (Var.per_thread) where each thread reads what it wrote, accepted
+ * with a warning where the block reads it after all threads wrote it,
+ * else an error. */
+OKLC_INTERNAL void oklc_private_vars(oklc_ctx *c, const Model *m, Kernel *k);
+
+/* ---- affine.c ---------------------------------------------------------------------------- */
+
+/* What an identifier of an expression stands for. */
+typedef enum SymKind {
+    SYM_NONE,                 /* nothing the analysis knows: the expression is refused */
+    SYM_NAME,                 /* an isl variable or parameter: `name` */
+    SYM_EXPR                  /* the value of an expression of the text: `expr` */
+} SymKind;
+
+typedef struct Sym {
+    SymKind     kind;
+    const char *name;
+    Range       expr;
+} Sym;
+
+typedef Sym (*SymFn)(void *ctx, uint32_t off);
+
+/* An expression or a condition as isl text. A division or a remainder by
+ * a constant is an existential variable (named prefix + number) with the
+ * constraints of C's division (rounded towards zero) in `side`. */
+typedef struct Affine {
+    oklc_ctx   *c;
+    SymFn       sym;
+    void       *ctx;
+    const char *prefix;
+    Buf         side;     /* " and (...)" per variable */
+    Buf         exists;   /* ", name" per variable */
+    int         nexists;
+    const char *why;      /* the first part refused, for the note */
+    int         depth;    /* substitutions under way */
+} Affine;
+
+OKLC_INTERNAL void oklc_affine_init(Affine *af, oklc_ctx *c, SymFn sym, void *ctx,
+                                    const char *prefix);
+/* The expression of range r, or NULL (af->why says what) when it is not
+ * affine in the names af->sym knows. */
+OKLC_INTERNAL const char *oklc_affine_expr(Affine *af, Range r);
+/* A constraint the condition of range r implies (its negation when
+ * `negate`): exact where the condition is affine, else weaker (what is
+ * not affine is left out); "0 = 0" when nothing is known. */
+OKLC_INTERNAL const char *oklc_affine_cond(Affine *af, Range r, bool negate);
+
+/* ---- flow.c ------------------------------------------------------------------------------ */
+
+typedef enum FlowKind { F_SEQ, F_IF, F_LOOP, F_INNER, F_BARRIER, F_ACCESS } FlowKind;
+
+/* A node of a block's tree. */
+typedef struct Flow {
+    FlowKind      kind;
+    struct Flow  *parent;
+    int           index;      /* among the parent's kids */
+    int           depth;
+    struct Flow **kids;       /* F_IF: then, else (if any); F_LOOP, F_INNER: the body */
+    size_t        nkids;
+    const Stmt   *st;
+    const Loop   *loop;       /* F_LOOP: the header (NULL: not a for); F_INNER: the
+                                 innermost @inner level of the statement */
+    int64_t       trips;      /* F_LOOP: its count, -1 if not known */
+    int           id;         /* F_LOOP: its number; F_BARRIER, F_ACCESS: the index */
+    bool          must;       /* every way through it passes a barrier that is on */
+    int           musts_before;   /* of its earlier siblings, how many must */
+    int           musts_in;       /* of its kids, how many must */
+    bool          forced;     /* holds a barrier under a condition of the threads: taken
+                                 as all threads would (what the user means) */
+} Flow;
+
+/* A use of an element of @shared memory by a thread. */
+typedef struct Access {
+    const Var  *var;
+    uint32_t    off;          /* the use */
+    Range       subs[8];      /* its subscripts */
+    int         nsubs;
+    bool        write, read, atomic;
+    Range       value;        /* what `= value` stores (else empty) */
+    bool        uniform;      /* a value every thread computes the same (races.c) */
+    bool        maybe_uniform;    /* one read from what each thread keeps (@exclusive) */
+    Flow       *at;
+} Access;
+
+/* A barrier of a block: the user's, or one a GPU may need after a top
+ * @inner loop (`after`). */
+typedef struct FlowBarrier {
+    Flow       *at;
+    Barrier    *user;
+    Loop       *after;
+    bool        on;
+    bool        fixed;        /* stays: a function's last barrier */
+    bool        warp;         /* a warp's: keeps no race from being proven, but no
+                                 barrier a block needs may count on it */
+} FlowBarrier;
+
+/* How an access's iteration of a loop follows the iteration of the start of
+ * its barrier interval. */
+typedef enum Rel { REL_SAME, REL_NEXT, REL_LATER, REL_FIRST, REL_ANY } Rel;
+
+typedef struct Block {
+    Kernel      *k;
+    Loop        *outer;
+    Flow        *root;
+    VEC(Access)      acc;
+    VEC(FlowBarrier) bars;
+    VEC(Flow *)      loops;   /* the F_LOOP nodes, by id */
+    int          axes;        /* the axes its @inner loops use: bit a */
+    const char  *refused;     /* why it is not analysed (NULL: it is) */
+    uint32_t     refused_at;
+} Block;
+
+/* The blocks of a kernel, with their accesses (refused where one cannot
+ * be read). */
+OKLC_INTERNAL Block **oklc_flow_blocks(oklc_ctx *c, const Model *m, Kernel *k, size_t *n);
+/* Recomputes `must` for the barriers that are on. */
+OKLC_INTERNAL void oklc_flow_must(Block *b);
+/* The ways an access is reached from barrier x (NULL: the block's start)
+ * without passing one that is on: per way, the loop whose next iteration
+ * it goes to (NULL: none, the same iterations); false if there is no way.
+ * `backs` has room for one more than the loops around the access. */
+OKLC_INTERNAL bool oklc_flow_reach(const Flow *x, const Flow *e, const Flow **backs, int *nways);
+/* Can two threads take ways b1 to e1 and b2 to e2 from one run of x? Not
+ * when one goes round a loop around x and the other leaves it: a loop that
+ * holds a barrier runs as many times in every thread (the checks see to
+ * that). */
+OKLC_INTERNAL bool oklc_flow_together(const Flow *x, const Flow *e1, const Flow *b1,
+                                      const Flow *e2, const Flow *b2);
+/* The iteration of loop l (around e) that way `back` reaches. */
+OKLC_INTERNAL Rel oklc_flow_rel(const Flow *x, const Flow *back, const Flow *l);
+/* Is f (or is it inside) g? */
+OKLC_INTERNAL bool oklc_flow_within(const Flow *f, const Flow *g);
+
+#endif
