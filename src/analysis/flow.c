@@ -15,11 +15,16 @@
  * what it cannot skip is a node every way through which passes a barrier
  * (`must`).
  *
+ * A warp's barrier is a barrier of the tree, which races.c counts when it
+ * looks for races, not when it decides which barriers a block needs (a
+ * block's threads span several warps).
+ *
  * A block is refused (the rule's barriers stay) where this tree would not
  * tell the truth: a jump out of a part that holds a barrier (continue,
  * break, return, goto), a switch around a barrier, a @shared array used
  * otherwise than element by element (its address, a pointer to it, a row
- * of it) or outside the @inner loops.
+ * of it) or outside the @inner loops, a use the model does not show (in a
+ * class's operator).
  */
 #include <ctype.h>
 #include <stdlib.h>

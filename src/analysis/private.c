@@ -18,7 +18,6 @@
  * CPU's block the last thread's: accepted as legacy OCCA accepts it, with
  * a warning that says so. A read no such write reaches stays an error.
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -59,23 +58,11 @@ static bool same_threads(const Loop *a, const Loop *b)
     return (!a || a->kind != LOOP_INNER) && (!b || b->kind != LOOP_INNER);
 }
 
-/* The statement of the tree that holds `at` most closely. */
-static const Stmt *stmt_at(const Stmt *s, uint32_t at)
-{
-    for (bool deeper = true; deeper;) {
-        deeper = false;
-        for (size_t i = 0; i < s->nkids && !deeper; i++)
-            if (oklc_in_range(s->kids[i]->range, at))
-                s = s->kids[i], deeper = true;
-    }
-    return s;
-}
-
 /* A whole-variable write `v = ...` as an expression statement directly in
  * the body of its @inner loop l: every thread of l runs it. */
 static const Stmt *every_thread_write(const Kernel *k, const Loop *l, uint32_t at)
 {
-    const Stmt *s = stmt_at(k->root, at);
+    const Stmt *s = oklc_sema_stmt_at(k->root, at);
     if (s->kind != ST_EXPR || !s->parent)
         return NULL;
     const Stmt *p = s->parent->kind == ST_COMPOUND ? s->parent->parent : s->parent;
@@ -114,7 +101,7 @@ typedef struct Write {
  * by one of the writes? */
 static bool reached(const Kernel *k, const Write *w, size_t nw, const Loop *l, uint32_t off)
 {
-    const Stmt *r = l ? top_of(l)->node : stmt_at(k->root, off);
+    const Stmt *r = l ? top_of(l)->node : oklc_sema_stmt_at(k->root, off);
     for (size_t i = 0; i < nw; i++) {
         if (!w[i].stmt)
             continue;

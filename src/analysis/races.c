@@ -584,13 +584,16 @@ static bool may_clash(Races *R, int i, int j, bool proven)
            !(proven && (R->forms[i].inexact || R->forms[j].inexact));
 }
 
-/* ... at one element, whatever their iterations (once per pair: asked only
- * of pairs one interval holds). */
+/* ... at one element, whatever their iterations and warps (once per pair:
+ * asked only of pairs one interval holds). */
 static bool coarse(Races *R, int i, int j)
 {
     size_t key = (size_t)i * R->b->acc.len + (size_t)j;
+    bool apart = R->apart;
+    R->apart = false;
     if (!R->coarse[key])
         R->coarse[key] = clash(R, i, j, false, NULL, NULL, NULL) ? 2 : 1;
+    R->apart = apart;
     return R->coarse[key] == 2;
 }
 

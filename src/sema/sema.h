@@ -33,6 +33,9 @@ OKLC_INTERNAL bool oklc_sema_writes(oklc_ctx *c, const Model *m, const Var *v, R
                                     bool *plain, Range *value);
 
 
+/* The innermost statement of the tree under s that holds offset `at`. */
+OKLC_INTERNAL const Stmt *oklc_sema_stmt_at(const Stmt *s, uint32_t at);
+
 /* Effects where a block runs as a whole (between @outer and @inner loops:
  * @atomic, writes to the memory of pointer parameters): once per block on
  * CPUs, once per thread on GPUs. A warning at each. */

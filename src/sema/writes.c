@@ -164,8 +164,7 @@ static bool reads_per_thread(const Kernel *k, Range r)
     return false;
 }
 
-/* The innermost statement of the tree that holds offset `at`. */
-static const Stmt *stmt_at(const Stmt *s, uint32_t at)
+const Stmt *oklc_sema_stmt_at(const Stmt *s, uint32_t at)
 {
     for (bool deeper = true; deeper;) {
         deeper = false;
@@ -181,7 +180,7 @@ static bool run_by_every_thread(const Kernel *k, const Loop *l, uint32_t at)
 {
     if (!k->root || !l->node)
         return false;
-    const Stmt *s = stmt_at(k->root, at);
+    const Stmt *s = oklc_sema_stmt_at(k->root, at);
     if (s->kind != ST_EXPR || !s->parent)
         return false;
     const Stmt *p = s->parent;
