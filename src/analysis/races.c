@@ -449,13 +449,15 @@ static void own_sets(Races *R)
         }
         size_t same;
         if (p)
-            F->own = NULL;                       /* too many variables: it may clash */
+            F->own = NULL;                       /* too many variables */
         else if (oklc_names_get(&seen, s.data, &same))
             F->own = R->forms[same].own ? isl_set_copy(R->forms[same].own) : NULL;
         else {
             F->own = isl_set_read_from_str(R->isl, s.data);
             oklc_names_put(&R->c->arena, &seen, s.data, i);
         }
+        if (!F->own && !F->inexact)              /* it may clash, it proves nothing */
+            F->inexact = "its constraints are more than isl was given to read";
     }
 }
 
