@@ -31,6 +31,7 @@
  * instances (the two threads, their iterations) would grow, compared as
  * isl sets.
  */
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,8 @@ typedef struct Races {
     long          warp_x, warp_xy;  /* the block's sizes, for a thread's linear index */
     isl_point    *point;      /* the example */
     Pair          pair;       /* of these accesses */
+    isl_set     **base;       /* fewest_barriers()'s sets, while it runs */
+    isl_set     **gathering;  /* clash_union()'s, while it runs */
 } Races;
 
 /* ---- names --------------------------------------------------------------------------------- */
@@ -693,7 +696,9 @@ static bool clashes(Races *R, bool proven, Pair *first)
 static isl_set *clash_union(Races *R, int i, int j, bool *unknown)
 {
     isl_set *all = NULL;
+    R->gathering = &all;
     *unknown = each_way(R, i, j, gather, &all);
+    R->gathering = NULL;
     return all;
 }
 
@@ -889,6 +894,7 @@ static void fewest_barriers(Races *R)
             b->bars.data[i].on = false;
     refresh(R);
     isl_set **base = oklc_arena_alloc(&R->c->arena, n * n * sizeof *base);
+    R->base = base;
     for (size_t i = 0; i < n && !R->over; i++)     /* what no barrier here keeps apart */
         for (size_t j = i; j < n && !R->over; j++) {
             bool unknown;
@@ -905,6 +911,7 @@ static void fewest_barriers(Races *R)
             b->bars.data[i].user->dropped = try_off(R, i, base);
     for (size_t i = 0; i < n * n; i++)
         isl_set_free(base[i]);
+    R->base = NULL;
 }
 
 static bool decide(Races *R)
@@ -955,6 +962,7 @@ static bool decide(Races *R)
 
 static bool analyze_block(Races *R, Block *b)
 {
+    R->forms = NULL;           /* the block before's are freed: none to free now */
     R->b = b;
     if (b->refused) {
         keep_rule(R, b->refused, b->refused_at);
@@ -994,7 +1002,7 @@ static bool analyze_block(Races *R, Block *b)
                         "stays wherever such an access may meet another thread's", inexact);
     bool ok = decide(R);
     for (size_t i = 0; i < b->acc.len; i++)
-        isl_set_free(R->forms[i].own);
+        isl_set_free(R->forms[i].own), R->forms[i].own = NULL;
     return ok;
 }
 
@@ -1032,20 +1040,43 @@ static void unlink_dropped(Stmt *s)
     s->has_barrier = any || s->barrier;
 }
 
+/* Every isl object alive, and the context: isl's memory is not the
+ * arena's, so it is given back on every way out (out of memory too). */
+static void free_isl(Races *R)
+{
+    for (size_t i = 0; R->b && R->forms && i < R->b->acc.len; i++)
+        isl_set_free(R->forms[i].own), R->forms[i].own = NULL;
+    for (size_t i = 0; R->base && i < R->b->acc.len * R->b->acc.len; i++)
+        isl_set_free(R->base[i]);
+    if (R->gathering)
+        isl_set_free(*R->gathering);
+    isl_point_free(R->point);
+    isl_ctx_free(R->isl);
+}
+
 static bool kernel_races(oklc_ctx *c, const Model *m, Kernel *k)
 {
     int errors = c->nerrors;
-    Races R = {.c = c, .m = m, .k = k, .isl = isl_ctx_alloc()};
-    isl_options_set_on_error(R.isl, ISL_ON_ERROR_CONTINUE);
-    oklc_buf_init(&R.params, &c->arena);
-    index_refs(&R);
+    /* in the arena (not a local): what it holds is read after a longjmp */
+    Races *R = oklc_arena_alloc(&c->arena, sizeof *R);
+    *R = (Races){.c = c, .m = m, .k = k};
+    jmp_buf here, *outer = c->arena.oom;
+    if (setjmp(here)) {                      /* out of memory: isl's goes too */
+        c->arena.oom = outer;
+        free_isl(R);
+        oklc_arena_oom(&c->arena);
+    }
+    R->isl = isl_ctx_alloc();
+    c->arena.oom = &here;
+    isl_options_set_on_error(R->isl, ISL_ON_ERROR_CONTINUE);
+    oklc_buf_init(&R->params, &c->arena);
+    index_refs(R);
     size_t n;
     Block **blocks = oklc_flow_blocks(c, m, k, &n);
     for (size_t i = 0; i < n; i++)
-        analyze_block(&R, blocks[i]);
-    if (R.point)
-        isl_point_free(R.point);
-    isl_ctx_free(R.isl);
+        analyze_block(R, blocks[i]);
+    c->arena.oom = outer;
+    free_isl(R);
     if (k->root)
         unlink_dropped(k->root);
     divergent_barriers(c, k);
