@@ -290,20 +290,6 @@ static void exclusive_var(Cpu *C, Var *v)
 
 /* ---- barriers that need nothing, returns --------------------------------------------- */
 
-static const Stmt *barrier_stmt(const Stmt *st, const Barrier *br)
-{
-    if (st->kind == ST_NULL && (st->barrier == br || (br->dropped && !st->barrier &&
-                                                      st->range.begin == br->stmt.begin)))
-        return st;
-    for (size_t i = 0; i < st->nkids; i++) {
-        const Stmt *f = barrier_stmt(st->kids[i], br);
-        if (f)
-            return f;
-    }
-    return NULL;
-}
-
-
 /* Between @inner loops a barrier is already satisfied: each loop ends
  * before the next starts. */
 static void drop_barriers(Cpu *C)
@@ -312,7 +298,7 @@ static void drop_barriers(Cpu *C)
         const Barrier *br = C->k->barriers[i];
         if (oklc_cpu_in_split(C, br->stmt.begin))
             continue;
-        const Stmt *st = C->k->root ? barrier_stmt(C->k->root, br) : NULL;
+        const Stmt *st = br->node;
         const SpecRange *spec = oklc_emit_spec_of(C->E, br->attr);
         if (st && st->parent && st->parent->kind == ST_COMPOUND && spec)
             oklc_emit_delete_stmt(C->E, spec->off, br->stmt.end);

@@ -433,22 +433,11 @@ static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 
 /* ---- barriers, shared memory, atomics ------------------------------------------------------------- */
 
-/* The statement of the tree that starts at `at` as a null statement. */
-static const Stmt *null_stmt_at(const Stmt *st, uint32_t at)
-{
-    if (st->kind == ST_NULL && st->range.begin == at)
-        return st;
-    for (size_t i = 0; i < st->nkids; i++)
-        if (oklc_in_range(st->kids[i]->range, at))
-            return null_stmt_at(st->kids[i], at);
-    return NULL;
-}
-
 /* A barrier the analysis left out: its statement goes (its line too), or
  * becomes an empty one where a statement must stand (if (c) @barrier;). */
 static void dropped_barrier(Gpu *G, const Barrier *br)
 {
-    const Stmt *st = G->k->root ? null_stmt_at(G->k->root, br->stmt.begin) : NULL;
+    const Stmt *st = br->node;
     const SpecRange *spec = oklc_emit_spec_of(G->E, br->attr);
     if (st && st->parent && st->parent->kind == ST_COMPOUND && spec)
         oklc_emit_delete_stmt(G->E, spec->off, br->stmt.end);

@@ -454,6 +454,7 @@ static void barrier_after(Walk *W, Stmt *s, Barrier *b)
     n->trips = -1;
     n->parent = s->parent;
     n->barrier = b;
+    b->node = n;
     n->has_barrier = true;
     if (s->parent) {
         s->parent->kids = oklc_arena_append(&W->c->arena, s->parent->kids, s->parent->nkids,
@@ -489,8 +490,10 @@ static void leave(Walk *W, Frame *f)
     if (!s)
         return;
     W->stmt = f->up;
-    if (s->kind == ST_NULL && W->barriers.len > f->nbarriers)
+    if (s->kind == ST_NULL && W->barriers.len > f->nbarriers) {
         s->barrier = W->barriers.data[f->nbarriers];
+        s->barrier->node = s;
+    }
     s->has_barrier = W->barriers.len > f->nbarriers;
     if (s->kind == ST_EXPR && s->has_barrier && vec_last(&W->barriers)->after_call)
         barrier_after(W, s, vec_last(&W->barriers));

@@ -218,8 +218,9 @@ struct Barrier {
     bool        after_call;   /* a function's last @barrier, after a call of it: stmt is
                                  empty, at the end of the call's statement; attr is at
                                  the call */
+    Stmt       *node;         /* its statement of the tree (ST_NULL) */
     bool        dropped;      /* the analysis found it separates nothing (analysis/):
-                                 no statement of the tree holds it any more */
+                                 node->barrier is NULL then */
 };
 
 /* What an @atomic expression statement does. */

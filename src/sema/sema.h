@@ -32,7 +32,6 @@ OKLC_INTERNAL uint32_t oklc_sema_thread_write(oklc_ctx *c, const Model *m, const
 OKLC_INTERNAL bool oklc_sema_writes(oklc_ctx *c, const Model *m, const Var *v, Range ref,
                                     bool *plain, Range *value);
 
-
 /* The innermost statement of the tree under s that holds offset `at`. */
 OKLC_INTERNAL const Stmt *oklc_sema_stmt_at(const Stmt *s, uint32_t at);
 
