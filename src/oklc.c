@@ -336,7 +336,7 @@ static Emit *relay(oklc_ctx *c, Emit *first)
         return NULL;    /* a relay that wrote nothing in the end */
     Diag **tail = c->diags_tail;
     int errors = c->nerrors, warnings = c->nwarnings;
-    ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true};
+    ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true, false};
     Normalized *nz = oklc_normalize_raw_view(c, oklc_pp_add_buffer(c, "<split>", text, len, false));
     Model *m = nz && c->nerrors == errors ? oklc_parse(c, nz, &o) : NULL;
     Emit *E = m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) && c->nerrors == errors
@@ -405,6 +405,19 @@ static bool dump(oklc_ctx *c, Model *m, unsigned flags, const char *path)
     return true;
 }
 
+/* Each kernel's counts (oklc_stats). */
+static bool stats(oklc_ctx *c, Model *m)
+{
+    Buf b;
+    oklc_buf_init(&b, &c->arena);
+    if (!oklc_stats_report(c, m, c->stats, &b)) {
+        oklc_diag_out_of_memory(c);
+        return false;
+    }
+    set_output(c, b.data, b.len);
+    return true;
+}
+
 /* The backend the context names; an error when it has none. */
 static const Backend *backend(oklc_ctx *c)
 {
@@ -456,12 +469,14 @@ static bool pipeline(Run *r)
         return r->ok;
     }
     GUARDED(c, false, {
-        ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false};
+        ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false, c->stats != NULL};
         Model *m = oklc_parse(c, c->norm, &o);
         if (m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) &&
             oklc_plugins_check(c, m))
             c->model = m;
-        if (c->model && r->upto == UPTO_CHECK)
+        if (c->model && r->upto == UPTO_CHECK && c->stats)
+            r->ok = stats(c, m);
+        else if (c->model && r->upto == UPTO_CHECK)
             r->ok = dump(c, m, r->flags, r->path);
         const Backend *be = c->model && r->upto == UPTO_TRANSPILE ? backend(c) : NULL;
         int errors = c->nerrors;    /* a part may say error and go on (a plugin) */
@@ -527,6 +542,19 @@ bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t l
                        unsigned flags)
 {
     return run(c, UPTO_CHECK, path, BUFFER(text, len), flags & ~OKLC_KEEP_MACROS);
+}
+
+bool oklc_stats(oklc_ctx *c, const char *path, const oklc_stats_options *o)
+{
+    c->stats = o;
+    return run(c, UPTO_CHECK, path, NULL, 0, 0);
+}
+
+bool oklc_stats_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                       const oklc_stats_options *o)
+{
+    c->stats = o;
+    return run(c, UPTO_CHECK, path, BUFFER(text, len), 0);
 }
 
 bool oklc_transpile(oklc_ctx *c, const char *path, unsigned flags)

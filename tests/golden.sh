@@ -2,6 +2,7 @@
 # Golden test: runs one oklc stage on one input and compares with the
 # expected file. Usage: golden.sh OKLC MODE INPUT
 #   MODE normalize|preprocess|keep-macros: INPUT.okl -> INPUT.out (stdout, exit 0)
+#   MODE stats:    oklc stats: INPUT.okl -> INPUT.out (each kernel's counts, exit 0)
 #   MODE model:    oklc check --dump-model: INPUT.okl -> INPUT.out (stdout, exit 0,
 #                                          no diagnostic)
 #   MODE error:    oklc normalize          INPUT.okl -> INPUT.err (stderr, exit 1,
@@ -43,6 +44,8 @@ case $mode in
     cmd="normalize --keep-macros"; expected=$base.out ;;
   model)
     cmd="check --dump-model"; expected=$base.out ;;
+  stats)
+    cmd=stats; expected=$base.out ;;
   valid)
     cmd=check; expected= ;;
   error)

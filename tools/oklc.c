@@ -30,11 +30,18 @@ static const char usage_text[] =
     "  transpile    translate the kernel for a backend (-b serial, openmp, cuda,\n"
     "               hip, opencl, dpcpp, metal): the backend's source, with --metadata\n"
     "               its JSON metadata, with --launcher its host launcher (GPU backends)\n"
+    "  stats        count what each kernel does: floating-point operations by kind and\n"
+    "               precision, global and @shared loads and stores (and bytes),\n"
+    "               atomics, barriers, blocks and threads, arithmetic intensity; as\n"
+    "               formulas in the integer parameters, numbers with --param\n"
+    "               (docs/stats.md)\n"
     "  compile-commands DIR\n"
     "               write DIR/compile_commands.json for the .okl files under DIR, so\n"
     "               that clangd checks them as C++ with okl.hpp (-D, -I, --include\n"
     "               and -b apply to every file; docs/editors.md)\n"
-    "\n"
+    "\n";
+
+static const char usage_options[] =
     "Options:\n"
     "  -o FILE              write the output to FILE instead of standard output\n"
     "  -D NAME[=VALUE]      define a macro; function-like: -D 'F(a,b)=a+b'\n"
@@ -70,6 +77,11 @@ static const char usage_text[] =
     "  --dump-model         (check) print the kernel model: kernels, parameters,\n"
     "                       loops with axes and iteration counts, ...; with -b serial\n"
     "                       or openmp, then each CPU rewrite applied or refused, and why\n"
+    "  --param NAME=VALUE   (stats) the value of an integer parameter (repeatable)\n"
+    "  --format=FMT         (stats) text (default) or json\n"
+    "  --machine bw=B,flops=F\n"
+    "                       (stats) a device's memory bandwidth (bytes/s) and peak\n"
+    "                       (flop/s): the roofline's lower bound on each kernel's time\n"
     "  --clang-arg=ARG      pass ARG to Clang when it parses the kernel (repeatable):\n"
     "                       --clang-arg=-std=c++20, --clang-arg=-Werror\n"
     "  -Wall                also report advice (e.g. @inner loops of different sizes)\n"
@@ -104,11 +116,34 @@ typedef struct Options {
     bool dump_model;
     bool json;
     int color;      /* -1 auto, 0 never, 1 always */
+    oklc_stats_param *params;      /* --param, in order */
+    oklc_stats_options stats;      /* --format, --machine */
+    bool stats_given;              /* one of them */
 } Options;
 
 static int usage_error(const char *fmt, const char *arg)
 {
     return cli_usage_error("oklc", fmt, arg);
+}
+
+/* bw=3.3e12,flops=6.7e13 */
+static bool machine(const char *v, oklc_stats_options *s)
+{
+    double bw = 0, fl = 0;
+    char *copy = strdup(v), *save = NULL;
+    bool ok = copy != NULL;
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && ok;
+         t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double *into = !strncmp(t, "bw=", 3) ? &bw : !strncmp(t, "flops=", 6) ? &fl : NULL;
+        const char *num = into == &bw ? t + 3 : t + 6;
+        ok = into && (*into = strtod(num, &end), end != num && !*end && *into > 0);
+    }
+    free(copy);
+    if (!ok || bw <= 0 || fl <= 0)
+        return false;
+    s->bandwidth = bw, s->peak_flops = fl;
+    return true;
 }
 
 static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
@@ -117,6 +152,7 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
+            fputs(usage_options, stdout);
             exit(0);
         } else if (!strcmp(a, "--version")) {
             printf("oklc %s\n", oklc_version());
@@ -129,6 +165,30 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             oklc_set_wall(c, true);
         } else if (!strcmp(a, "--dump-model")) {
             o->dump_model = true;
+        } else if (cli_is_option(a, "--param")) {
+            char *end;
+            const char *eq;
+            if (!(v = cli_option_value(argc, argv, &i, "--param")) || !(eq = strchr(v, '=')) ||
+                eq == v)
+                return usage_error("option '%s' needs NAME=VALUE", "--param");
+            errno = 0;
+            long long x = strtoll(eq + 1, &end, 0);
+            if (!eq[1] || *end || errno)
+                return usage_error("--param %s: the value is not an integer", v);
+            o->params[o->stats.nparams++] = (oklc_stats_param){strndup(v, (size_t)(eq - v)), x};
+            o->stats_given = true;
+        } else if (cli_is_option(a, "--format")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--format")) ||
+                (strcmp(v, "text") && strcmp(v, "json")))
+                return usage_error("--format needs text or json%s", "");
+            o->stats.json = !strcmp(v, "json");
+            o->stats_given = true;
+        } else if (cli_is_option(a, "--machine")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--machine")) ||
+                !machine(v, &o->stats))
+                return usage_error("--machine needs bw=BYTES_PER_S,flops=FLOP_PER_S (%s)",
+                                   v ? v : "nothing given");
+            o->stats_given = true;
         } else if (cli_is_option(a, "--clang-arg")) {
             if (!(v = cli_option_value(argc, argv, &i, "--clang-arg")) || !*v)
                 return usage_error("option '%s' needs an argument for Clang", "--clang-arg");
@@ -240,12 +300,15 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     }
     if (!o->command)
         return usage_error("%s", "no command given (normalize, preprocess, check, transpile, "
-                                 "compile-commands)");
+                                 "stats, compile-commands)");
     if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
-        strcmp(o->command, "check") && strcmp(o->command, "transpile"))
+        strcmp(o->command, "check") && strcmp(o->command, "transpile") &&
+        strcmp(o->command, "stats"))
         return usage_error("unknown command '%s' (normalize, preprocess, check, transpile, "
-                           "compile-commands)",
+                           "stats, compile-commands)",
                            o->command);
+    if (o->stats_given && strcmp(o->command, "stats"))
+        return usage_error("%s", "--param, --format and --machine only apply to stats");
     if (!o->input)
         return usage_error("%s", "no input file");
     struct stat in, out;
@@ -535,6 +598,15 @@ static bool outputs_clash(oklc_ctx *c, const Options *o)
     return false;
 }
 
+static void free_options(Options *o)
+{
+    for (size_t i = 0; o->params && i < o->stats.nparams; i++)
+        free((char *)o->params[i].name);
+    free(o->params);
+    free(o->plugins);
+    free(o->intrinsics);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "compile-commands"))    /* options of its own */
@@ -548,14 +620,14 @@ int main(int argc, char **argv)
     Options o = {.color = -1};
     o.plugins = calloc((size_t)argc, sizeof *o.plugins);
     o.intrinsics = calloc((size_t)argc, sizeof *o.intrinsics);
-    int status = o.plugins && o.intrinsics ? parse(argc, argv, &o, c) : 1;
+    o.params = calloc((size_t)argc, sizeof *o.params);
+    int status = o.plugins && o.intrinsics && o.params ? parse(argc, argv, &o, c) : 1;
     if (!status)
         status = load_plugins(c, &o);
     if (!status)
         status = load_intrinsics(c, &o);
     if (status) {
-        free(o.plugins);
-        free(o.intrinsics);
+        free_options(&o);
         oklc_ctx_free(c);
         return status;
     }
@@ -580,6 +652,9 @@ int main(int argc, char **argv)
     else if (!strcmp(o.command, "transpile"))
         ok = text ? oklc_transpile_buffer(c, path, text, len, flags)
                   : oklc_transpile(c, path, flags);
+    else if (!strcmp(o.command, "stats"))
+        ok = (o.stats.params = o.params, text)
+                 ? oklc_stats_buffer(c, path, text, len, &o.stats) : oklc_stats(c, path, &o.stats);
     else
         ok = text ? oklc_preprocess_buffer(c, path, text, len) : oklc_preprocess(c, path);
     free(text);
@@ -587,8 +662,7 @@ int main(int argc, char **argv)
                     o.json ? OKLC_DIAG_JSON
                            : use_color(o.color) ? OKLC_DIAG_TEXT_COLOR : OKLC_DIAG_TEXT);
     if (ok && outputs_clash(c, &o)) {
-        free(o.plugins);
-        free(o.intrinsics);
+        free_options(&o);
         oklc_ctx_free(c);
         return 2;
     }
@@ -616,8 +690,7 @@ int main(int argc, char **argv)
         if (!ok && o.launcher_metadata)
             unlink(o.launcher_metadata);
     }
-    free(o.plugins);
-    free(o.intrinsics);
+    free_options(&o);
     oklc_ctx_free(c);
     return ok ? 0 : 1;
 }

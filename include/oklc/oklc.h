@@ -156,6 +156,28 @@ bool oklc_check(oklc_ctx *c, const char *path, unsigned flags);
 bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
                        unsigned flags);
 
+/* What each kernel costs (oklc stats, docs/stats.md): floating-point
+ * operations by kind and precision, loads and stores of global and
+ * @shared memory, atomics, barriers, blocks and threads; formulas in the
+ * integer parameters not given, numbers where all are. The output is JSON
+ * (`json`) or text. A roofline bound when both `bandwidth` (bytes/s) and
+ * `peak_flops` (flop/s) are above 0. */
+typedef struct oklc_stats_param {
+    const char *name;
+    long long   value;
+} oklc_stats_param;
+
+typedef struct oklc_stats_options {
+    const oklc_stats_param *params;
+    size_t                  nparams;
+    double                  bandwidth, peak_flops;
+    bool                    json;
+} oklc_stats_options;
+
+bool oklc_stats(oklc_ctx *c, const char *path, const oklc_stats_options *o);
+bool oklc_stats_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
+                       const oklc_stats_options *o);
+
 /* The whole pipeline for the context's backend (oklc_set_backend): the
  * output is the backend's source; oklc_metadata() gives its JSON metadata
  * (docs/metadata.md) and, for GPU-like backends, oklc_launcher() the host

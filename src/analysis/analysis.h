@@ -36,6 +36,82 @@ OKLC_INTERNAL bool oklc_analyze(oklc_ctx *c, Model *m, const ParseOptions *o);
  * else an error. */
 OKLC_INTERNAL void oklc_private_vars(oklc_ctx *c, const Model *m, Kernel *k);
 
+/* ---- expr.c ------------------------------------------------------------------------------ */
+
+typedef enum ExprOp {
+    X_NUM, X_NAME, X_OPAQUE, X_NEG, X_NOT, X_BITNOT,
+    X_ADD, X_SUB, X_MUL, X_DIV, X_MOD, X_SHL, X_SHR,
+    X_LT, X_LE, X_GT, X_GE, X_EQ, X_NE, X_AND, X_OR, X_BITAND, X_BITOR, X_XOR,
+    X_COND,                   /* a ? b : c */
+    X_MIN, X_MAX,             /* min(a, b), max(a, b), std::min(a, b)... */
+    X_ASSIGN,                 /* a = b (update X_NUM), a += b (X_ADD)...: at the top only */
+    X_INC, X_DEC              /* ++a, a++; --a, a-- */
+} ExprOp;
+
+typedef struct Expr {
+    ExprOp       op;
+    ExprOp       update;      /* X_ASSIGN: the operation of a op= b, X_NUM for = */
+    int64_t      value;       /* X_NUM */
+    uint32_t     off, len;    /* X_NAME: the identifier */
+    struct Expr *a, *b, *c;
+} Expr;
+
+/* The expression of range r of the normalized text (never NULL). */
+OKLC_INTERNAL Expr *oklc_expr_parse(oklc_ctx *c, Range r);
+
+/* ---- poly.c ------------------------------------------------------------------------------ */
+
+enum { POLY_MAXV = 6 };       /* variables in one term */
+
+typedef struct Term {
+    int64_t  num, den;        /* the coefficient num/den, den > 0 */
+    uint8_t  nv;
+    uint16_t var[POLY_MAXV];  /* ascending */
+    uint8_t  exp[POLY_MAXV];
+} Term;
+
+typedef struct Poly {
+    size_t n;
+    Term   t[];
+} Poly;
+
+/* A number: the integer k, or (p not NULL) a polynomial. */
+typedef struct Num {
+    const Poly *p;
+    int64_t     k;
+} Num;
+
+typedef struct Polys {
+    Arena *arena;
+    bool   overflow;          /* a coefficient or a degree went past what is kept */
+    char **chunks;            /* where polynomials live: taken back by a release */
+    size_t nchunks, cur, used;
+} Polys;
+
+typedef struct PolyMark {
+    size_t chunk, used;
+} PolyMark;
+
+/* Where the polynomials made from now on start; all of them taken back
+ * (the caller keeps none); does p lie among them? */
+OKLC_INTERNAL PolyMark oklc_poly_mark(const Polys *P);
+OKLC_INTERNAL void oklc_poly_release(Polys *P, PolyMark m);
+OKLC_INTERNAL bool oklc_poly_after(const Polys *P, PolyMark m, const Poly *p);
+
+OKLC_INTERNAL Num oklc_num_var(Polys *P, int v);
+OKLC_INTERNAL bool oklc_num_const(Num a, int64_t *k);
+OKLC_INTERNAL Num oklc_num_add(Polys *P, Num a, Num b);
+OKLC_INTERNAL Num oklc_num_sub(Polys *P, Num a, Num b);
+OKLC_INTERNAL Num oklc_num_mul(Polys *P, Num a, Num b);
+OKLC_INTERNAL Num oklc_num_scale(Polys *P, Num a, int64_t num, int64_t den);
+OKLC_INTERNAL bool oklc_num_uses(Num a, int v);
+/* a with variable v replaced by value */
+OKLC_INTERNAL Num oklc_num_subst(Polys *P, Num a, int v, Num value);
+/* The sum of a over v = 0 .. n-1 (n a number without v). */
+OKLC_INTERNAL Num oklc_num_sum(Polys *P, Num a, int v, Num n);
+OKLC_INTERNAL void oklc_num_print(Num a, Buf *b, const char *(*name)(void *ctx, int v),
+                                  void *ctx);
+
 /* ---- affine.c ---------------------------------------------------------------------------- */
 
 /* What an identifier of an expression stands for. */
@@ -161,7 +237,17 @@ OKLC_INTERNAL bool oklc_flow_together(const Flow *x, const Flow *e1, const Flow 
                                       const Flow *e2, const Flow *b2);
 /* The iteration of loop l (around e) that way `back` reaches. */
 OKLC_INTERNAL Rel oklc_flow_rel(const Flow *x, const Flow *back, const Flow *l);
+/* Does a GPU backend put a barrier after @inner loop l (the rule's, or
+ * where the analysis found one needed)? */
+OKLC_INTERNAL bool oklc_implicit_barrier(const Kernel *k, const Loop *l);
 /* Is f (or is it inside) g? */
 OKLC_INTERNAL bool oklc_flow_within(const Flow *f, const Flow *g);
+
+/* ---- stats.c ------------------------------------------------------------------------------ */
+
+/* Each kernel's counts (oklc stats), as JSON or text into out; the model
+ * was parsed with ParseOptions.count_ops. False when out of memory. */
+OKLC_INTERNAL bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o,
+                                     Buf *out);
 
 #endif

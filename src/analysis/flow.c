@@ -512,3 +512,74 @@ Rel oklc_flow_rel(const Flow *x, const Flow *back, const Flow *l)
         return first ? REL_NEXT : REL_LATER;
     return first ? REL_FIRST : REL_ANY;          /* inside the loop gone round: left */
 }
+
+/* ---- the barriers the GPU backends add -------------------------------------------------- */
+
+/* Has the block @shared memory: declared in its @outer loop or in one
+ * around it (a 2D grid's outer(1) loop declares it for every block)? */
+static bool block_has_shared(const Kernel *k, const Loop *outer)
+{
+    for (size_t i = 0; i < k->nlocals; i++) {
+        const Var *v = k->locals[i];
+        bool shared = v->shared || (v->typedef_var && v->typedef_var->shared);
+        for (const Loop *o = outer; shared && o; o = o->parent)
+            if (v->loop == o)
+                return true;
+    }
+    return false;
+}
+
+/* Is the statement inside a regular loop of the block (so that @inner
+ * loops come after it again)? The loop inside the tiles of a
+ * @tile(N, @outer) is one too: oklc writes it, the rules are the same. */
+static bool in_regular_loop(const Stmt *st, const Loop *outer)
+{
+    if (outer->tile_part == 1 && outer->tile_other && outer->tile_other->kind == LOOP_REGULAR)
+        return true;
+    for (const Stmt *p = st->parent; p && p != outer->node; p = p->parent)
+        if ((p->kind == ST_FOR && !p->loop) || p->kind == ST_WHILE || p->kind == ST_DO)
+            return true;
+    return false;
+}
+
+/* A block barrier the user wrote as statement s (not a warp's). */
+static bool is_block_barrier(const Stmt *s)
+{
+    return s && s->kind == ST_NULL && s->barrier && !s->barrier->after_call &&
+           s->barrier->kind != BARRIER_WARP;
+}
+
+/* Does a barrier of the user's end the loop's body, or follow the loop?
+ * Then the loop needs none of its own. */
+static bool barrier_at_end(const Loop *l)
+{
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (body->kind == ST_COMPOUND && body->nkids && is_block_barrier(body->kids[body->nkids - 1]))
+        return true;
+    const Stmt *p = l->node->parent;
+    for (size_t i = 0; p && i + 1 < p->nkids; i++)
+        if (p->kids[i] == l->node)
+            return is_block_barrier(p->kids[i + 1]);
+    return false;
+}
+
+/* Between the @inner loops of a block with @shared memory, every thread
+ * waits until all have written: a barrier after each @inner loop whose
+ * accesses the analysis found another thread's later ones touch
+ * (races.c), or by the rule where it could not tell: after each @inner
+ * loop that another one follows (unless @nobarrier, or one of the user's
+ * is there). */
+bool oklc_implicit_barrier(const Kernel *k, const Loop *l)
+{
+    if (l->kind != LOOP_INNER || !l->parent || l->parent->kind != LOOP_OUTER ||
+        l->nobarrier || !l->node || !l->node->nkids || !block_has_shared(k, l->parent) ||
+        barrier_at_end(l) || l->barrier_after == BARRIER_UNNEEDED)
+        return false;
+    bool later = l->barrier_after == BARRIER_NEEDED || in_regular_loop(l->node, l->parent);
+    for (size_t j = 0; j < k->nloops && !later; j++) {
+        const Loop *m = k->loops[j];
+        later = m != l && m->kind == LOOP_INNER && m->parent == l->parent &&
+                m->stmt.begin >= l->stmt.end;
+    }
+    return later;
+}

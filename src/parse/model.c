@@ -308,6 +308,7 @@ static bool dispatch(Walk *W, CXCursor cur, CXCursor parent, CXCursorKind k, Fra
     Range r = extent(W, cur, k, f, known);
     if (r.begin != UINT32_MAX && k != CXCursor_DeclStmt)
         oklc_walk_claim(W, ANCHOR_NEXT, r.begin, r.begin, &attrs);
+    oklc_walk_op(W, cur, k);
     switch (k) {
     case CXCursor_ForStmt:
     case CXCursor_CXXForRangeStmt:
@@ -725,6 +726,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->components = W.components.data, m->ncomponents = W.components.len;
     m->assigns = W.assigns.data, m->nassigns = W.assigns.len;
     m->scalars = W.scalars.data, m->nscalars = W.scalars.len;
+    m->ops = W.ops.data, m->nops = W.ops.len;
     m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
     m->cxx = W.cxx.data, m->ncxx = W.cxx.len;
     m->uses_double = W.uses_double;

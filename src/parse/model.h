@@ -370,6 +370,31 @@ typedef struct ScalarOperand {
     const char *element;      /* "float" */
 } ScalarOperand;
 
+/* ---- operations (oklc stats) ------------------------------------------------ */
+
+/* An operation of a kernel's expressions that `oklc stats` counts, or that
+ * tells it what is read, written or evaluated (ParseOptions.count_ops). */
+typedef enum OpKind {
+    OP_ADD, OP_MUL, OP_DIV, OP_FMA, OP_SQRT, OP_SPECIAL,  /* floating-point arithmetic
+                                                           (a - b is an add) */
+    OP_ELEMENT,               /* an element of an array or pointer: a[i], okl::at(a, i) */
+    OP_ASSIGN,                /* a = v: a is written, not read */
+    OP_UPDATE,                /* a op= v, ++a, a--: a is read and written */
+    OP_ADDRESS,               /* &a: a is neither */
+    OP_COND, OP_AND, OP_OR,   /* a ? b : c; a && b; a || b: b (and c) evaluated or not */
+    OP_CALL                   /* a call of a function of the file (its body not counted) */
+} OpKind;
+
+typedef struct Op {
+    OpKind      kind;
+    Range       range;
+    Range       a, b, c;      /* the operands (OP_ASSIGN, OP_UPDATE, OP_ADDRESS: a) */
+    char        precision;    /* arithmetic: 'h' half, 'f' float, 'd' double, 'l' long double */
+    const char *name;         /* OP_SPECIAL, OP_CALL: the function */
+    const Var  *var;          /* OP_ELEMENT: the array or pointer (NULL: not a variable) */
+    int64_t     bytes;        /* OP_ELEMENT: the element's size (-1: not known) */
+} Op;
+
 typedef struct Model {
     Kernel    **kernels;
     size_t      nkernels;
@@ -405,6 +430,8 @@ typedef struct Model {
     Attr      **misplaced;
     const char **misplaced_what;   /* what they are on: "a variable" */
     size_t      nmisplaced;
+    Op         *ops;          /* in kernels, outside lambdas, by position (count_ops) */
+    size_t      nops;
 } Model;
 
 /* ---- clang.c --------------------------------------------------------------- */
@@ -415,6 +442,7 @@ typedef struct ParseOptions {
     size_t       nclang_args;
     bool         wall;        /* -Wall: notes that are only advice */
     bool         own_text;    /* oklc wrote it (a CPU relay): its _occa_ names are its own */
+    bool         count_ops;   /* collect Model.ops (oklc stats, the serial counters) */
 } ParseOptions;
 
 /* Parses the normalized text and builds the model. Clang's errors are

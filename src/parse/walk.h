@@ -107,6 +107,7 @@ typedef struct Walk {
     VEC(ComponentAddr) components;
     VEC(StructAssign)  assigns;
     VEC(ScalarOperand) scalars;
+    VEC(Op)            ops;
     Function          *function;   /* the function being walked (not a kernel) */
     VEC(Range)         freturns;
     VEC(CxxConstruct)  cxx;
@@ -248,5 +249,7 @@ OKLC_INTERNAL void oklc_walk_dim_access(Walk *W, CXCursor call);
 OKLC_INTERNAL void oklc_walk_call(Walk *W, CXCursor cur);
 OKLC_INTERNAL void oklc_walk_component_address(Walk *W, CXCursor cur);
 OKLC_INTERNAL void oklc_walk_returned_value(Walk *W, CXCursor ret);
+/* ops.c: an operation oklc stats counts (ParseOptions.count_ops) */
+OKLC_INTERNAL void oklc_walk_op(Walk *W, CXCursor cur, CXCursorKind k);
 
 #endif

@@ -1,0 +1,1269 @@
+/*
+ * stats.c - what a kernel costs (oklc stats): floating-point operations
+ * by kind and precision, loads and stores of global and @shared memory,
+ * atomics, barriers, blocks and threads.
+ *
+ * The kernel's statements are run as a skeleton: integer variables hold
+ * numbers that may be polynomials in the parameters not given (poly.c);
+ * data (what arrays hold, floating-point values) is unknown. A loop is
+ * first counted whole: its body once, with the iterator a new variable M,
+ * then summed over M (a product when the body does not depend on M,
+ * Faulhaber's sums when it does polynomially). When the body needs to
+ * know M (a condition, a bound of an inner loop that is not affine), the
+ * loop runs iteration by iteration, which needs its count as a number: a
+ * formula in the parameters is then not to be had, numbers are (with
+ * --param). A condition on data counts the branch as taken and the counts
+ * become upper bounds ("at most"); a loop whose count depends on data
+ * cannot be counted. Each @tile loop counts the iterations of the loop it
+ * tiles (its guard runs none past the bound).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "analysis.h"
+
+/* ---- what is counted ----------------------------------------------------------------------- */
+
+enum { NPREC = 4, NARITH = 6 };
+static const char prec_letter[NPREC] = {'h', 'f', 'd', 'l'};
+static const char *const prec_name[NPREC] = {"half", "float", "double", "long double"};
+static const char *const arith_name[NARITH] = {"add", "mul", "div", "fma", "sqrt", "special"};
+
+typedef enum Cat {
+    C_ARITH_END = NPREC * NARITH,      /* precision * NARITH + kind */
+    C_GLOAD = C_ARITH_END, C_GLOAD_BYTES, C_GSTORE, C_GSTORE_BYTES,
+    C_SLOAD, C_SLOAD_BYTES, C_SSTORE, C_SSTORE_BYTES,
+    C_GATOMIC, C_SATOMIC, C_BARRIER, C_BLOCK, C_THREAD,
+    NCAT
+} Cat;
+
+static const char *const cat_key[NCAT - C_ARITH_END] = {
+    "global_loads", "global_load_bytes", "global_stores", "global_store_bytes",
+    "shared_loads", "shared_load_bytes", "shared_stores", "shared_store_bytes",
+    "global_atomics", "shared_atomics", "barriers", "blocks", "threads"};
+
+typedef struct Counts {
+    Num n[NCAT];
+} Counts;
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+enum {
+    VAR_COUNTER = 256,        /* ids of loop counters: VAR_COUNTER + depth */
+    VAR_ATOM = 512,           /* ids of quotients */
+    MAX_DEPTH = 62,
+    PARAM_BIT = 63
+};
+
+typedef enum VKind { V_NUM, V_DATA, V_STUCK } VKind;
+
+typedef struct Val {
+    VKind kind;
+    Num   n;
+} Val;
+
+typedef struct Atom {
+    Num         num;          /* floor(num / div), or num % div */
+    int64_t     div;
+    bool        mod;
+    uint64_t    mask;         /* the counters and parameters it depends on */
+    const char *name;
+} Atom;
+
+typedef struct Slot {
+    uint32_t off;             /* a use or the declaration of a variable */
+    int      var;
+} Slot;
+
+typedef VEC(Slot) Slots;
+typedef VEC(uint32_t) Offsets;
+
+typedef enum Role { R_NONE, R_LOAD, R_STORE, R_BOTH } Role;
+
+typedef struct OpInfo {
+    Role     role;
+    bool     shared, atomic;
+    size_t  *guards;          /* the ?:, &&, || whose b or c holds it */
+    size_t   nguards;
+} OpInfo;
+
+typedef struct Run {
+    oklc_ctx     *c;
+    const Model  *m;
+    Kernel       *k;
+    Polys         P;
+    const oklc_stats_param *params;
+    size_t        nparams;
+    VEC(Var *)    vars;       /* the kernel's parameters, locals; the file's globals */
+    Val          *val;
+    bool         *clobbered;  /* written where the run does not follow */
+    Slot         *slots;
+    size_t        nslots;
+    OpInfo       *info;       /* per model op */
+    VEC(Atom)     atoms;
+    bool         *enumerate;  /* per statement seen: runs iteration by iteration */
+    VEC(const Stmt *) enum_seen;
+    int           depth;
+    bool          first;      /* the block's first thread (barriers count once a block) */
+    uint64_t      stuck;      /* counters (and PARAM_BIT) a decision needed as numbers */
+    bool          upper;      /* a condition on data: at most */
+    const char   *fail;       /* why it cannot be counted */
+    uint32_t      fail_at;
+    const char   *upper_why;
+    uint32_t      upper_at;
+    int64_t       budget;     /* iterations left to run one by one */
+    bool          numbers;    /* every parameter given: the counts are numbers */
+    Val          *saved[MAX_DEPTH];
+    int           jump;       /* 0, or the statement kind of a jump being taken */
+    uint32_t      at;         /* the statement being run */
+    struct Parsed {
+        Range       r;
+        const Expr *e;
+    }            *parsed;     /* each range's tree, read once (open hashing) */
+    size_t        nparsed, cap;
+    uint32_t      stuck_at;   /* where a parameter's value was needed */
+} Run;
+
+static void fail(Run *R, uint32_t at, const char *why)
+{
+    if (!R->fail)
+        R->fail = why, R->fail_at = at;
+}
+
+static const char *var_name(void *ctx, int v)
+{
+    Run *R = ctx;
+    if (v >= VAR_ATOM)
+        return R->atoms.data[v - VAR_ATOM].name;
+    if (v >= VAR_COUNTER)
+        return oklc_arena_printf(&R->c->arena, "m%d", v - VAR_COUNTER);
+    return R->vars.data[v]->name;
+}
+
+static uint64_t mask_of(Run *R, Num a)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; a.p && i < a.p->n; i++)
+        for (int j = 0; j < a.p->t[i].nv; j++) {
+            int v = a.p->t[i].var[j];
+            m |= v >= VAR_ATOM ? R->atoms.data[v - VAR_ATOM].mask
+                 : v >= VAR_COUNTER ? 1ull << (v - VAR_COUNTER) : 1ull << PARAM_BIT;
+        }
+    return m;
+}
+
+static Val num(Num n)
+{
+    return (Val){V_NUM, n};
+}
+
+static Val konst(int64_t k)
+{
+    return (Val){V_NUM, {NULL, k}};
+}
+
+static Val data(void)
+{
+    return (Val){V_DATA, {NULL, 0}};
+}
+
+/* a value whose number was needed: the decision is left to a caller that
+ * knows the counters in it */
+static Val stuck(Run *R, Num n)
+{
+    uint64_t m = mask_of(R, n);
+    if ((m >> PARAM_BIT) && !(R->stuck >> PARAM_BIT))
+        R->stuck_at = R->at;
+    R->stuck |= m;
+    return (Val){V_STUCK, {NULL, 0}};
+}
+
+/* ---- variables ------------------------------------------------------------------------------ */
+
+static int slot_order(const void *a, const void *b)
+{
+    const Slot *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int var_at(const Run *R, uint32_t off)
+{
+    size_t lo = 0, hi = R->nslots;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (R->slots[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < R->nslots && R->slots[lo].off == off ? R->slots[lo].var : -1;
+}
+
+static int var_index(const Run *R, const Var *v)
+{
+    return v ? var_at(R, v->name_off) : -1;
+}
+
+/* ---- expressions --------------------------------------------------------------------------- */
+
+static Val eval(Run *R, const Expr *e);
+static Val eval_range(Run *R, Range r);
+
+static Val atom(Run *R, Num n, int64_t d, bool mod)
+{
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, mod ? "((" : "floor((");
+    oklc_num_print(n, &b, var_name, R);
+    oklc_buf_printf(&b, mod ? ") mod %lld)" : ")/%lld)", (long long)d);
+    for (size_t i = 0; i < R->atoms.len; i++)
+        if (!strcmp(R->atoms.data[i].name, b.data))
+            return num(oklc_num_var(&R->P, VAR_ATOM + (int)i));
+    if (R->atoms.len >= 1000) {
+        fail(R, 0, "too many quotients");
+        return data();
+    }
+    Atom a = {n, d, mod, mask_of(R, n), b.data};
+    vec_push(&R->c->arena, &R->atoms, a);
+    return num(oklc_num_var(&R->P, VAR_ATOM + (int)R->atoms.len - 1));
+}
+
+static Val name(Run *R, const Expr *e)
+{
+    int i = var_at(R, e->off);
+    if (i < 0)
+        return data();
+    const Var *v = R->vars.data[i];
+    if (v->kind == VAR_GLOBAL && v->constexpr_ && v->is_int && v->init.end)
+        return eval_range(R, v->init);
+    return R->clobbered[i] ? data() : R->val[i];
+}
+
+static int64_t fold_div(int64_t a, int64_t b, bool mod)
+{
+    return mod ? a % b : a / b;
+}
+
+/* -1, 0, 1: the sign of a, when it is a number */
+static Val sign(Run *R, Val a)
+{
+    int64_t k;
+    if (a.kind != V_NUM)
+        return a;
+    if (!oklc_num_const(a.n, &k))
+        return stuck(R, a.n);
+    return konst(k < 0 ? -1 : k > 0);
+}
+
+static Val arith(Run *R, const Expr *e, Val a, Val b)
+{
+    if (a.kind != V_NUM || b.kind != V_NUM)
+        return a.kind == V_STUCK || b.kind == V_STUCK ? (Val){V_STUCK, {NULL, 0}} : data();
+    int64_t x, y, r;
+    bool ka = oklc_num_const(a.n, &x), kb = oklc_num_const(b.n, &y);
+    switch (e->op) {
+    case X_ADD: return num(oklc_num_add(&R->P, a.n, b.n));
+    case X_SUB: return num(oklc_num_sub(&R->P, a.n, b.n));
+    case X_MUL: return num(oklc_num_mul(&R->P, a.n, b.n));
+    case X_DIV: case X_MOD: case X_SHR:
+        if (!kb)
+            return stuck(R, b.n);
+        if (e->op == X_SHR)
+            y = y >= 0 && y < 62 ? 1ll << y : 0;
+        if (y <= 0)
+            return ka && y ? konst(fold_div(x, y, e->op == X_MOD)) : data();
+        if (ka)
+            return konst(e->op == X_SHR ? x >> __builtin_ctzll((unsigned long long)y)
+                                        : fold_div(x, y, e->op == X_MOD));
+        return atom(R, a.n, y, e->op == X_MOD);
+    case X_SHL:
+        if (!kb || y < 0 || y > 40)
+            return kb ? data() : stuck(R, b.n);
+        return num(oklc_num_scale(&R->P, a.n, 1ll << y, 1));
+    default:
+        if (!ka)
+            return stuck(R, a.n);
+        if (!kb)
+            return stuck(R, b.n);
+        r = e->op == X_BITAND ? (x & y) : e->op == X_BITOR ? (x | y) : (x ^ y);
+        return konst(r);
+    }
+}
+
+static Val compare(Run *R, ExprOp op, Val a, Val b)
+{
+    if (a.kind != V_NUM || b.kind != V_NUM)
+        return a.kind == V_STUCK || b.kind == V_STUCK ? (Val){V_STUCK, {NULL, 0}} : data();
+    Val s = sign(R, num(oklc_num_sub(&R->P, a.n, b.n)));
+    if (s.kind != V_NUM)
+        return s;
+    int64_t d = s.n.k;
+    bool t = op == X_LT ? d < 0 : op == X_LE ? d <= 0 : op == X_GT ? d > 0
+           : op == X_GE ? d >= 0 : op == X_EQ ? d == 0 : d != 0;
+    return konst(t);
+}
+
+/* 1 or 0; else data or stuck */
+static Val truth(Run *R, Val v)
+{
+    Val s = sign(R, v);
+    return s.kind == V_NUM ? konst(s.n.k != 0) : s;
+}
+
+static Val eval(Run *R, const Expr *e)
+{
+    switch (e->op) {
+    case X_NUM: return konst(e->value);
+    case X_NAME: return name(R, e);
+    case X_NEG: {
+        Val a = eval(R, e->a);
+        return a.kind == V_NUM ? num(oklc_num_scale(&R->P, a.n, -1, 1)) : a;
+    }
+    case X_NOT: {
+        Val a = truth(R, eval(R, e->a));
+        return a.kind == V_NUM ? konst(!a.n.k) : a;
+    }
+    case X_LT: case X_LE: case X_GT: case X_GE: case X_EQ: case X_NE:
+        return compare(R, e->op, eval(R, e->a), eval(R, e->b));
+    case X_AND: case X_OR: {
+        Val a = truth(R, eval(R, e->a));
+        if (a.kind != V_NUM || a.n.k == (e->op == X_OR))
+            return a;
+        return truth(R, eval(R, e->b));
+    }
+    case X_COND: {
+        Val c = truth(R, eval(R, e->a));
+        return c.kind != V_NUM ? c : eval(R, c.n.k ? e->b : e->c);
+    }
+    case X_MIN: case X_MAX: {
+        Val a = eval(R, e->a), b = eval(R, e->b);
+        Val lt = compare(R, X_LT, a, b);
+        if (lt.kind != V_NUM)
+            return lt;
+        return lt.n.k == (e->op == X_MIN) ? a : b;
+    }
+    case X_ADD: case X_SUB: case X_MUL: case X_DIV: case X_MOD: case X_SHL: case X_SHR:
+    case X_BITAND: case X_BITOR: case X_XOR:
+        return arith(R, e, eval(R, e->a), eval(R, e->b));
+    default:
+        return data();
+    }
+}
+
+/* The tree of range r, read once: a loop runs its statements many times. */
+static const Expr *tree(Run *R, Range r)
+{
+    if (2 * (R->nparsed + 1) > R->cap) {
+        size_t cap = R->cap ? 2 * R->cap : 256;
+        struct Parsed *t = oklc_arena_alloc(&R->c->arena, cap * sizeof *t);
+        memset(t, 0, cap * sizeof *t);
+        for (size_t i = 0; i < R->cap; i++)
+            for (size_t h = R->parsed[i].r.begin * 2654435761u % cap; R->parsed[i].e;
+                 h = (h + 1) % cap)
+                if (!t[h].e) {
+                    t[h] = R->parsed[i];
+                    break;
+                }
+        R->parsed = t, R->cap = cap;
+    }
+    size_t h = r.begin * 2654435761u % R->cap;
+    for (; R->parsed[h].e; h = (h + 1) % R->cap)
+        if (R->parsed[h].r.begin == r.begin && R->parsed[h].r.end == r.end)
+            return R->parsed[h].e;
+    R->parsed[h] = (struct Parsed){r, oklc_expr_parse(R->c, r)};
+    R->nparsed++;
+    return R->parsed[h].e;
+}
+
+static Val eval_range(Run *R, Range r)
+{
+    return eval(R, tree(R, r));
+}
+
+/* ---- counts ----------------------------------------------------------------------------------- */
+
+static void counts_add(Run *R, Counts *a, const Counts *b)
+{
+    for (int i = 0; i < NCAT; i++)
+        a->n[i] = oklc_num_add(&R->P, a->n[i], b->n[i]);
+}
+
+static void bump(Run *R, Counts *c, Cat cat, int64_t by)
+{
+    c->n[cat] = oklc_num_add(&R->P, c->n[cat], (Num){NULL, by});
+}
+
+static Cat arith_cat(const Op *op)
+{
+    int p = 0;
+    while (p < NPREC - 1 && prec_letter[p] != op->precision)
+        p++;
+    return (Cat)(p * NARITH + (op->kind - OP_ADD));
+}
+
+/* Is model op i evaluated, as the ?:, && and || around it decide? */
+static bool evaluated(Run *R, size_t i)
+{
+    const OpInfo *in = &R->info[i];
+    for (size_t g = 0; g < in->nguards; g++) {
+        const Op *c = &R->m->ops[in->guards[g]];
+        Val v = truth(R, eval_range(R, c->a));
+        if (v.kind == V_STUCK)
+            return false;
+        if (v.kind == V_DATA) {
+            if (!R->upper)
+                R->upper_why = "an operand evaluated or not as data decide", R->upper_at = c->range.begin;
+            R->upper = true;
+            continue;
+        }
+        bool in_b = oklc_in_range(c->b, R->m->ops[i].range.begin);
+        bool taken = c->kind == OP_COND ? (v.n.k != 0) == in_b
+                     : c->kind == OP_AND ? v.n.k != 0 : v.n.k == 0;
+        if (!taken)
+            return false;
+    }
+    return true;
+}
+
+static size_t first_op(const Model *m, uint32_t off)
+{
+    size_t lo = 0, hi = m->nops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->ops[mid].range.begin < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The operations in range r, once. */
+static void count_ops(Run *R, Range r, Counts *c)
+{
+    const Model *m = R->m;
+    for (size_t i = first_op(m, r.begin); i < m->nops && m->ops[i].range.begin < r.end; i++) {
+        const Op *op = &m->ops[i];
+        const OpInfo *in = &R->info[i];
+        if (!evaluated(R, i))
+            continue;
+        if (op->kind == OP_CALL) {
+            if (!R->upper)
+                R->upper_why = "a call of the file's function (its operations are not "
+                               "counted)", R->upper_at = op->range.begin;
+            R->upper = true;
+        } else if (op->kind <= OP_SPECIAL) {
+            bump(R, c, arith_cat(op), 1);
+        } else if (op->kind == OP_ELEMENT && in->atomic) {
+            bump(R, c, in->shared ? C_SATOMIC : C_GATOMIC, 1);
+        } else if (op->kind == OP_ELEMENT && in->role != R_NONE) {
+            int64_t bytes = op->bytes > 0 ? op->bytes : 0;
+            if (in->role != R_STORE) {
+                bump(R, c, in->shared ? C_SLOAD : C_GLOAD, 1);
+                bump(R, c, in->shared ? C_SLOAD_BYTES : C_GLOAD_BYTES, bytes);
+            }
+            if (in->role != R_LOAD) {
+                bump(R, c, in->shared ? C_SSTORE : C_GSTORE, 1);
+                bump(R, c, in->shared ? C_SSTORE_BYTES : C_GSTORE_BYTES, bytes);
+            }
+        }
+    }
+}
+
+/* ---- statements -------------------------------------------------------------------------------- */
+
+static void stmt(Run *R, const Stmt *st, Counts *c);
+
+static void set_var(Run *R, int i, Val v)
+{
+    if (i >= 0)
+        R->val[i] = v.kind == V_NUM ? v : data();
+}
+
+/* x = v, x op= v, ++x of an integer variable: its new value. */
+static void assign(Run *R, Range r)
+{
+    const Expr *e = tree(R, r);
+    if ((e->op != X_ASSIGN && e->op != X_INC && e->op != X_DEC) || e->a->op != X_NAME)
+        return;
+    int i = var_at(R, e->a->off);
+    if (i < 0 || !R->vars.data[i]->is_int)
+        return;
+    Val now = R->val[i], by;
+    if (e->op == X_INC || e->op == X_DEC) {
+        Expr one = {.op = e->op == X_INC ? X_ADD : X_SUB};
+        by = arith(R, &one, now, konst(1));
+    } else if (e->update == X_NUM) {
+        by = eval(R, e->b);
+    } else {
+        Expr op = {.op = e->update};
+        by = arith(R, &op, now, eval(R, e->b));
+    }
+    set_var(R, i, by);
+}
+
+static void decl(Run *R, const Stmt *st, Counts *c)
+{
+    count_ops(R, st->range, c);
+    for (size_t i = 0; i < st->ndecls; i++) {
+        const Var *v = st->decls[i];
+        int at = var_index(R, v);
+        bool known = v->is_int && v->init.end && !v->type.array && !v->type.pointer;
+        set_var(R, at, known ? eval_range(R, v->init) : data());
+    }
+}
+
+static void branch(Run *R, const Stmt *st, Counts *c)
+{
+    count_ops(R, st->head, c);
+    Val v = truth(R, eval_range(R, st->head));
+    if (v.kind == V_STUCK)
+        return;
+    const Stmt *then = st->nkids ? st->kids[0] : NULL, *other = st->nkids > 1 ? st->kids[1] : NULL;
+    if (v.kind == V_NUM) {
+        const Stmt *go = v.n.k ? then : other;
+        if (go)
+            stmt(R, go, c);
+        return;
+    }
+    /* on data: both, as if each were taken (at most), a jump in either not taken */
+    if (!R->upper)
+        R->upper_why = "a branch on data", R->upper_at = st->head.begin;
+    R->upper = true;
+    for (int i = 0; i < 2; i++) {
+        const Stmt *s = i ? other : then;
+        if (s) {
+            stmt(R, s, c);
+            R->jump = 0;
+        }
+    }
+}
+
+/* ---- loops ---------------------------------------------------------------------------------- */
+
+/* A loop as the run sees it: iterator = start + step * m for m in [0, trips). */
+typedef struct Walked {
+    const Stmt *st;
+    const Loop *l;            /* its header read (l->analyzed), else NULL */
+    int         iter;         /* its variable */
+    Val         start, step, trips;
+    bool        inner, blocks;    /* @inner; the innermost @outer (an iteration: a block) */
+    int64_t     threads;      /* a block's threads (blocks), -1 if not known */
+} Walked;
+
+static const Stmt *body_of(const Stmt *st)
+{
+    return st->nkids ? st->kids[st->nkids - 1] : NULL;
+}
+
+/* Runs the body once with the iterator at v. */
+static void iteration(Run *R, const Walked *s, Val v, Counts *c)
+{
+    set_var(R, s->iter, v);
+    if (s->blocks) {
+        bump(R, c, C_BLOCK, 1);
+        if (s->threads >= 0)
+            bump(R, c, C_THREAD, s->threads);
+    }
+    const Stmt *b = body_of(s->st);
+    if (b)
+        stmt(R, b, c);
+    if (R->jump == ST_CONTINUE || (R->jump == ST_RETURN && s->inner))
+        R->jump = 0;          /* a return in an @inner loop ends the thread's iteration */
+}
+
+static bool seen_enumerating(Run *R, const Stmt *st)
+{
+    for (size_t i = 0; i < R->enum_seen.len; i++)
+        if (R->enum_seen.data[i] == st)
+            return true;
+    return false;
+}
+
+/* After a loop counted whole: a variable that holds a value of its
+ * counter (set in its body) holds what the last iteration left, not
+ * known here; with `back`, one whose value lies in memory taken back. */
+static void forget(Run *R, int var, const PolyMark *back)
+{
+    for (size_t i = 0; i < R->vars.len; i++)
+        if (R->val[i].kind == V_NUM && R->val[i].n.p &&
+            (oklc_num_uses(R->val[i].n, var) ||
+             (back && oklc_poly_after(&R->P, *back, R->val[i].n.p))))
+            R->val[i] = data();
+}
+
+static bool all_numbers(const Counts *c)
+{
+    for (int k = 0; k < NCAT; k++)
+        if (c->n[k].p)
+            return false;
+    return true;
+}
+
+/* The loop counted whole; false when its body needs the iterator's value. */
+static bool whole(Run *R, const Walked *s, Counts *c)
+{
+    if (R->depth >= MAX_DEPTH || seen_enumerating(R, s->st) || s->trips.kind != V_NUM ||
+        s->start.kind != V_NUM || s->step.kind != V_NUM)
+        return false;
+    size_t nv = R->vars.len;
+    if (!R->saved[R->depth])     /* one snapshot of the variables per depth, reused */
+        R->saved[R->depth] = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
+    Val *saved = R->saved[R->depth];
+    memcpy(saved, R->val, nv * sizeof *saved);
+    PolyMark mark = oklc_poly_mark(&R->P);
+    int var = VAR_COUNTER + R->depth;
+    Num m = oklc_num_var(&R->P, var);
+    Val it = num(oklc_num_add(&R->P, s->start.n, oklc_num_mul(&R->P, s->step.n, m)));
+    uint64_t stuck = R->stuck;
+    bool upper = R->upper;
+    R->stuck = 0;
+    Counts body = {0};
+    R->depth++;
+    iteration(R, s, it, &body);
+    R->depth--;
+    uint64_t mine = 1ull << (var - VAR_COUNTER);
+    bool need = R->stuck & mine, jumped = R->jump == ST_BREAK || R->jump == ST_GOTO;
+    for (size_t i = 0; i < R->atoms.len && !need; i++)
+        for (int k = 0; k < NCAT && !need; k++)
+            need = (R->atoms.data[i].mask & mine) && oklc_num_uses(body.n[k], VAR_ATOM + (int)i);
+    if (need || jumped) {     /* as before the try: the loop runs one by one */
+        memcpy(R->val, saved, nv * sizeof *saved);
+        if (R->numbers && all_numbers(c))
+            oklc_poly_release(&R->P, mark);
+        R->stuck = stuck;
+        R->upper = upper;
+        R->jump = 0;
+        vec_push(&R->c->arena, &R->enum_seen, s->st);
+        return false;
+    }
+    R->stuck |= stuck;
+    for (int k = 0; k < NCAT; k++) {
+        if (k == C_BARRIER && s->inner)   /* a block's barriers: its first thread's */
+            body.n[k] = oklc_num_subst(&R->P, body.n[k], var, (Num){NULL, 0});
+        else
+            body.n[k] = oklc_num_sum(&R->P, body.n[k], var, s->trips.n);
+        c->n[k] = oklc_num_add(&R->P, c->n[k], body.n[k]);
+    }
+    /* with every parameter a number, what the try made is taken back (a
+     * loop run one by one around it tries again each time) */
+    bool back = R->numbers && all_numbers(c);
+    forget(R, var, back ? &mark : NULL);
+    if (back)
+        oklc_poly_release(&R->P, mark);
+    return true;
+}
+
+/* The loop run iteration by iteration: its count must be a number. */
+static void one_by_one(Run *R, const Walked *s, Counts *c)
+{
+    int64_t n;
+    if (s->trips.kind == V_DATA || s->start.kind == V_DATA || s->step.kind == V_DATA) {
+        fail(R, s->st->range.begin, "a loop whose count depends on data");
+        return;
+    }
+    if (s->trips.kind != V_NUM || !oklc_num_const(s->trips.n, &n)) {
+        if (s->trips.kind == V_NUM)
+            stuck(R, s->trips.n);
+        return;
+    }
+    if ((R->budget -= n) < 0) {
+        fail(R, s->st->range.begin, "too many iterations to count one by one (give smaller "
+                                    "--param values)");
+        return;
+    }
+    bool first = R->first;
+    for (int64_t i = 0; i < n && !R->fail && !R->stuck; i++) {
+        Val it = num(oklc_num_add(&R->P, s->start.n, oklc_num_scale(&R->P, s->step.n, i, 1)));
+        R->first = first && (!s->inner || i == 0);
+        iteration(R, s, it, c);
+        if (R->jump == ST_BREAK) {
+            R->jump = 0;
+            break;
+        }
+        if (R->jump)
+            break;
+    }
+    R->first = first;
+}
+
+/* ceil(span / step), at least 0 when a number */
+static Val trips(Run *R, Val span, Val step)
+{
+    int64_t a, s;
+    if (span.kind != V_NUM || step.kind != V_NUM)
+        return span.kind == V_NUM ? step : span;
+    if (!oklc_num_const(step.n, &s))
+        return stuck(R, step.n);
+    if (s < 0)
+        s = -s;
+    if (!s)
+        return data();
+    if (oklc_num_const(span.n, &a))
+        return konst(a <= 0 ? 0 : (a + s - 1) / s);
+    if (s == 1)
+        return span;          /* formulas: where the bound is at least the start */
+    Expr div = {.op = X_DIV};
+    return arith(R, &div, num(oklc_num_add(&R->P, span.n, (Num){NULL, s - 1})), konst(s));
+}
+
+/* The step of a header: ++i, i += s, i -= s (else data). */
+static Val step_of(Run *R, Range step)
+{
+    const Expr *e = tree(R, step);
+    if (e->op == X_INC || e->op == X_DEC)
+        return konst(e->op == X_INC ? 1 : -1);
+    if (e->op == X_ASSIGN && (e->update == X_ADD || e->update == X_SUB)) {
+        Val b = eval(R, e->b);
+        return e->update == X_ADD || b.kind != V_NUM ? b
+                                                     : num(oklc_num_scale(&R->P, b.n, -1, 1));
+    }
+    return data();
+}
+
+/* A header of the form for (i = start; i cmp bound; i += step). */
+static bool affine_header(Run *R, const Loop *l, Walked *s)
+{
+    if (!l || !l->analyzed || !l->start_at.end || !l->bound_at.end)
+        return false;
+    s->iter = var_at(R, l->iter_off);
+    s->start = eval_range(R, l->start_at);
+    s->step = step_of(R, l->step);
+    Val bound = eval_range(R, l->bound_at);
+    if (s->iter < 0 || s->step.kind == V_DATA)
+        return false;
+    if (bound.kind != V_NUM || s->start.kind != V_NUM) {
+        s->trips = bound.kind != V_NUM ? bound : s->start;
+        return true;
+    }
+    bool down = l->cmp == CMP_GT || l->cmp == CMP_GE;
+    Num span = down ? oklc_num_sub(&R->P, s->start.n, bound.n)
+                    : oklc_num_sub(&R->P, bound.n, s->start.n);
+    if (l->cmp == CMP_LE || l->cmp == CMP_GE)
+        span = oklc_num_add(&R->P, span, (Num){NULL, 1});
+    s->trips = trips(R, num(span), s->step);
+    return true;
+}
+
+static void counted_loop(Run *R, Walked *s, Counts *c)
+{
+    if (!whole(R, s, c) && !R->fail)
+        one_by_one(R, s, c);
+}
+
+/* A header of another form: run as written (init, then cond, body, step). */
+static void literal_loop(Run *R, const Stmt *st, const Loop *l, Counts *c)
+{
+    if (!l || !l->cond.end) {
+        fail(R, st->range.begin, "a loop of a form the count does not follow");
+        return;
+    }
+    for (size_t i = 0; i < R->k->nlocals; i++) {
+        const Var *v = R->k->locals[i];
+        if (oklc_in_range(l->init, v->name_off))
+            set_var(R, var_index(R, v), v->is_int && v->init.end ? eval_range(R, v->init) : data());
+    }
+    assign(R, l->init);
+    for (;;) {
+        Val go = truth(R, eval_range(R, l->cond));
+        if (go.kind == V_DATA)
+            fail(R, st->range.begin, "a loop whose count depends on data");
+        if (go.kind != V_NUM || !go.n.k || R->fail)
+            return;
+        if (--R->budget < 0) {
+            fail(R, st->range.begin, "too many iterations to count one by one");
+            return;
+        }
+        stmt(R, body_of(st), c);
+        if (R->jump == ST_BREAK) {
+            R->jump = 0;
+            return;
+        }
+        if (R->jump && R->jump != ST_CONTINUE)
+            return;
+        R->jump = 0;
+        assign(R, l->step);
+    }
+}
+
+static bool innermost_outer(const Loop *l)
+{
+    if (l->kind != LOOP_OUTER)
+        return false;
+    for (size_t i = 0; i < l->nkids; i++)
+        if (l->kids[i]->kind == LOOP_OUTER)
+            return false;
+    return true;
+}
+
+static int64_t block_threads(const Kernel *k, const Loop *l)
+{
+    const Loop *top = l;
+    while (top->parent)
+        top = top->parent;
+    int64_t b[3];
+    oklc_model_block(k, top, b);
+    return b[0] < 0 || b[1] < 0 || b[2] < 0 ? -1 : b[0] * b[1] * b[2];
+}
+
+/* A @tile: the tiled loop (each level's iterations), its tiles the blocks
+ * when the first level is the innermost @outer. */
+static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
+{
+    const Loop *out = in->tile_other;
+    Walked s = {st, in, -1, data(), data(), data(), in->kind == LOOP_INNER,
+               innermost_outer(in), block_threads(R->k, in)};
+    if (!affine_header(R, in, &s)) {
+        fail(R, st->range.begin, "a @tile loop of a form the count does not follow");
+        return;
+    }
+    int64_t size = out && out->tile_value > 0 ? out->tile_value : 0;
+    bool tiles_blocks = out && innermost_outer(out) && !s.blocks;
+    if (!size) {
+        fail(R, st->range.begin, "a @tile whose size is not a number");
+        return;
+    }
+    Counts body = {0};
+    if (whole(R, &s, &body)) {
+        if (tiles_blocks) {
+            Val t = trips(R, s.trips, konst(size));
+            if (t.kind != V_NUM)
+                return;
+            body.n[C_BLOCK] = oklc_num_add(&R->P, body.n[C_BLOCK], t.n);
+            if (s.threads >= 0)
+                body.n[C_THREAD] = oklc_num_add(&R->P, body.n[C_THREAD],
+                                                oklc_num_scale(&R->P, t.n, s.threads, 1));
+            body.n[C_BARRIER] = oklc_num_mul(&R->P, body.n[C_BARRIER], t.n);
+        }
+        counts_add(R, c, &body);
+        return;
+    }
+    /* tile by tile: each a block when it is one */
+    int64_t n;
+    if (R->fail || s.trips.kind != V_NUM || !oklc_num_const(s.trips.n, &n)) {
+        if (!R->fail && s.trips.kind == V_NUM)
+            stuck(R, s.trips.n);
+        return;
+    }
+    Val start = s.start;
+    for (int64_t t = 0; t * size < n && !R->fail && !R->stuck; t++) {
+        Walked part = s;
+        part.start = num(oklc_num_add(&R->P, start.n, oklc_num_scale(&R->P, s.step.n, t * size, 1)));
+        part.trips = konst(n - t * size < size ? n - t * size : size);
+        if (tiles_blocks) {
+            bump(R, c, C_BLOCK, 1);
+            if (s.threads >= 0)
+                bump(R, c, C_THREAD, s.threads);
+        }
+        one_by_one(R, &part, c);
+    }
+}
+
+static void for_loop(Run *R, const Stmt *st, Counts *c)
+{
+    const Loop *l = st->loop;
+    if (l && l->tile_part == 2) {
+        tile_loop(R, st, l, c);
+    } else if (l) {
+        Walked s = {st, l, -1, data(), data(), data(), l->kind == LOOP_INNER, innermost_outer(l),
+                   block_threads(R->k, l)};
+        if (affine_header(R, l, &s))
+            counted_loop(R, &s, c);
+        else
+            fail(R, st->range.begin, "an attributed loop of a form the count does not follow");
+    } else {
+        count_ops(R, st->head, c);
+        Walked s = {st, st->plain, -1, data(), data(), data(), false, false, -1};
+        if (affine_header(R, st->plain, &s) && !R->clobbered[s.iter])
+            counted_loop(R, &s, c);
+        else
+            literal_loop(R, st, st->plain, c);
+    }
+    if (l && oklc_implicit_barrier(R->k, l) && R->first)
+        bump(R, c, C_BARRIER, 1);
+}
+
+static void stmt(Run *R, const Stmt *st, Counts *c)
+{
+    if (!st || R->fail || R->stuck || R->jump)
+        return;
+    R->at = st->range.begin;
+    switch (st->kind) {
+    case ST_COMPOUND:
+        for (size_t i = 0; i < st->nkids && !R->jump && !R->fail && !R->stuck; i++)
+            stmt(R, st->kids[i], c);
+        break;
+    case ST_DECL: decl(R, st, c); break;
+    case ST_EXPR:
+        count_ops(R, st->range, c);
+        assign(R, st->range);
+        break;
+    case ST_IF: branch(R, st, c); break;
+    case ST_FOR: for_loop(R, st, c); break;
+    case ST_WHILE: case ST_DO: case ST_SWITCH: case ST_GOTO:
+        fail(R, st->range.begin, st->kind == ST_SWITCH ? "a switch" : st->kind == ST_GOTO
+                                                           ? "a goto" : "a while loop");
+        break;
+    case ST_RETURN: case ST_BREAK: case ST_CONTINUE:
+        count_ops(R, st->range, c);
+        R->jump = st->kind;
+        break;
+    case ST_NULL:
+        if (st->barrier && st->barrier->kind != BARRIER_WARP && R->first)
+            bump(R, c, C_BARRIER, 1);
+        break;
+    default:                  /* a statement around others (#pragma unroll): theirs */
+        if (!st->nkids)
+            count_ops(R, st->range, c);
+        for (size_t i = 0; i < st->nkids && !R->jump && !R->fail && !R->stuck; i++)
+            stmt(R, st->kids[i], c);
+        break;
+    }
+}
+
+/* ---- before the run ---------------------------------------------------------------------------- */
+
+static void add_var(Run *R, Var *v, Slots *slots)
+{
+    int i = (int)R->vars.len;
+    vec_push(&R->c->arena, &R->vars, v);
+    vec_push(&R->c->arena, slots, ((Slot){v->name_off, i}));
+    for (size_t j = 0; j < v->nrefs; j++)
+        vec_push(&R->c->arena, slots, ((Slot){v->refs[j].begin, i}));
+}
+
+static const oklc_stats_param *given(const Run *R, const char *name)
+{
+    for (size_t i = 0; i < R->nparams; i++)
+        if (!strcmp(R->params[i].name, name))
+            return &R->params[i];
+    return NULL;
+}
+
+/* Statements and headers whose assignments the run follows. */
+static void followed(const Stmt *st, Offsets *out, Arena *a)
+{
+    if (st->kind == ST_EXPR)
+        vec_push(a, out, st->range.begin);
+    const Loop *l = st->kind == ST_FOR ? (st->loop ? st->loop : st->plain) : NULL;
+    if (l && l->step.end)
+        vec_push(a, out, l->step.begin);
+    if (l && l->init.end)
+        vec_push(a, out, l->init.begin);
+    for (size_t i = 0; i < st->nkids; i++)
+        followed(st->kids[i], out, a);
+}
+
+static void variables(Run *R)
+{
+    Kernel *k = R->k;
+    Arena *a = &R->c->arena;
+    Slots slots = {0};
+    for (size_t i = 0; i < k->nparams; i++)
+        add_var(R, k->params[i], &slots);
+    for (size_t i = 0; i < k->nlocals; i++)
+        add_var(R, k->locals[i], &slots);
+    for (size_t i = 0; i < R->m->nglobals; i++)
+        add_var(R, R->m->globals[i], &slots);
+    qsort(slots.data, slots.len, sizeof(Slot), slot_order);
+    R->slots = slots.data, R->nslots = slots.len;
+    size_t n = R->vars.len ? R->vars.len : 1;
+    R->val = oklc_arena_alloc(a, n * sizeof *R->val);
+    R->clobbered = oklc_arena_alloc(a, n * sizeof *R->clobbered);
+    memset(R->clobbered, 0, n * sizeof *R->clobbered);
+    for (size_t i = 0; i < R->vars.len; i++) {
+        const Var *v = R->vars.data[i];
+        const oklc_stats_param *p = v->kind == VAR_PARAM ? given(R, v->name) : NULL;
+        bool scalar = v->is_int && !v->type.pointer && !v->type.array && !v->type.reference;
+        R->val[i] = p && scalar ? konst(p->value)
+                    : v->kind == VAR_PARAM && scalar && i < VAR_COUNTER
+                        ? num(oklc_num_var(&R->P, (int)i)) : data();
+    }
+    /* a variable written where the run does not look holds data */
+    Offsets seen = {0};
+    followed(k->root, &seen, a);
+    for (size_t i = first_op(R->m, k->body.begin); i < R->m->nops &&
+                                                   R->m->ops[i].range.begin < k->body.end; i++) {
+        const Op *op = &R->m->ops[i];
+        if (op->kind != OP_ASSIGN && op->kind != OP_UPDATE && op->kind != OP_ADDRESS)
+            continue;
+        int v = var_at(R, op->a.begin);
+        bool ok = op->kind != OP_ADDRESS;
+        for (size_t j = 0; j < seen.len && ok; j++)
+            ok = seen.data[j] != op->range.begin;
+        if (v >= 0 && (op->kind == OP_ADDRESS || ok))
+            R->clobbered[v] = true;
+    }
+}
+
+static bool private_var(const Var *v)
+{
+    return v && v->kind == VAR_LOCAL && (v->type.array || v->exclusive) && !v->shared &&
+           !(v->typedef_var && v->typedef_var->shared);
+}
+
+static void roles(Run *R)
+{
+    const Model *m = R->m;
+    const Kernel *k = R->k;
+    Arena *a = &R->c->arena;
+    R->info = oklc_arena_alloc(a, (m->nops ? m->nops : 1) * sizeof *R->info);
+    memset(R->info, 0, (m->nops ? m->nops : 1) * sizeof *R->info);
+    for (size_t i = first_op(m, k->body.begin); i < m->nops && m->ops[i].range.begin < k->body.end;
+         i++) {
+        const Op *op = &m->ops[i];
+        if (op->kind == OP_ELEMENT) {
+            const Var *v = op->var;
+            R->info[i].role = private_var(v) ? R_NONE : R_LOAD;
+            R->info[i].shared = v && (v->shared || (v->typedef_var && v->typedef_var->shared));
+        }
+    }
+    for (size_t i = first_op(m, k->body.begin); i < m->nops && m->ops[i].range.begin < k->body.end;
+         i++) {
+        const Op *op = &m->ops[i];
+        Role r = op->kind == OP_ASSIGN ? R_STORE : op->kind == OP_UPDATE ? R_BOTH
+                 : op->kind == OP_ADDRESS ? R_NONE : (Role)-1;
+        for (size_t j = first_op(m, op->a.begin); r != (Role)-1 && j < m->nops &&
+                                                   m->ops[j].range.begin == op->a.begin; j++)
+            if (m->ops[j].kind == OP_ELEMENT && m->ops[j].range.end == op->a.end &&
+                R->info[j].role != R_NONE)
+                R->info[j].role = r;
+        if (op->kind == OP_COND || op->kind == OP_AND || op->kind == OP_OR)
+            for (size_t j = i + 1; j < m->nops && m->ops[j].range.begin < op->range.end; j++) {
+                uint32_t at = m->ops[j].range.begin;
+                if (oklc_in_range(op->b, at) || oklc_in_range(op->c, at)) {
+                    OpInfo *in = &R->info[j];
+                    in->guards = oklc_arena_append(a, in->guards, in->nguards, sizeof(size_t));
+                    in->guards[in->nguards++] = i;
+                }
+            }
+    }
+    for (size_t t = 0; t < k->natomics; t++) {
+        const Atomic *at = k->atomics[t];
+        for (size_t j = first_op(m, at->lhs.begin); !at->block && j < m->nops &&
+                                                    m->ops[j].range.begin == at->lhs.begin; j++)
+            if (m->ops[j].kind == OP_ELEMENT && m->ops[j].range.end == at->lhs.end)
+                R->info[j].atomic = true;
+    }
+}
+
+/* ---- the report ------------------------------------------------------------------------------ */
+
+typedef struct Report {
+    Run        *R;
+    Counts      c;
+    bool        counted, formula;
+    cJSON      *json;
+} Report;
+
+static const char *text_of(Run *R, Num n)
+{
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_num_print(n, &b, var_name, R);
+    return b.data;
+}
+
+static void put(Run *R, cJSON *obj, const char *key, Num n)
+{
+    int64_t k;
+    cJSON *o = cJSON_AddObjectToObject(obj, key);
+    if (oklc_num_const(n, &k))
+        cJSON_AddNumberToObject(o, "value", (double)k);
+    else
+        cJSON_AddStringToObject(o, "formula", text_of(R, n));
+}
+
+static Num flops_of(Run *R, const Counts *c)
+{
+    Num f = {NULL, 0};
+    for (int p = 0; p < NPREC; p++)
+        for (int k = 0; k < NARITH; k++)
+            f = oklc_num_add(&R->P, f, oklc_num_scale(&R->P, c->n[p * NARITH + k],
+                                                      k == OP_FMA - OP_ADD ? 2 : 1, 1));
+    return f;
+}
+
+/* line:col as the user sees it */
+static Loc where(Run *R, uint32_t off)
+{
+    Loc l = oklc_norm_loc(R->c->norm, off);
+    l.line = (uint32_t)oklc_presumed_line(R->c, l);
+    return l;
+}
+
+static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_options *o)
+{
+    Loc loc = where(R, R->k->name_off);
+    cJSON_AddStringToObject(kj, "name", R->k->name);
+    cJSON_AddNumberToObject(kj, "line", loc.line);
+    if (R->fail) {
+        Loc at = where(R, R->fail_at);
+        cJSON_AddStringToObject(kj, "not_counted", oklc_arena_printf(&R->c->arena,
+                                "%s at %u:%u", R->fail, at.line, at.col));
+        return;
+    }
+    if (R->stuck) {
+        Loc at = where(R, R->stuck_at);
+        cJSON_AddStringToObject(kj, "not_counted", oklc_arena_printf(&R->c->arena,
+                                "the statement at %u:%u depends on the values of the "
+                                "parameters: give them with --param", at.line, at.col));
+        return;
+    }
+    cJSON_AddBoolToObject(kj, "exact", !R->upper);
+    if (R->upper) {
+        Loc at = where(R, R->upper_at);
+        cJSON_AddStringToObject(kj, "at_most", oklc_arena_printf(&R->c->arena, "%s at %u:%u",
+                                R->upper_why, at.line, at.col));
+    }
+    cJSON *ops = cJSON_AddObjectToObject(kj, "flops");
+    for (int p = 0; p < NPREC; p++) {
+        cJSON *pj = NULL;
+        for (int k = 0; k < NARITH; k++) {
+            Num n = c->n[p * NARITH + k];
+            if (!n.p && !n.k)
+                continue;
+            if (!pj)
+                pj = cJSON_AddObjectToObject(ops, prec_name[p]);
+            put(R, pj, arith_name[k], n);
+        }
+    }
+    Num flops = flops_of(R, c);
+    put(R, kj, "flop_total", flops);
+    for (int i = C_ARITH_END; i < NCAT; i++)
+        put(R, kj, cat_key[i - C_ARITH_END], c->n[i]);
+    Num bytes = oklc_num_add(&R->P, c->n[C_GLOAD_BYTES], c->n[C_GSTORE_BYTES]);
+    put(R, kj, "global_bytes", bytes);
+    int64_t f, b, blocks;
+    if (oklc_num_const(flops, &f) && oklc_num_const(bytes, &b)) {
+        if (b)
+            cJSON_AddNumberToObject(kj, "intensity", (double)f / (double)b);
+        if (oklc_num_const(c->n[C_BLOCK], &blocks) && blocks)
+            cJSON_AddNumberToObject(kj, "barriers_per_block",
+                                    (double)c->n[C_BARRIER].k / (double)blocks);
+        if (o->bandwidth > 0 && o->peak_flops > 0) {
+            double tm = (double)b / o->bandwidth, tf = (double)f / o->peak_flops;
+            cJSON *rj = cJSON_AddObjectToObject(kj, "roofline");
+            cJSON_AddNumberToObject(rj, "seconds", tm > tf ? tm : tf);
+            cJSON_AddNumberToObject(rj, "memory_seconds", tm);
+            cJSON_AddNumberToObject(rj, "compute_seconds", tf);
+            cJSON_AddStringToObject(rj, "bound", tm >= tf ? "memory" : "compute");
+        }
+    }
+}
+
+static const char *value_text(const cJSON *o)
+{
+    static char buf[64];
+    const cJSON *v = cJSON_GetObjectItem(o, "value");
+    if (v) {
+        snprintf(buf, sizeof buf, "%.0f", v->valuedouble);
+        return buf;
+    }
+    return cJSON_GetObjectItem(o, "formula")->valuestring;
+}
+
+/* The JSON as text, a kernel a paragraph. */
+static void text(Buf *b, const cJSON *root)
+{
+    const cJSON *kj;
+    cJSON_ArrayForEach(kj, cJSON_GetObjectItem(root, "kernels")) {
+        oklc_buf_printf(b, "kernel %s (line %d)\n", cJSON_GetObjectItem(kj, "name")->valuestring,
+                        cJSON_GetObjectItem(kj, "line")->valueint);
+        const cJSON *no = cJSON_GetObjectItem(kj, "not_counted");
+        if (no) {
+            oklc_buf_printf(b, "  not counted: %s\n\n", no->valuestring);
+            continue;
+        }
+        const cJSON *most = cJSON_GetObjectItem(kj, "at_most");
+        if (most)
+            oklc_buf_printf(b, "  counts are upper bounds: %s\n", most->valuestring);
+        oklc_buf_printf(b, "  %-20s %s\n", "blocks", value_text(cJSON_GetObjectItem(kj, "blocks")));
+        oklc_buf_printf(b, "  %-20s %s\n", "threads",
+                        value_text(cJSON_GetObjectItem(kj, "threads")));
+        const cJSON *pj;
+        cJSON_ArrayForEach(pj, cJSON_GetObjectItem(kj, "flops")) {
+            const cJSON *x;
+            cJSON_ArrayForEach(x, pj)
+                oklc_buf_printf(b, "  %-20s %s\n",
+                                oklc_arena_printf(b->arena, "%s %s", pj->string, x->string),
+                                value_text(x));
+        }
+        oklc_buf_printf(b, "  %-20s %s\n", "flops (fma = 2)",
+                        value_text(cJSON_GetObjectItem(kj, "flop_total")));
+        for (int i = C_ARITH_END; i < NCAT; i++) {
+            const char *key = cat_key[i - C_ARITH_END];
+            if (strcmp(key, "blocks") && strcmp(key, "threads"))
+                oklc_buf_printf(b, "  %-20s %s\n", key, value_text(cJSON_GetObjectItem(kj, key)));
+        }
+        oklc_buf_printf(b, "  %-20s %s\n", "global_bytes",
+                        value_text(cJSON_GetObjectItem(kj, "global_bytes")));
+        const cJSON *x = cJSON_GetObjectItem(kj, "intensity");
+        if (x)
+            oklc_buf_printf(b, "  %-20s %.4g flop/byte\n", "intensity", x->valuedouble);
+        x = cJSON_GetObjectItem(kj, "barriers_per_block");
+        if (x)
+            oklc_buf_printf(b, "  %-20s %.4g\n", "barriers a block", x->valuedouble);
+        const cJSON *rj = cJSON_GetObjectItem(kj, "roofline");
+        if (rj)
+            oklc_buf_printf(b, "  %-20s at least %.4g s (%s-bound: memory %.4g s, compute %.4g s)\n",
+                            "roofline", cJSON_GetObjectItem(rj, "seconds")->valuedouble,
+                            cJSON_GetObjectItem(rj, "bound")->valuestring,
+                            cJSON_GetObjectItem(rj, "memory_seconds")->valuedouble,
+                            cJSON_GetObjectItem(rj, "compute_seconds")->valuedouble);
+        oklc_buf_printf(b, "\n");
+    }
+}
+
+static int op_order(const void *a, const void *b)
+{
+    const Op *x = a, *y = b;
+    if (x->range.begin != y->range.begin)
+        return x->range.begin < y->range.begin ? -1 : 1;
+    return x->range.end > y->range.end ? -1 : x->range.end < y->range.end;  /* outer first */
+}
+
+bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *out)
+{
+    qsort(m->ops, m->nops, sizeof(Op), op_order);
+    bool all_given = true;
+    for (size_t i = 0; i < m->nkernels; i++)
+        for (size_t j = 0; j < m->kernels[i]->nparams; j++) {
+            const Var *v = m->kernels[i]->params[j];
+            bool scalar = v->is_int && !v->type.pointer && !v->type.array;
+            bool found = false;
+            for (size_t p = 0; scalar && p < o->nparams && !found; p++)
+                found = !strcmp(o->params[p].name, v->name);
+            all_given &= !scalar || found;
+        }
+    cJSON *root = cJSON_CreateObject(), *ks = root ? cJSON_AddArrayToObject(root, "kernels") : NULL;
+    for (size_t i = 0; ks && i < m->nkernels; i++) {
+        Run R = {.c = c, .m = m, .k = m->kernels[i], .P = {&c->arena, false},
+                 .params = o->params, .nparams = o->nparams, .first = true,
+                 .budget = all_given ? 2000000000 : 200000, .numbers = all_given};
+        variables(&R);
+        roles(&R);
+        Counts counts = {0};
+        stmt(&R, R.k->root, &counts);
+        if (R.P.overflow)
+            fail(&R, R.k->name_off, "a count past 64 bits");
+        cJSON *kj = cJSON_CreateObject();
+        if (!kj || !cJSON_AddItemToArray(ks, kj))
+            break;
+        kernel_json(&R, &counts, kj, o);
+    }
+    char *s = root ? (o->json ? cJSON_Print(root) : NULL) : NULL;
+    if (!root || (o->json && !s)) {
+        cJSON_Delete(root);
+        return false;
+    }
+    if (s)
+        oklc_buf_printf(out, "%s\n", s);
+    else
+        text(out, root);
+    cJSON_free(s);
+    cJSON_Delete(root);
+    return true;
+}
