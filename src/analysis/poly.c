@@ -172,6 +172,14 @@ Num oklc_num_var(Polys *P, int v)
     return normal(P, &t, 1);
 }
 
+/* *v, or 0 with the overflow flagged (v is read after the check that sets it) */
+static Num inline_num(Polys *P, bool overflow, const int64_t *v)
+{
+    if (overflow)
+        P->overflow = true;
+    return (Num){NULL, overflow ? 0 : *v};
+}
+
 bool oklc_num_const(Num a, int64_t *k)
 {
     if (a.p)
@@ -183,12 +191,8 @@ bool oklc_num_const(Num a, int64_t *k)
 Num oklc_num_add(Polys *P, Num a, Num b)
 {
     int64_t s;
-    if (!a.p && !b.p) {
-        if (!__builtin_add_overflow(a.k, b.k, &s))
-            return (Num){NULL, s};
-        P->overflow = true;
-        return (Num){NULL, 0};
-    }
+    if (!a.p && !b.p)
+        return inline_num(P, __builtin_add_overflow(a.k, b.k, &s), &s);
     const Term *ta, *tb;
     Term oa, ob;
     size_t na = terms(&a, &ta, &oa), nb = terms(&b, &tb, &ob);
@@ -201,12 +205,8 @@ Num oklc_num_add(Polys *P, Num a, Num b)
 Num oklc_num_scale(Polys *P, Num a, int64_t num, int64_t den)
 {
     int64_t s;
-    if (!a.p && den == 1) {
-        if (!__builtin_mul_overflow(a.k, num, &s))
-            return (Num){NULL, s};
-        P->overflow = true;
-        return (Num){NULL, 0};
-    }
+    if (!a.p && den == 1)
+        return inline_num(P, __builtin_mul_overflow(a.k, num, &s), &s);
     const Term *ta;
     Term oa;
     size_t na = terms(&a, &ta, &oa);
@@ -247,12 +247,8 @@ static bool mono_mul(const Term *a, const Term *b, Term *out)
 Num oklc_num_mul(Polys *P, Num a, Num b)
 {
     int64_t s;
-    if (!a.p && !b.p) {
-        if (!__builtin_mul_overflow(a.k, b.k, &s))
-            return (Num){NULL, s};
-        P->overflow = true;
-        return (Num){NULL, 0};
-    }
+    if (!a.p && !b.p)
+        return inline_num(P, __builtin_mul_overflow(a.k, b.k, &s), &s);
     const Term *ta, *tb;
     Term oa, ob;
     size_t na = terms(&a, &ta, &oa), nb = terms(&b, &tb, &ob);
