@@ -336,7 +336,7 @@ static Emit *relay(oklc_ctx *c, Emit *first)
         return NULL;    /* a relay that wrote nothing in the end */
     Diag **tail = c->diags_tail;
     int errors = c->nerrors, warnings = c->nwarnings;
-    ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true, false};
+    ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true, c->count_ops};
     Normalized *nz = oklc_normalize_raw_view(c, oklc_pp_add_buffer(c, "<split>", text, len, false));
     Model *m = nz && c->nerrors == errors ? oklc_parse(c, nz, &o) : NULL;
     Emit *E = m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) && c->nerrors == errors
@@ -469,7 +469,8 @@ static bool pipeline(Run *r)
         return r->ok;
     }
     GUARDED(c, false, {
-        ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false, c->stats != NULL};
+        ParseOptions o = {c->clang_args.data, c->clang_args.len, c->wall, false,
+                          c->stats || c->count_ops};
         Model *m = oklc_parse(c, c->norm, &o);
         if (m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) &&
             oklc_plugins_check(c, m))
@@ -542,6 +543,11 @@ bool oklc_check_buffer(oklc_ctx *c, const char *path, const char *text, size_t l
                        unsigned flags)
 {
     return run(c, UPTO_CHECK, path, BUFFER(text, len), flags & ~OKLC_KEEP_MACROS);
+}
+
+void oklc_set_count_ops(oklc_ctx *c, bool on)
+{
+    c->count_ops = on;
 }
 
 bool oklc_stats(oklc_ctx *c, const char *path, const oklc_stats_options *o)

@@ -265,6 +265,21 @@ stderr_has "unknown value 'maybe' for --cpu-rewrites (on, off)"
 expect 2 "$oklc" check --cpu-rewrites=off "$tmp/strided.okl"
 stderr_has "--cpu-rewrites only applies to transpile"
 
+# stats: its options, their errors, text and JSON
+expect 0 "$oklc" stats "$tmp/strided.okl";   stdout_has "kernel "
+expect 0 "$oklc" stats --format=json "$tmp/strided.okl";  stdout_has '"kernels":'
+expect 2 "$oklc" stats --format=xml "$tmp/strided.okl";   stderr_has "--format needs text or json"
+expect 2 "$oklc" stats --param N "$tmp/strided.okl";      stderr_has "option '--param' needs NAME=VALUE"
+expect 2 "$oklc" stats --param N=x "$tmp/strided.okl"
+stderr_has "--param N=x: the value is not an integer"
+expect 2 "$oklc" stats --machine bw=1e12 "$tmp/strided.okl"
+stderr_has "--machine needs bw=BYTES_PER_S,flops=FLOP_PER_S (bw=1e12)"
+expect 2 "$oklc" check --param N=4 "$tmp/strided.okl"
+stderr_has "--param, --format and --machine only apply to stats"
+expect 2 "$oklc" transpile -b openmp --count-ops "$tmp/strided.okl"
+stderr_has "--count-ops applies to transpile -b serial"
+expect 0 "$oklc" transpile -b serial --count-ops "$tmp/strided.okl"; stdout_has "_occa_counts[1] += 1"
+
 # a file name is no code: one with "*/" (under a folder "k*") or with line
 # breaks could end the comment that names the input, and what follows
 # would be compiled; every backend's output (and launcher) must compile and

@@ -61,6 +61,9 @@ static const char usage_options[] =
     "  --cpu-rewrites=WHEN  (transpile: serial, openmp) on (default): the loops reshaped\n"
     "                       for a CPU where a cost estimate says it pays (fusion,\n"
     "                       interchange, ...); off: the plain translation\n"
+    "  --count-ops          (transpile: serial) counters in the output: each flop and\n"
+    "                       each load and store adds to _occa_counts[] as it runs,\n"
+    "                       to check oklc stats (docs/stats.md)\n"
     "  --convention=WHOSE   (transpile) whose runtime calls the output: oklc (default) or\n"
     "                       occa (OCCA's argument passing, launchers and metadata schema;\n"
     "                       docs/occa.md)\n"
@@ -119,6 +122,7 @@ typedef struct Options {
     oklc_stats_param *params;      /* --param, in order */
     oklc_stats_options stats;      /* --format, --machine */
     bool stats_given;              /* one of them */
+    bool count_ops;                /* --count-ops */
 } Options;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -165,6 +169,9 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
             oklc_set_wall(c, true);
         } else if (!strcmp(a, "--dump-model")) {
             o->dump_model = true;
+        } else if (!strcmp(a, "--count-ops")) {
+            o->count_ops = true;
+            oklc_set_count_ops(c, true);
         } else if (cli_is_option(a, "--param")) {
             char *end;
             const char *eq;
@@ -330,6 +337,9 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     if (o->launcher_metadata && !o->occa)
         return usage_error("%s", "--launcher-metadata needs --convention=occa: oklc's own "
                                  "launchers have none");
+    if (o->count_ops && (strcmp(o->command, "transpile") || o->backend_id != OKLC_BACKEND_SERIAL))
+        return usage_error("%s", "--count-ops applies to transpile -b serial (its counters "
+                                 "are not atomic: one thread)");
     if (o->rewrites_given && strcmp(o->command, "transpile"))
         return usage_error("%s", "--cpu-rewrites only applies to transpile");
     if (o->occa && strcmp(o->command, "transpile"))

@@ -178,6 +178,19 @@ bool oklc_stats(oklc_ctx *c, const char *path, const oklc_stats_options *o);
 bool oklc_stats_buffer(oklc_ctx *c, const char *path, const char *text, size_t len,
                        const oklc_stats_options *o);
 
+/* With the serial backend: counters in the output (oklc transpile
+ * --count-ops): each floating-point operation (an fma 2) and each load and
+ * store of memory adds, as it runs, to
+ * `extern "C" unsigned long long _occa_counts[OKLC_COUNT_N]`, what
+ * oklc_stats predicts (docs/stats.md). For checking the counts: the output
+ * runs slower. */
+enum {
+    OKLC_COUNT_FLOPS, OKLC_COUNT_GLOBAL_LOADS, OKLC_COUNT_GLOBAL_LOAD_BYTES,
+    OKLC_COUNT_GLOBAL_STORES, OKLC_COUNT_GLOBAL_STORE_BYTES, OKLC_COUNT_SHARED_LOADS,
+    OKLC_COUNT_SHARED_STORES, OKLC_COUNT_ATOMICS, OKLC_COUNT_N
+};
+void oklc_set_count_ops(oklc_ctx *c, bool on);
+
 /* The whole pipeline for the context's backend (oklc_set_backend): the
  * output is the backend's source; oklc_metadata() gives its JSON metadata
  * (docs/metadata.md) and, for GPU-like backends, oklc_launcher() the host

@@ -243,6 +243,22 @@ OKLC_INTERNAL bool oklc_implicit_barrier(const Kernel *k, const Loop *l);
 /* Is f (or is it inside) g? */
 OKLC_INTERNAL bool oklc_flow_within(const Flow *f, const Flow *g);
 
+/* ---- memory.c ----------------------------------------------------------------------------- */
+
+typedef enum MemUse { MEM_NONE, MEM_LOAD, MEM_STORE, MEM_BOTH } MemUse;
+
+/* What an operation of Model.ops does to memory (elements only). */
+typedef struct OpMem {
+    MemUse use;               /* MEM_NONE: not an element, or one of a thread's own */
+    bool   shared;            /* of @shared memory (else global) */
+    bool   atomic;            /* the element an @atomic statement updates */
+} OpMem;
+
+/* Per index of m->ops, for the operations of kernel k (the others zero). */
+OKLC_INTERNAL OpMem *oklc_op_memory(oklc_ctx *c, const Model *m, const Kernel *k);
+/* The first of m->ops (sorted by position) at or after off. */
+OKLC_INTERNAL size_t oklc_first_op(const Model *m, uint32_t off);
+
 /* ---- stats.c ------------------------------------------------------------------------------ */
 
 /* Each kernel's counts (oklc stats), as JSON or text into out; the model

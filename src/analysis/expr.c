@@ -279,6 +279,8 @@ Expr *oklc_expr_parse(oklc_ctx *c, Range r)
     Parser p = {c, c->norm->text, r.begin, r.end, {0}, 0};
     next(&p);
     Expr *n = expr(&p, 0);
+    if (is(&p, ";"))          /* an expression statement's range holds its ';' */
+        next(&p);
     return p.tok.kind ? node(&p, X_OPAQUE, NULL, NULL) : n;   /* text left over */
 }
 

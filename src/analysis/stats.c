@@ -80,11 +80,7 @@ typedef struct Slot {
 typedef VEC(Slot) Slots;
 typedef VEC(uint32_t) Offsets;
 
-typedef enum Role { R_NONE, R_LOAD, R_STORE, R_BOTH } Role;
-
 typedef struct OpInfo {
-    Role     role;
-    bool     shared, atomic;
     size_t  *guards;          /* the ?:, &&, || whose b or c holds it */
     size_t   nguards;
 } OpInfo;
@@ -102,6 +98,7 @@ typedef struct Run {
     Slot         *slots;
     size_t        nslots;
     OpInfo       *info;       /* per model op */
+    const OpMem  *mem;        /* per model op */
     VEC(Atom)     atoms;
     bool         *enumerate;  /* per statement seen: runs iteration by iteration */
     VEC(const Stmt *) enum_seen;
@@ -427,26 +424,13 @@ static bool evaluated(Run *R, size_t i)
     return true;
 }
 
-static size_t first_op(const Model *m, uint32_t off)
-{
-    size_t lo = 0, hi = m->nops;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->ops[mid].range.begin < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The operations in range r, once. */
 static void count_ops(Run *R, Range r, Counts *c)
 {
     const Model *m = R->m;
-    for (size_t i = first_op(m, r.begin); i < m->nops && m->ops[i].range.begin < r.end; i++) {
+    for (size_t i = oklc_first_op(m, r.begin); i < m->nops && m->ops[i].range.begin < r.end; i++) {
         const Op *op = &m->ops[i];
-        const OpInfo *in = &R->info[i];
+        const OpMem *in = &R->mem[i];
         if (!evaluated(R, i))
             continue;
         if (op->kind == OP_CALL) {
@@ -458,13 +442,13 @@ static void count_ops(Run *R, Range r, Counts *c)
             bump(R, c, arith_cat(op), 1);
         } else if (op->kind == OP_ELEMENT && in->atomic) {
             bump(R, c, in->shared ? C_SATOMIC : C_GATOMIC, 1);
-        } else if (op->kind == OP_ELEMENT && in->role != R_NONE) {
+        } else if (op->kind == OP_ELEMENT && in->use != MEM_NONE) {
             int64_t bytes = op->bytes > 0 ? op->bytes : 0;
-            if (in->role != R_STORE) {
+            if (in->use != MEM_STORE) {
                 bump(R, c, in->shared ? C_SLOAD : C_GLOAD, 1);
                 bump(R, c, in->shared ? C_SLOAD_BYTES : C_GLOAD_BYTES, bytes);
             }
-            if (in->role != R_LOAD) {
+            if (in->use != MEM_LOAD) {
                 bump(R, c, in->shared ? C_SSTORE : C_GSTORE, 1);
                 bump(R, c, in->shared ? C_SSTORE_BYTES : C_GSTORE_BYTES, bytes);
             }
@@ -788,6 +772,33 @@ static void literal_loop(Run *R, const Stmt *st, const Loop *l, Counts *c)
     }
 }
 
+/* while (cond) body; do body while (cond): run as written. */
+static void while_loop(Run *R, const Stmt *st, Counts *c)
+{
+    for (bool first = true;; first = false) {
+        if (!first || st->kind == ST_WHILE) {
+            count_ops(R, st->head, c);
+            Val go = truth(R, eval_range(R, st->head));
+            if (go.kind == V_DATA)
+                fail(R, st->range.begin, "a loop whose count depends on data");
+            if (go.kind != V_NUM || !go.n.k || R->fail)
+                return;
+        }
+        if (--R->budget < 0) {
+            fail(R, st->range.begin, "too many iterations to count one by one");
+            return;
+        }
+        stmt(R, body_of(st), c);
+        if (R->jump == ST_BREAK) {
+            R->jump = 0;
+            return;
+        }
+        if (R->jump && R->jump != ST_CONTINUE)
+            return;
+        R->jump = 0;
+    }
+}
+
 static bool innermost_outer(const Loop *l)
 {
     if (l->kind != LOOP_OUTER)
@@ -902,9 +913,11 @@ static void stmt(Run *R, const Stmt *st, Counts *c)
         break;
     case ST_IF: branch(R, st, c); break;
     case ST_FOR: for_loop(R, st, c); break;
-    case ST_WHILE: case ST_DO: case ST_SWITCH: case ST_GOTO:
-        fail(R, st->range.begin, st->kind == ST_SWITCH ? "a switch" : st->kind == ST_GOTO
-                                                           ? "a goto" : "a while loop");
+    case ST_WHILE: case ST_DO:
+        while_loop(R, st, c);
+        break;
+    case ST_SWITCH: case ST_GOTO:
+        fail(R, st->range.begin, st->kind == ST_SWITCH ? "a switch" : "a goto");
         break;
     case ST_RETURN: case ST_BREAK: case ST_CONTINUE:
         count_ops(R, st->range, c);
@@ -984,7 +997,7 @@ static void variables(Run *R)
     /* a variable written where the run does not look holds data */
     Offsets seen = {0};
     followed(k->root, &seen, a);
-    for (size_t i = first_op(R->m, k->body.begin); i < R->m->nops &&
+    for (size_t i = oklc_first_op(R->m, k->body.begin); i < R->m->nops &&
                                                    R->m->ops[i].range.begin < k->body.end; i++) {
         const Op *op = &R->m->ops[i];
         if (op->kind != OP_ASSIGN && op->kind != OP_UPDATE && op->kind != OP_ADDRESS)
@@ -998,54 +1011,27 @@ static void variables(Run *R)
     }
 }
 
-static bool private_var(const Var *v)
-{
-    return v && v->kind == VAR_LOCAL && (v->type.array || v->exclusive) && !v->shared &&
-           !(v->typedef_var && v->typedef_var->shared);
-}
-
-static void roles(Run *R)
+/* The ?:, && and || each operation of the kernel sits in (b or c). */
+static void guards(Run *R)
 {
     const Model *m = R->m;
     const Kernel *k = R->k;
     Arena *a = &R->c->arena;
     R->info = oklc_arena_alloc(a, (m->nops ? m->nops : 1) * sizeof *R->info);
-    memset(R->info, 0, (m->nops ? m->nops : 1) * sizeof *R->info);
-    for (size_t i = first_op(m, k->body.begin); i < m->nops && m->ops[i].range.begin < k->body.end;
-         i++) {
+    R->mem = oklc_op_memory(R->c, m, k);
+    for (size_t i = oklc_first_op(m, k->body.begin);
+         i < m->nops && m->ops[i].range.begin < k->body.end; i++) {
         const Op *op = &m->ops[i];
-        if (op->kind == OP_ELEMENT) {
-            const Var *v = op->var;
-            R->info[i].role = private_var(v) ? R_NONE : R_LOAD;
-            R->info[i].shared = v && (v->shared || (v->typedef_var && v->typedef_var->shared));
-        }
-    }
-    for (size_t i = first_op(m, k->body.begin); i < m->nops && m->ops[i].range.begin < k->body.end;
-         i++) {
-        const Op *op = &m->ops[i];
-        Role r = op->kind == OP_ASSIGN ? R_STORE : op->kind == OP_UPDATE ? R_BOTH
-                 : op->kind == OP_ADDRESS ? R_NONE : (Role)-1;
-        for (size_t j = first_op(m, op->a.begin); r != (Role)-1 && j < m->nops &&
-                                                   m->ops[j].range.begin == op->a.begin; j++)
-            if (m->ops[j].kind == OP_ELEMENT && m->ops[j].range.end == op->a.end &&
-                R->info[j].role != R_NONE)
-                R->info[j].role = r;
-        if (op->kind == OP_COND || op->kind == OP_AND || op->kind == OP_OR)
-            for (size_t j = i + 1; j < m->nops && m->ops[j].range.begin < op->range.end; j++) {
-                uint32_t at = m->ops[j].range.begin;
-                if (oklc_in_range(op->b, at) || oklc_in_range(op->c, at)) {
-                    OpInfo *in = &R->info[j];
-                    in->guards = oklc_arena_append(a, in->guards, in->nguards, sizeof(size_t));
-                    in->guards[in->nguards++] = i;
-                }
+        if (op->kind != OP_COND && op->kind != OP_AND && op->kind != OP_OR)
+            continue;
+        for (size_t j = i + 1; j < m->nops && m->ops[j].range.begin < op->range.end; j++) {
+            uint32_t at = m->ops[j].range.begin;
+            if (oklc_in_range(op->b, at) || oklc_in_range(op->c, at)) {
+                OpInfo *in = &R->info[j];
+                in->guards = oklc_arena_append(a, in->guards, in->nguards, sizeof(size_t));
+                in->guards[in->nguards++] = i;
             }
-    }
-    for (size_t t = 0; t < k->natomics; t++) {
-        const Atomic *at = k->atomics[t];
-        for (size_t j = first_op(m, at->lhs.begin); !at->block && j < m->nops &&
-                                                    m->ops[j].range.begin == at->lhs.begin; j++)
-            if (m->ops[j].kind == OP_ELEMENT && m->ops[j].range.end == at->lhs.end)
-                R->info[j].atomic = true;
+        }
     }
 }
 
@@ -1217,17 +1203,8 @@ static void text(Buf *b, const cJSON *root)
     }
 }
 
-static int op_order(const void *a, const void *b)
-{
-    const Op *x = a, *y = b;
-    if (x->range.begin != y->range.begin)
-        return x->range.begin < y->range.begin ? -1 : 1;
-    return x->range.end > y->range.end ? -1 : x->range.end < y->range.end;  /* outer first */
-}
-
 bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *out)
 {
-    qsort(m->ops, m->nops, sizeof(Op), op_order);
     bool all_given = true;
     for (size_t i = 0; i < m->nkernels; i++)
         for (size_t j = 0; j < m->kernels[i]->nparams; j++) {
@@ -1244,7 +1221,7 @@ bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *
                  .params = o->params, .nparams = o->nparams, .first = true,
                  .budget = all_given ? 2000000000 : 200000, .numbers = all_given};
         variables(&R);
-        roles(&R);
+        guards(&R);
         Counts counts = {0};
         stmt(&R, R.k->root, &counts);
         if (R.P.overflow)

@@ -161,6 +161,8 @@ OKLC_INTERNAL const char *oklc_emit_iter_type(Emit *E, const Loop *l);
 
 extern const char oklc_cpu_prelude[];   /* cpu_prelude.hpp, embedded */
 OKLC_INTERNAL bool oklc_cpu_translate(Emit *E);
+/* cpu_instrument.c: the counters of oklc_set_count_ops (serial) */
+OKLC_INTERNAL void oklc_cpu_instrument(Emit *E);
 
 /* ---- gpu.c: CUDA, HIP, OpenCL, DPC++, Metal ------------------------------------------ */
 

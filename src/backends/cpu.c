@@ -689,7 +689,9 @@ static void order_nests(Cpu *C, const char **reductions, const char **guards)
 static void kernel(Emit *E, Kernel *k, bool omp)
 {
     Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp,
-             .rewrite = !E->c->no_cpu_rewrites};
+             /* counters sit in the plain translation: a rewrite moves parts of
+              * the statements they wrap */
+             .rewrite = !E->c->no_cpu_rewrites && !E->c->count_ops};
     const char **reductions = NULL, **guards = NULL;
     launch_checks(&C);
     faults(&C);
@@ -754,6 +756,7 @@ bool oklc_cpu_translate(Emit *E)
     oklc_emit_attributes(E);
     Cpu file = {.E = E, .a = &E->c->arena, .ok = true, .omp = E->be->openmp};
     oklc_edits_directives(&E->ed, "pragma", unroll_pragma, &file);
+    oklc_cpu_instrument(E);
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel(E, E->m->kernels[i], E->be->openmp);
     if (E->c->nerrors > errors)

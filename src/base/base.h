@@ -225,6 +225,7 @@ struct oklc_ctx {
     bool         werror;
     bool         wall;                  /* -Wall */
     const struct oklc_stats_options *stats; /* oklc_stats: the counts are the output */
+    bool         count_ops;             /* oklc_set_count_ops: counters in the serial output */
     bool         no_cpu_rewrites;       /* oklc_set_cpu_rewrites(c, false) */
     bool         backend_set;           /* oklc_set_backend(_name) was called */
     VEC(const char *) clang_args;       /* --clang-arg */

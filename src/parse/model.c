@@ -726,6 +726,7 @@ Model *oklc_model_build(oklc_ctx *c, const Normalized *nz, CXTranslationUnit tu,
     m->components = W.components.data, m->ncomponents = W.components.len;
     m->assigns = W.assigns.data, m->nassigns = W.assigns.len;
     m->scalars = W.scalars.data, m->nscalars = W.scalars.len;
+    oklc_walk_sort_ops(&W);
     m->ops = W.ops.data, m->nops = W.ops.len;
     m->type_names = W.type_names.data, m->ntype_names = W.type_names.len;
     m->cxx = W.cxx.data, m->ncxx = W.cxx.len;

@@ -430,7 +430,8 @@ typedef struct Model {
     Attr      **misplaced;
     const char **misplaced_what;   /* what they are on: "a variable" */
     size_t      nmisplaced;
-    Op         *ops;          /* in kernels, outside lambdas, by position (count_ops) */
+    Op         *ops;          /* in kernels, outside lambdas, by position, an operation
+                                 before those inside it (count_ops) */
     size_t      nops;
 } Model;
 

@@ -4,6 +4,7 @@
  * arithmetic by precision, elements of arrays read and written, and what
  * decides whether a part of an expression is evaluated (?:, &&, ||).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "walk.h"
@@ -219,4 +220,20 @@ void oklc_walk_op(Walk *W, CXCursor cur, CXCursorKind k)
     default:
         break;
     }
+}
+
+/* Outer operations before the ones inside them: by position, then the
+ * longer first. */
+static int op_order(const void *a, const void *b)
+{
+    const Op *x = a, *y = b;
+    if (x->range.begin != y->range.begin)
+        return x->range.begin < y->range.begin ? -1 : 1;
+    return x->range.end > y->range.end ? -1 : x->range.end < y->range.end;
+}
+
+void oklc_walk_sort_ops(Walk *W)
+{
+    if (W->ops.len)
+        qsort(W->ops.data, W->ops.len, sizeof(Op), op_order);
 }

@@ -251,5 +251,6 @@ OKLC_INTERNAL void oklc_walk_component_address(Walk *W, CXCursor cur);
 OKLC_INTERNAL void oklc_walk_returned_value(Walk *W, CXCursor ret);
 /* ops.c: an operation oklc stats counts (ParseOptions.count_ops) */
 OKLC_INTERNAL void oklc_walk_op(Walk *W, CXCursor cur, CXCursorKind k);
+OKLC_INTERNAL void oklc_walk_sort_ops(Walk *W);
 
 #endif

@@ -1,0 +1,245 @@
+/*
+ * test_counts.c - oklc stats against a run: the file's kernels translated
+ * for serial with counters (oklc_set_count_ops), compiled with g++, run
+ * for random values of the integer parameters, and what the counters say
+ * compared with what oklc_stats predicts for those values: equal where the
+ * counts are exact, at most where stats says they are upper bounds.
+ *
+ * usage: test_counts FILE NAME=LO:HI[:STEP]... [-D MACRO]...
+ * (pointer arguments get buffers of 16 MiB of random values; the ranges
+ * keep the kernels inside them)
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "oklc/oklc.h"
+
+enum { ROUNDS = 4, MAX_PARAMS = 8, MAX_ARGS = 32, BUF = 16 << 20 };
+
+typedef struct Range3 {
+    char     *name;
+    long long lo, hi, step;
+} Range3;
+
+static Range3 ranges[MAX_PARAMS];
+static int nranges;
+static const char *defines[MAX_PARAMS];
+static int ndefines;
+
+static oklc_ctx *context(void)
+{
+    oklc_ctx *c = oklc_ctx_new();
+    for (int i = 0; c && i < ndefines; i++)
+        oklc_define(c, defines[i]);
+    return c;
+}
+
+static bool report(oklc_ctx *c, bool ok)
+{
+    if (!ok)
+        oklc_diag_print(c, stderr, OKLC_DIAG_TEXT);
+    return ok;
+}
+
+/* The file for serial with counters, compiled: its handle; its metadata. */
+static void *build(const char *file, const char *dir, cJSON **meta)
+{
+    oklc_ctx *c = context();
+    oklc_set_backend(c, OKLC_BACKEND_SERIAL);
+    oklc_set_count_ops(c, true);
+    if (!report(c, oklc_transpile(c, file, 0)))
+        return NULL;
+    size_t len;
+    const char *out = oklc_output(c, &len);
+    char src[4096], lib[4096], cmd[9000];
+    snprintf(src, sizeof src, "%s/counted.cpp", dir);
+    snprintf(lib, sizeof lib, "%s/counted.so", dir);
+    FILE *f = fopen(src, "w");
+    if (!f || fwrite(out, 1, len, f) != len || fclose(f))
+        return NULL;
+    *meta = cJSON_Parse(oklc_metadata(c, &len));
+    oklc_ctx_free(c);
+    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -fPIC -shared -o %s %s",
+             getenv("CXX") ? getenv("CXX") : "g++", lib, src);
+    if (system(cmd)) {
+        fprintf(stderr, "FAIL: %s\n", cmd);
+        return NULL;
+    }
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        fprintf(stderr, "FAIL: %s\n", dlerror());
+    return h;
+}
+
+static long long value_of(const cJSON *kj, const char *key)
+{
+    const cJSON *o = cJSON_GetObjectItem(kj, key);
+    const cJSON *v = o ? cJSON_GetObjectItem(o, "value") : NULL;
+    return v ? (long long)v->valuedouble : -1;
+}
+
+/* What stats predicts for kernel `name` at these values (NULL: nothing). */
+static cJSON *predicted(const char *file, const oklc_stats_param *p, int np, const char *name,
+                        cJSON **root)
+{
+    oklc_ctx *c = context();
+    oklc_stats_options o = {p, (size_t)np, 0, 0, true};
+    if (!report(c, oklc_stats(c, file, &o)))
+        return NULL;
+    size_t len;
+    *root = cJSON_Parse(oklc_output(c, &len));
+    oklc_ctx_free(c);
+    const cJSON *k;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItem(*root, "kernels"))
+        if (!strcmp(cJSON_GetObjectItem(k, "name")->valuestring, name))
+            return (cJSON *)k;
+    return NULL;
+}
+
+static void fill(unsigned char *buf, const char *element)
+{
+    if (strstr(element, "double"))
+        for (size_t i = 0; i < BUF / sizeof(double); i++)
+            ((double *)buf)[i] = rand() / (double)RAND_MAX - 0.5;
+    else if (strstr(element, "float"))
+        for (size_t i = 0; i < BUF / sizeof(float); i++)
+            ((float *)buf)[i] = (float)(rand() / (double)RAND_MAX - 0.5);
+    else
+        for (size_t i = 0; i < BUF; i++)
+            buf[i] = (unsigned char)rand();
+}
+
+/* One run of kernel kj with values p; false on a mismatch. */
+static bool check(void *h, const char *file, const cJSON *kj, oklc_stats_param *p, int np)
+{
+    const char *name = cJSON_GetObjectItem(kj, "name")->valuestring;
+    int (*entry)(void *const *, char *, size_t);
+    void *sym = dlsym(h, cJSON_GetObjectItem(kj, "entry")->valuestring);
+    memcpy(&entry, &sym, sizeof entry);     /* POSIX: a function's address as data */
+    unsigned long long *counts = dlsym(h, "_occa_counts");
+    if (!entry || !counts) {
+        fprintf(stderr, "FAIL: %s: no entry or counters\n", name);
+        return false;
+    }
+    void *args[MAX_ARGS];
+    union { long long i; double d; float f; void *p; } vals[MAX_ARGS];
+    unsigned char *bufs[MAX_ARGS] = {0};
+    int n = 0;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItem(kj, "arguments")) {
+        const char *kind = cJSON_GetObjectItem(a, "kind")->valuestring;
+        const char *an = cJSON_GetObjectItem(a, "name")->valuestring;
+        memset(&vals[n], 0, sizeof vals[n]);
+        if (!strcmp(kind, "memory")) {
+            bufs[n] = malloc(BUF);
+            fill(bufs[n], cJSON_GetObjectItem(a, "element")->valuestring);
+            vals[n].p = bufs[n];
+        } else if (!strcmp(kind, "float")) {
+            if (cJSON_GetObjectItem(a, "size")->valueint == 4)
+                vals[n].f = 1.5f;
+            else
+                vals[n].d = 1.5;
+        } else {
+            for (int i = 0; i < np; i++)
+                if (!strcmp(p[i].name, an))
+                    vals[n].i = p[i].value;     /* little-endian: an int reads the low half */
+        }
+        args[n] = &vals[n];
+        n++;
+    }
+    memset(counts, 0, OKLC_COUNT_N * sizeof *counts);
+    char msg[256] = "";
+    int rc = entry(args, msg, sizeof msg);
+    for (int i = 0; i < n; i++)
+        free(bufs[i]);
+    if (rc) {
+        fprintf(stderr, "FAIL: %s: the run failed: %s\n", name, msg);
+        return false;
+    }
+    cJSON *root = NULL;
+    const cJSON *s = predicted(file, p, np, name, &root);
+    bool ok = s && !cJSON_GetObjectItem(s, "not_counted");
+    bool exact = ok && cJSON_IsTrue(cJSON_GetObjectItem(s, "exact"));
+    struct { const char *key, *key2; int counter; } cmp[] = {
+        {"flop_total", NULL, OKLC_COUNT_FLOPS},
+        {"global_loads", NULL, OKLC_COUNT_GLOBAL_LOADS},
+        {"global_load_bytes", NULL, OKLC_COUNT_GLOBAL_LOAD_BYTES},
+        {"global_stores", NULL, OKLC_COUNT_GLOBAL_STORES},
+        {"global_store_bytes", NULL, OKLC_COUNT_GLOBAL_STORE_BYTES},
+        {"shared_loads", NULL, OKLC_COUNT_SHARED_LOADS},
+        {"shared_stores", NULL, OKLC_COUNT_SHARED_STORES},
+        {"global_atomics", "shared_atomics", OKLC_COUNT_ATOMICS},
+    };
+    printf("%s", name);
+    for (int i = 0; i < np; i++)
+        printf(" %s=%lld", p[i].name, p[i].value);
+    printf(exact ? ":" : " (at most):");
+    for (size_t i = 0; ok && i < sizeof cmp / sizeof cmp[0]; i++) {
+        long long want = value_of(s, cmp[i].key) + (cmp[i].key2 ? value_of(s, cmp[i].key2) : 0);
+        long long got = (long long)counts[cmp[i].counter];
+        bool same = exact ? got == want : got <= want;
+        printf(" %s %lld/%lld%s", cmp[i].key, got, want, same ? "" : " MISMATCH");
+        ok &= same;
+    }
+    printf(ok ? "\n" : "\nFAIL: %s\n", s ? "the run and stats differ" : "stats has no counts");
+    cJSON_Delete(root);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_counts FILE NAME=LO:HI[:STEP]... [-D MACRO]...\n");
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-D") && i + 1 < argc && ndefines < MAX_PARAMS) {
+            defines[ndefines++] = argv[++i];
+            continue;
+        }
+        char *eq = strchr(argv[i], '=');
+        Range3 *r = &ranges[nranges];
+        r->step = 1;
+        if (!eq || nranges == MAX_PARAMS ||
+            sscanf(eq + 1, "%lld:%lld:%lld", &r->lo, &r->hi, &r->step) < 2 || r->step < 1) {
+            fprintf(stderr, "test_counts: bad range '%s'\n", argv[i]);
+            return 2;
+        }
+        r->name = strndup(argv[i], (size_t)(eq - argv[i]));
+        nranges++;
+    }
+    char dir[] = "/tmp/oklc-counts-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    srand(1234);
+    cJSON *meta = NULL;
+    void *h = build(argv[1], dir, &meta);
+    bool ok = h && meta;
+    int checked = 0;
+    const cJSON *kj;
+    cJSON *kernels = h && meta ? cJSON_GetObjectItem(meta, "kernels") : NULL;
+    cJSON_ArrayForEach(kj, kernels) {
+        for (int round = 0; round < ROUNDS; round++) {
+            oklc_stats_param p[MAX_PARAMS];
+            for (int i = 0; i < nranges; i++) {
+                long long steps = (ranges[i].hi - ranges[i].lo) / ranges[i].step + 1;
+                p[i] = (oklc_stats_param){ranges[i].name,
+                                          ranges[i].lo + ranges[i].step * (rand() % steps)};
+            }
+            ok &= check(h, argv[1], kj, p, nranges);
+            checked++;
+        }
+    }
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd))
+        ok = false;
+    printf("%d runs checked\n", checked);
+    cJSON_Delete(meta);
+    return ok && checked ? 0 : 1;
+}
