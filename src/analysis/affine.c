@@ -167,14 +167,18 @@ static const char *cond(Affine *af, const Expr *n, bool negate)
     case X_AND: case X_OR: {
         const char *a = cond(af, n->a, negate), *b = cond(af, n->b, negate);
         bool conj = (n->op == X_AND) != negate;
-        if (conj)
+        if (conj) {
+            af->weakened |= !a || !b;
             return !a ? b : !b ? a : oklc_arena_printf(ar, "(%s and %s)", a, b);
+        }
+        af->weakened |= !a || !b;
         return a && b ? oklc_arena_printf(ar, "(%s or %s)", a, b) : NULL;
     }
     case X_LT: case X_LE: case X_GT: case X_GE: case X_EQ: case X_NE: {
         const char *why = af->why;
         Val a = value(af, n->a), b = value(af, n->b);
         af->why = why;       /* a condition left out is no refusal */
+        af->weakened |= !a.text || !b.text;
         return a.text && b.text ? oklc_arena_printf(ar, "(%s %s %s)", a.text,
                                                     cmp_text(n->op, negate), b.text)
                                 : NULL;
@@ -183,6 +187,7 @@ static const char *cond(Affine *af, const Expr *n, bool negate)
         const char *why = af->why;
         Val a = value(af, n);
         af->why = why;
+        af->weakened |= !a.text;
         return a.text ? oklc_arena_printf(ar, "(%s %s 0)", a.text, negate ? "=" : "!=") : NULL;
     }
     }

@@ -141,6 +141,7 @@ typedef struct Affine {
     Buf         exists;   /* ", name" per variable */
     int         nexists;
     const char *why;      /* the first part refused, for the note */
+    bool        weakened; /* a condition had a part left out (not affine) */
     int         depth;    /* substitutions under way */
 } Affine;
 
@@ -214,6 +215,8 @@ typedef struct Block {
     VEC(Access)      acc;
     VEC(FlowBarrier) bars;
     VEC(Flow *)      loops;   /* the F_LOOP nodes, by id */
+    VEC(Access)      writes;  /* elements of the kernel's arrays written (not @atomic);
+                                 each `at` a leaf outside the tree */
     int          axes;        /* the axes its @inner loops use: bit a */
     const char  *refused;     /* why it is not analysed (NULL: it is) */
     uint32_t     refused_at;

@@ -91,28 +91,47 @@ static bool in_atomic(const Kernel *k, uint32_t at)
     return false;
 }
 
-/* Use r of @shared v: its subscripts and what it does, or a refusal. */
-static void access_of(Build *B, const Var *v, Range r)
+/* Use r of v: its subscripts (a.nsubs), and where the text goes on
+ * after them; false when it is not one element (fewer subscripts, &v[i]). */
+static bool element_use(Build *B, const Var *v, Range r, Access *a, uint32_t *after)
 {
     const char *t = B->c->norm->text;
     uint32_t n = (uint32_t)B->c->norm->len, p = blanks(t, r.end, n);
-    Access a = {.var = v, .off = r.begin};
-    while (p < n && t[p] == '[' && a.nsubs < (int)OKLC_COUNTOF(a.subs)) {
+    *a = (Access){.var = v, .off = r.begin};
+    while (p < n && t[p] == '[' && a->nsubs < (int)OKLC_COUNTOF(a->subs)) {
         uint32_t q = p;
         for (int depth = 0; q < n; q++) {
             depth += t[q] == '[' || t[q] == '(' ? 1 : t[q] == ']' || t[q] == ')' ? -1 : 0;
             if (!depth)
                 break;
         }
-        a.subs[a.nsubs++] = (Range){p + 1, q};
+        a->subs[a->nsubs++] = (Range){p + 1, q};
         p = blanks(t, q + 1, n);
     }
     int dims = v->type.array_dims > 0 ? v->type.array_dims : 1;
     uint32_t before = r.begin;
     while (before > 0 && isspace((unsigned char)t[before - 1]))
         before--;
-    if (a.nsubs != dims || (before > 0 && t[before - 1] == '&' &&
-                            !(before > 1 && t[before - 2] == '&'))) {
+    *after = p;
+    return a->nsubs == dims && !(before > 0 && t[before - 1] == '&' &&
+                                 !(before > 1 && t[before - 2] == '&'));
+}
+
+/* `= v` (not ==) at p */
+static bool assigns(Build *B, uint32_t p)
+{
+    const char *t = B->c->norm->text;
+    uint32_t n = (uint32_t)B->c->norm->len;
+    return p < n && t[p] == '=' && !(p + 1 < n && t[p + 1] == '=');
+}
+
+/* Use r of @shared v: its subscripts and what it does, or a refusal. */
+static void access_of(Build *B, const Var *v, Range r)
+{
+    const char *t = B->c->norm->text;
+    uint32_t n = (uint32_t)B->c->norm->len, p;
+    Access a;
+    if (!element_use(B, v, r, &a, &p)) {
         refuse(B, r.begin, oklc_arena_printf(&B->c->arena, "'%s' is used here other than "
                                              "element by element", v->name));
         return;
@@ -123,7 +142,7 @@ static void access_of(Build *B, const Var *v, Range r)
             p++;
         p = blanks(t, p, n);
     }
-    bool assign = p < n && t[p] == '=' && !(p + 1 < n && t[p + 1] == '=');
+    bool assign = assigns(B, p);
     bool plain;
     Range value;
     bool changes = oklc_sema_writes(B->c, B->m, v, r, &plain, &value);
@@ -154,6 +173,68 @@ static bool unseen_uses(Build *B, const Var *v, Range r)
         named += !(q > 1 && t[q - 1] == '>' && t[q - 2] == '-');
     }
     return named > seen;
+}
+
+/* The elements of the kernel's arrays (pointer parameters) the block
+ * writes, but by @atomic: whether two threads or blocks write one
+ * (races.c). Uses that are not one element are left out. */
+static void collect_global_writes(Build *B)
+{
+    const Kernel *k = B->b->k;
+    for (size_t i = 0; i < k->nparams; i++) {
+        const Var *v = k->params[i];
+        if (!v->type.pointer || v->type.element_const)
+            continue;
+        for (size_t r = 0; r < v->nrefs; r++) {
+            Access a;
+            uint32_t after;
+            bool plain;
+            Range value;
+            if (!oklc_in_range(B->b->outer->stmt, v->refs[r].begin) ||
+                !element_use(B, v, v->refs[r], &a, &after) || in_atomic(k, v->refs[r].begin) ||
+                !(assigns(B, after) ||
+                  oklc_sema_writes(B->c, B->m, v, v->refs[r], &plain, &value)))
+                continue;
+            a.write = true;
+            vec_push(&B->c->arena, &B->b->writes, a);
+        }
+    }
+}
+
+/* The deepest node of f's tree whose statement holds off. */
+static Flow *deepest(Flow *f, uint32_t off)
+{
+    for (;;) {
+        Flow *in = NULL;
+        for (size_t i = 0; i < f->nkids && !in; i++) {
+            Flow *k = f->kids[i];
+            if (k->kind != F_ACCESS && k->kind != F_BARRIER && k->st &&
+                oklc_in_range(k->st->range, off))
+                in = k;
+        }
+        if (!in)
+            return f;
+        f = in;
+    }
+}
+
+/* Each global write a leaf of its own (known to it, not to the tree: the
+ * barriers' ways do not see it); one in a condition is left out. */
+static void place_writes(Build *B)
+{
+    Block *b = B->b;
+    size_t kept = 0;
+    for (size_t i = 0; i < b->writes.len; i++) {
+        Flow *p = deepest(b->root, b->writes.data[i].off);
+        if (p->kind == F_IF)
+            continue;
+        Flow *f = oklc_arena_alloc(&B->c->arena, sizeof *f);
+        *f = (Flow){.kind = F_ACCESS, .parent = p, .index = -1, .depth = p->depth + 1,
+                    .st = p->st, .id = 1000000 + (int)kept};
+        b->writes.data[kept] = b->writes.data[i];
+        b->writes.data[kept++].at = f;
+    }
+    b->writes.len = kept;
 }
 
 static void collect_accesses(Build *B)
@@ -315,6 +396,7 @@ static Block *block(oklc_ctx *c, const Model *m, Kernel *k, Loop *o)
     b->outer = o;
     Build B = {c, m, b, {0}};
     collect_accesses(&B);
+    collect_global_writes(&B);
     if (b->acc.len)
         qsort(b->acc.data, b->acc.len, sizeof *b->acc.data, by_offset);
     const Stmt *s = o->node;
@@ -370,6 +452,7 @@ static Block *block(oklc_ctx *c, const Model *m, Kernel *k, Loop *o)
         FlowBarrier fb = {after, NULL, l, !l->nobarrier, false, false};
         vec_push(&c->arena, &b->bars, fb);
     }
+    place_writes(&B);
     return b;
 }
 

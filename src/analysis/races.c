@@ -31,6 +31,7 @@
  * instances (the two threads, their iterations) would grow, compared as
  * isl sets.
  */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,8 @@ typedef struct Form {
     const char *exists;       /* ", name" per existential */
     const char *iters[3];     /* per axis: the iterator's variable, NULL if none */
     const char *iter_names[3];
+    const char *block_names[3];   /* cross: the @outer iterators' names, per level */
+    const char *bounds;       /* the constraints but the subscripts', as text */
     const Flow *loops[16];    /* the plain loops around it, outermost first */
     int         nloops;
     const char *inexact;      /* why a subscript is not known (any element), or NULL */
@@ -111,6 +114,10 @@ typedef struct Races {
     Pair          pair;       /* of these accesses */
     isl_set     **base;       /* fewest_barriers()'s sets, while it runs */
     isl_set     **gathering;  /* clash_union()'s, while it runs */
+    bool          cross;      /* the kernel's arrays: two threads of any blocks (the
+                                 @outer iterators variables b0_%, b1_%, ... of each) */
+    const Loop   *outers[3];  /* cross: the block's @outer levels, innermost first */
+    int           levels;
 } Races;
 
 /* ---- names --------------------------------------------------------------------------------- */
@@ -200,7 +207,11 @@ static Sym resolve(void *ctx, uint32_t off)
                 f->loop->iter_off == v->name_off && !written(R, v, f->loop->header))
                 return (Sym){SYM_NAME, oklc_arena_printf(a, "i%d_%%", f->id), {0, 0}};
         }
-        for (const Loop *o = R->b->outer; o; o = o->parent)
+        for (int k = 0; R->cross && k < R->levels; k++)
+            if (R->outers[k]->iter_off == v->name_off && !R->outers[k]->tile_other &&
+                !written(R, v, R->outers[k]->header))
+                return (Sym){SYM_NAME, oklc_arena_printf(a, "b%d_%%", k), {0, 0}};
+        for (const Loop *o = R->b->outer; o && !R->cross; o = o->parent)
             if (o->kind == LOOP_OUTER && o->iter_off == v->name_off && !o->tile_other &&
                 !written(R, v, o->header)) {
                 const char *n = oklc_arena_printf(a, "o%u", o->iter_off);
@@ -325,11 +336,41 @@ static bool thread(Races *R, Affine *af, Form *F, const Loop *l)
     if (t->kind != LOOP_OUTER || t->tile_value == INT64_MIN || l->tile_value <= 0)
         return false;
     const char *ob = oklc_arena_printf(a, "ob%u", t->iter_off);
-    param(R, ob);
+    for (int k = 0; k < R->levels && R->cross; k++)
+        if (R->outers[k] == t)
+            ob = oklc_arena_printf(a, "b%d_%%", k);
+    if (!R->cross)
+        param(R, ob);
     oklc_buf_printf(&F->cons, " and %s < %lld and %s >= 0", x, (long long)l->tile_value, ob);
     return iterates(R, af, F, l, it,
                     oklc_arena_printf(a, "%lld * %s + %s", (long long)l->tile_value, ob, x),
                     l->tile_check);
+}
+
+/* cross: each @outer level's iterator b<k>_% (a tile's: the tile), after
+ * the threads' x0_% .. x2_%, so that two blocks differ on dims 3 .. */
+static bool block_vars(Races *R, Affine *af, Form *F, const char **why)
+{
+    for (int k = 0; k < R->levels; k++) {
+        oklc_buf_printf(&F->vars, ", b%d_%%", k);
+        F->block_names[k] = R->outers[k]->tile_other ? "tile" : R->outers[k]->iter;
+    }
+    for (int k = R->levels - 1; k >= 0; k--) {
+        const Loop *o = R->outers[k];
+        const char *b = oklc_arena_printf(&R->c->arena, "b%d_%%", k);
+        if (o->tile_other) {       /* a tile's index: the @inner level bounds it */
+            oklc_buf_printf(&F->cons, " and %s >= 0", b);
+            continue;
+        }
+        const char *n = oklc_arena_printf(&R->c->arena, "n%d_%%", k);
+        oklc_buf_printf(&F->vars, ", %s", n);
+        oklc_buf_printf(&F->cons, " and %s >= 0", n);
+        if (!iterates(R, af, F, o, b, n, true)) {
+            *why = "an @outer loop not of affine bounds and a constant step";
+            return false;
+        }
+    }
+    return true;
 }
 
 static bool form_of(Races *R, const Access *acc, Form *F, const char **why)
@@ -343,6 +384,8 @@ static bool form_of(Races *R, const Access *acc, Form *F, const char **why)
     oklc_buf_init(&F->cons, a);
     for (int x = 0; x < 3; x++)
         oklc_buf_printf(&F->vars, ", x%d_%%", x);
+    if (R->cross && !block_vars(R, &af, F, why))
+        return false;
     /* outermost first: a loop's bounds may read the loops around it */
     const Flow *chain[64];
     int depth = 0;
@@ -392,9 +435,18 @@ static bool form_of(Races *R, const Access *acc, Form *F, const char **why)
         if (chain[d]->parent->kind == F_IF)
             oklc_buf_printf(&F->cons, " and %s",
                             oklc_affine_cond(&af, chain[d]->parent->st->head, chain[d]->index == 1));
+    if (R->cross && af.weakened)      /* a write under a condition not known: no proof */
+        F->inexact = "a condition that is not affine";
+    for (int l = 0; R->cross && l < F->nloops; l++)
+        if (!R->known[F->loops[l]->id])
+            F->inexact = "a loop whose header is not affine";
     for (int x = 0; x < 3; x++)
         if (!(used >> x & 1))
             oklc_buf_printf(&F->cons, " and x%d_%% = 0", x);
+    /* what bounds the instances (not the subscripts): which parameters
+     * size the loops (cross: the others' values are not known) */
+    F->bounds = oklc_arena_printf(a, "%s%s", F->cons.data ? F->cons.data : "",
+                                  af.side.data ? af.side.data : "");
     for (int s = 0; s < acc->nsubs; s++) {
         const char *e = oklc_affine_expr(&af, acc->subs[s]);
         oklc_buf_printf(&F->vars, ", e%d_%%", s);
@@ -430,6 +482,10 @@ static void own_sets(Races *R)
     NameTable seen = {0};
     for (size_t i = 0; i < R->b->acc.len; i++) {
         Form *F = &R->forms[i];
+        if (!F->exists) {                        /* not written: form_of() refused it */
+            F->own = NULL;
+            continue;
+        }
         Buf s;
         oklc_buf_init(&s, &R->c->arena);
         oklc_buf_printf(&s, "[%s] -> { [", R->params.data ? R->params.data + 2 : "");
@@ -555,8 +611,9 @@ static isl_set *clash_set(Races *R, int i, int j, bool ways, const Flow *x, cons
 static bool clash(Races *R, int i, int j, bool ways, const Flow *x, const Flow *bi,
                   const Flow *bj)
 {
-    for (int differ = 0; differ < 6; differ++) {
-        if (!(R->b->axes >> (differ / 2) & 1))
+    int axes = R->cross ? R->b->axes | ((1 << R->levels) - 1) << 3 : R->b->axes;
+    for (int differ = 0; differ < 12; differ++) {
+        if (!(axes >> (differ / 2) & 1))
             continue;
         for (int order = 0; order < (R->apart ? 2 : 1); order++) {
             isl_set *s = clash_set(R, i, j, ways, x, bi, bj, differ, order);
@@ -662,8 +719,9 @@ static bool gather(Races *R, int i, int j, const Flow *x, const Flow *bi, const 
                    void *arg)
 {
     isl_set **all = arg;
-    for (int differ = 0; differ < 6; differ++) {
-        if (!(R->b->axes >> (differ / 2) & 1))
+    int axes = R->cross ? R->b->axes | ((1 << R->levels) - 1) << 3 : R->b->axes;
+    for (int differ = 0; differ < 12; differ++) {
+        if (!(axes >> (differ / 2) & 1))
             continue;
         isl_set *s = clash_set(R, i, j, true, x, bi, bj, differ, 0);
         if (!s || R->over) {
@@ -752,17 +810,27 @@ static long coord(Races *R, const char *name, int thread)
     return r;
 }
 
+/* "j=0" (the thread), or with cross "block e=1 thread j=0" */
 static const char *who(Races *R, int i, int which)
 {
     const Form *F = &R->forms[i];
-    Buf b;
-    oklc_buf_init(&b, &R->c->arena);
+    Buf blk, thr;
+    oklc_buf_init(&blk, &R->c->arena);
+    oklc_buf_init(&thr, &R->c->arena);
+    for (int k = R->cross ? R->levels - 1 : -1; k >= 0; k--) {
+        char var[16];
+        snprintf(var, sizeof var, "b%d_%%", k);
+        oklc_buf_printf(&blk, "%s%s=%ld", blk.len ? ", " : "", F->block_names[k],
+                        coord(R, var, which));
+    }
     for (int x = 0; x < 3; x++)
-        if (F->iters[x]) {
-            oklc_buf_printf(&b, "%s%s=%ld", b.len ? ", " : "", F->iter_names[x],
+        if (F->iters[x])
+            oklc_buf_printf(&thr, "%s%s=%ld", thr.len ? ", " : "", F->iter_names[x],
                             coord(R, F->iters[x], which));
-        }
-    return b.data ? b.data : "?";
+    if (!R->cross)
+        return thr.data ? thr.data : "?";
+    return oklc_arena_printf(&R->c->arena, "block %s%s%s", blk.data ? blk.data : "?",
+                             thr.data ? " thread " : "", thr.data ? thr.data : "");
 }
 
 static const char *element(Races *R, int i)
@@ -788,8 +856,9 @@ static const char *does(const Access *a)
 static const char *pair_text(Races *R, Pair p)
 {
     const Access *a = &R->b->acc.data[p.i], *b = &R->b->acc.data[p.j];
-    return oklc_arena_printf(&R->c->arena, "thread %s %s %s at %s, thread %s %s it at %s",
-                             who(R, p.i, 1), does(a), element(R, p.i), at(R->c, a->off),
+    const char *thread = R->cross ? "" : "thread ";
+    return oklc_arena_printf(&R->c->arena, "%s%s %s %s at %s, %s%s %s it at %s", thread,
+                             who(R, p.i, 1), does(a), element(R, p.i), at(R->c, a->off), thread,
                              who(R, p.j, 2), does(b), at(R->c, b->off));
 }
 
@@ -1006,6 +1075,107 @@ static bool analyze_block(Races *R, Block *b)
     return ok;
 }
 
+/* ---- the kernel's arrays ---------------------------------------------------------------------- */
+
+/* Does a parameter name (P_...) occur in text t? */
+static bool names_param(const char *t, const char *p)
+{
+    size_t n = strlen(p);
+    for (const char *q = strstr(t, p); q; q = strstr(q + 1, p))
+        if (!(isalnum((unsigned char)q[n]) || q[n] == '_'))
+            return true;
+    return false;
+}
+
+/* Do writes i and j meet whatever the values of the parameters that only
+ * their subscripts read (an offset between fields: `u[n + 0 * offset]`,
+ * `u[n + 1 * offset]` meet only when offset is small, which a code's
+ * sizes rule out)? The parameters that size loops may take any value
+ * that makes them meet. */
+static bool whatever_offsets(Races *R, int i, int j)
+{
+    isl_set *all = NULL;
+    int axes = R->b->axes | ((1 << R->levels) - 1) << 3;
+    for (int differ = 0; differ < 12; differ++)
+        if (axes >> (differ / 2) & 1) {
+            isl_set *s = clash_set(R, i, j, false, NULL, NULL, NULL, differ, 0);
+            if (!s)
+                continue;
+            all = all ? isl_set_union(all, s) : s;
+        }
+    if (!all)
+        return false;
+    isl_set *p = isl_set_params(all);
+    const char *bi = R->forms[i].bounds, *bj = R->forms[j].bounds;
+    for (int d = (int)isl_set_dim(p, isl_dim_param) - 1; d >= 0; d--) {
+        const char *name = isl_set_get_dim_name(p, isl_dim_param, (unsigned)d);
+        if (!name || names_param(bi, name) || names_param(bj, name))
+            p = isl_set_project_out(p, isl_dim_param, (unsigned)d, 1);
+    }
+    isl_set *rest = isl_set_subtract(isl_set_universe(isl_set_get_space(p)), p);
+    isl_bool none = isl_set_is_empty(rest);
+    isl_set_free(rest);
+    return none == isl_bool_true;
+}
+
+/* The most writes of a block whose pairs are checked. */
+#define MAX_WRITES 32
+
+/* Did two threads, of one block or of two, write one element of a
+ * kernel's array? A warning (codes write one value from many threads on
+ * purpose; what stays is one thread's), where it is proven: every
+ * subscript, bound and condition on the way affine. */
+static void global_writes(Races *R, Block *b)
+{
+    if (!b->root || !b->writes.len || b->writes.len > MAX_WRITES)
+        return;
+    R->levels = 0;
+    for (const Loop *o = b->outer; o && o->kind == LOOP_OUTER; o = o->parent) {
+        if (R->levels == 3 || (o->tile_other && o->tile_other->kind != LOOP_INNER))
+            return;
+        R->outers[R->levels++] = o;
+    }
+    VEC(Access) shared = {b->acc.data, b->acc.len, b->acc.cap};
+    b->acc.data = b->writes.data, b->acc.len = b->writes.len, b->acc.cap = b->writes.cap;
+    R->cross = true;
+    R->b = b;
+    R->apart = false;
+    R->forms = oklc_arena_alloc(&R->c->arena, b->acc.len * sizeof *R->forms);
+    R->known = oklc_arena_alloc(&R->c->arena, b->loops.len + 1);
+    for (size_t i = 0; i < b->acc.len; i++) {
+        const char *why = NULL;
+        if (!form_of(R, &b->acc.data[i], &R->forms[i], &why))
+            R->forms[i].inexact = why ? why : "?";
+    }
+    own_sets(R);
+    const Var *warned = NULL;
+    for (size_t i = 0; i < b->acc.len; i++)
+        for (size_t j = i; j < b->acc.len; j++) {
+            const Access *x = &b->acc.data[i], *y = &b->acc.data[j];
+            if (x->var != y->var || x->var == warned || R->forms[i].inexact ||
+                R->forms[j].inexact || !R->forms[i].own || !R->forms[j].own)
+                continue;
+            R->sample = true;
+            bool met = clash(R, (int)i, (int)j, false, NULL, NULL, NULL);
+            R->sample = false;
+            if (!met || !R->point || !whatever_offsets(R, (int)i, (int)j))
+                continue;
+            warned = x->var;
+            oklc_model_diag(R->c, DIAG_WARNING, x->off, "two threads write one element of "
+                            "'%s': %s; the value left is one of theirs (if they may differ, "
+                            "let one thread write it, or use @atomic)",
+                            x->var->name, pair_text(R, (Pair){(int)i, (int)j}));
+        }
+    for (size_t i = 0; i < b->acc.len; i++)
+        isl_set_free(R->forms[i].own), R->forms[i].own = NULL;
+    if (R->point)
+        isl_point_free(R->point), R->point = NULL;
+    b->acc.data = shared.data, b->acc.len = shared.len, b->acc.cap = shared.cap;
+    R->forms = NULL;           /* freed: free_isl() must not see them with the @shared list */
+    R->cross = false;
+    R->levels = 0;
+}
+
 /* The @barrier statements under a condition that differs between threads:
  * an error unless the analysis left them out. */
 static void divergent_barriers(oklc_ctx *c, const Kernel *k)
@@ -1073,8 +1243,10 @@ static bool kernel_races(oklc_ctx *c, const Model *m, Kernel *k)
     index_refs(R);
     size_t n;
     Block **blocks = oklc_flow_blocks(c, m, k, &n);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         analyze_block(R, blocks[i]);
+        global_writes(R, blocks[i]);
+    }
     c->arena.oom = outer;
     free_isl(R);
     if (k->root)

@@ -64,12 +64,9 @@ typedef struct Val {
     Num   n;
 } Val;
 
-typedef struct Atom {
-    Num         num;          /* floor(num / div), or num % div */
-    int64_t     div;
-    bool        mod;
-    uint64_t    mask;         /* the counters and parameters it depends on */
-    const char *name;
+typedef struct Atom {          /* floor(n / d), or n mod d: a variable of the formulas */
+    uint64_t    mask;         /* the counters and parameters n depends on */
+    const char *name;         /* as printed */
 } Atom;
 
 typedef struct Slot {
@@ -127,6 +124,14 @@ static void fail(Run *R, uint32_t at, const char *why)
 {
     if (!R->fail)
         R->fail = why, R->fail_at = at;
+}
+
+/* The counts are upper bounds from here on: the first reason is said. */
+static void at_most(Run *R, const char *why, uint32_t at)
+{
+    if (!R->upper)
+        R->upper_why = why, R->upper_at = at;
+    R->upper = true;
 }
 
 static const char *var_name(void *ctx, int v)
@@ -222,7 +227,7 @@ static Val atom(Run *R, Num n, int64_t d, bool mod)
         fail(R, 0, "too many quotients");
         return data();
     }
-    Atom a = {n, d, mod, mask_of(R, n), b.data};
+    Atom a = {mask_of(R, n), b.data};
     vec_push(&R->c->arena, &R->atoms, a);
     return num(oklc_num_var(&R->P, VAR_ATOM + (int)R->atoms.len - 1));
 }
@@ -410,9 +415,7 @@ static bool evaluated(Run *R, size_t i)
         if (v.kind == V_STUCK)
             return false;
         if (v.kind == V_DATA) {
-            if (!R->upper)
-                R->upper_why = "an operand evaluated or not as data decide", R->upper_at = c->range.begin;
-            R->upper = true;
+            at_most(R, "an operand evaluated or not as data decide", c->range.begin);
             continue;
         }
         bool in_b = oklc_in_range(c->b, R->m->ops[i].range.begin);
@@ -434,10 +437,8 @@ static void count_ops(Run *R, Range r, Counts *c)
         if (!evaluated(R, i))
             continue;
         if (op->kind == OP_CALL) {
-            if (!R->upper)
-                R->upper_why = "a call of the file's function (its operations are not "
-                               "counted)", R->upper_at = op->range.begin;
-            R->upper = true;
+            at_most(R, "a call of the file's function (its operations are not counted)",
+                    op->range.begin);
         } else if (op->kind <= OP_SPECIAL) {
             bump(R, c, arith_cat(op), 1);
         } else if (op->kind == OP_ELEMENT && in->atomic) {
@@ -513,9 +514,7 @@ static void branch(Run *R, const Stmt *st, Counts *c)
         return;
     }
     /* on data: both, as if each were taken (at most), a jump in either not taken */
-    if (!R->upper)
-        R->upper_why = "a branch on data", R->upper_at = st->head.begin;
-    R->upper = true;
+    at_most(R, "a branch on data", st->head.begin);
     for (int i = 0; i < 2; i++) {
         const Stmt *s = i ? other : then;
         if (s) {
@@ -737,7 +736,34 @@ static void counted_loop(Run *R, Walked *s, Counts *c)
         one_by_one(R, s, c);
 }
 
-/* A header of another form: run as written (init, then cond, body, step). */
+/* Does a loop run as written go round again (its condition a number)? */
+static bool holds(Run *R, const Stmt *st, Range cond)
+{
+    Val go = truth(R, eval_range(R, cond));
+    if (go.kind == V_DATA)
+        fail(R, st->range.begin, "a loop whose count depends on data");
+    return go.kind == V_NUM && go.n.k && !R->fail;
+}
+
+/* One round of a loop run as written; false when it ends the loop. */
+static bool round_of(Run *R, const Stmt *st, Counts *c)
+{
+    if (--R->budget < 0) {
+        fail(R, st->range.begin, "too many iterations to count one by one");
+        return false;
+    }
+    stmt(R, body_of(st), c);
+    if (R->jump == ST_BREAK) {
+        R->jump = 0;
+        return false;
+    }
+    if (R->jump && R->jump != ST_CONTINUE)
+        return false;
+    R->jump = 0;
+    return true;
+}
+
+/* A for header of another form: run as written (init, cond, body, step). */
 static void literal_loop(Run *R, const Stmt *st, const Loop *l, Counts *c)
 {
     if (!l || !l->cond.end) {
@@ -750,52 +776,21 @@ static void literal_loop(Run *R, const Stmt *st, const Loop *l, Counts *c)
             set_var(R, var_index(R, v), v->is_int && v->init.end ? eval_range(R, v->init) : data());
     }
     assign(R, l->init);
-    for (;;) {
-        Val go = truth(R, eval_range(R, l->cond));
-        if (go.kind == V_DATA)
-            fail(R, st->range.begin, "a loop whose count depends on data");
-        if (go.kind != V_NUM || !go.n.k || R->fail)
-            return;
-        if (--R->budget < 0) {
-            fail(R, st->range.begin, "too many iterations to count one by one");
-            return;
-        }
-        stmt(R, body_of(st), c);
-        if (R->jump == ST_BREAK) {
-            R->jump = 0;
-            return;
-        }
-        if (R->jump && R->jump != ST_CONTINUE)
-            return;
-        R->jump = 0;
+    while (holds(R, st, l->cond) && round_of(R, st, c))
         assign(R, l->step);
-    }
 }
 
 /* while (cond) body; do body while (cond): run as written. */
 static void while_loop(Run *R, const Stmt *st, Counts *c)
 {
-    for (bool first = true;; first = false) {
-        if (!first || st->kind == ST_WHILE) {
+    for (bool check = st->kind == ST_WHILE;; check = true) {
+        if (check) {
             count_ops(R, st->head, c);
-            Val go = truth(R, eval_range(R, st->head));
-            if (go.kind == V_DATA)
-                fail(R, st->range.begin, "a loop whose count depends on data");
-            if (go.kind != V_NUM || !go.n.k || R->fail)
+            if (!holds(R, st, st->head))
                 return;
         }
-        if (--R->budget < 0) {
-            fail(R, st->range.begin, "too many iterations to count one by one");
+        if (!round_of(R, st, c))
             return;
-        }
-        stmt(R, body_of(st), c);
-        if (R->jump == ST_BREAK) {
-            R->jump = 0;
-            return;
-        }
-        if (R->jump && R->jump != ST_CONTINUE)
-            return;
-        R->jump = 0;
     }
 }
 
@@ -861,7 +856,8 @@ static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
     Val start = s.start;
     for (int64_t t = 0; t * size < n && !R->fail && !R->stuck; t++) {
         Walked part = s;
-        part.start = num(oklc_num_add(&R->P, start.n, oklc_num_scale(&R->P, s.step.n, t * size, 1)));
+        Num from = oklc_num_scale(&R->P, s.step.n, t * size, 1);
+        part.start = num(oklc_num_add(&R->P, start.n, from));
         part.trips = konst(n - t * size < size ? n - t * size : size);
         if (tiles_blocks) {
             bump(R, c, C_BLOCK, 1);
@@ -1037,13 +1033,6 @@ static void guards(Run *R)
 
 /* ---- the report ------------------------------------------------------------------------------ */
 
-typedef struct Report {
-    Run        *R;
-    Counts      c;
-    bool        counted, formula;
-    cJSON      *json;
-} Report;
-
 static const char *text_of(Run *R, Num n)
 {
     Buf b;
@@ -1140,15 +1129,19 @@ static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_opt
     }
 }
 
-static const char *value_text(const cJSON *o)
+static const char *value_text(Arena *a, const cJSON *o)
 {
-    static char buf[64];
     const cJSON *v = cJSON_GetObjectItem(o, "value");
-    if (v) {
-        snprintf(buf, sizeof buf, "%.0f", v->valuedouble);
-        return buf;
-    }
-    return cJSON_GetObjectItem(o, "formula")->valuestring;
+    return v ? oklc_arena_printf(a, "%.0f", v->valuedouble)
+             : cJSON_GetObjectItem(o, "formula")->valuestring;
+}
+
+/* "  key                 value" of kj's key */
+static void line(Buf *b, const char *label, const cJSON *kj, const char *key)
+{
+    const cJSON *o = cJSON_GetObjectItem(kj, key);
+    if (o)
+        oklc_buf_printf(b, "  %-20s %s\n", label, value_text(b->arena, o));
 }
 
 /* The JSON as text, a kernel a paragraph. */
@@ -1166,26 +1159,22 @@ static void text(Buf *b, const cJSON *root)
         const cJSON *most = cJSON_GetObjectItem(kj, "at_most");
         if (most)
             oklc_buf_printf(b, "  counts are upper bounds: %s\n", most->valuestring);
-        oklc_buf_printf(b, "  %-20s %s\n", "blocks", value_text(cJSON_GetObjectItem(kj, "blocks")));
-        oklc_buf_printf(b, "  %-20s %s\n", "threads",
-                        value_text(cJSON_GetObjectItem(kj, "threads")));
+        line(b, "blocks", kj, "blocks");
+        line(b, "threads", kj, "threads");
         const cJSON *pj;
         cJSON_ArrayForEach(pj, cJSON_GetObjectItem(kj, "flops")) {
             const cJSON *x;
             cJSON_ArrayForEach(x, pj)
-                oklc_buf_printf(b, "  %-20s %s\n",
-                                oklc_arena_printf(b->arena, "%s %s", pj->string, x->string),
-                                value_text(x));
+                line(b, oklc_arena_printf(b->arena, "%s %s", pj->string, x->string), pj,
+                     x->string);
         }
-        oklc_buf_printf(b, "  %-20s %s\n", "flops (fma = 2)",
-                        value_text(cJSON_GetObjectItem(kj, "flop_total")));
+        line(b, "flops (fma = 2)", kj, "flop_total");
         for (int i = C_ARITH_END; i < NCAT; i++) {
             const char *key = cat_key[i - C_ARITH_END];
             if (strcmp(key, "blocks") && strcmp(key, "threads"))
-                oklc_buf_printf(b, "  %-20s %s\n", key, value_text(cJSON_GetObjectItem(kj, key)));
+                line(b, key, kj, key);
         }
-        oklc_buf_printf(b, "  %-20s %s\n", "global_bytes",
-                        value_text(cJSON_GetObjectItem(kj, "global_bytes")));
+        line(b, "global_bytes", kj, "global_bytes");
         const cJSON *x = cJSON_GetObjectItem(kj, "intensity");
         if (x)
             oklc_buf_printf(b, "  %-20s %.4g flop/byte\n", "intensity", x->valuedouble);
@@ -1194,8 +1183,9 @@ static void text(Buf *b, const cJSON *root)
             oklc_buf_printf(b, "  %-20s %.4g\n", "barriers a block", x->valuedouble);
         const cJSON *rj = cJSON_GetObjectItem(kj, "roofline");
         if (rj)
-            oklc_buf_printf(b, "  %-20s at least %.4g s (%s-bound: memory %.4g s, compute %.4g s)\n",
-                            "roofline", cJSON_GetObjectItem(rj, "seconds")->valuedouble,
+            oklc_buf_printf(b, "  %-20s at least %.4g s (%s-bound: memory %.4g s, compute "
+                               "%.4g s)\n", "roofline",
+                            cJSON_GetObjectItem(rj, "seconds")->valuedouble,
                             cJSON_GetObjectItem(rj, "bound")->valuestring,
                             cJSON_GetObjectItem(rj, "memory_seconds")->valuedouble,
                             cJSON_GetObjectItem(rj, "compute_seconds")->valuedouble);

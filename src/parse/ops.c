@@ -148,7 +148,8 @@ static void call(Walk *W, CXCursor cur, Range r)
         "atanh", "cbrt", "hypot", "erf", "erfc", "tgamma", "lgamma", "rsqrt"};
     CXCursor callee = clang_getCursorReferenced(cur);
     CXCursorKind ck = clang_getCursorKind(callee);
-    if (clang_Cursor_isNull(callee) || (ck != CXCursor_FunctionDecl && ck != CXCursor_FunctionTemplate))
+    if (clang_Cursor_isNull(callee) ||
+        (ck != CXCursor_FunctionDecl && ck != CXCursor_FunctionTemplate))
         return;
     const char *name = oklc_cx_string(W->c, clang_getCursorSpelling(callee));
     if (clang_Location_isFromMainFile(clang_getCursorLocation(callee))) {
