@@ -255,7 +255,10 @@ typedef struct OpMem {
     MemUse use;               /* MEM_NONE: not an element, or one of a thread's own */
     bool   shared;            /* of @shared memory (else global) */
     bool   atomic;            /* the element an @atomic statement updates */
+    bool   constant;          /* in a constexpr initializer: no run-time operation */
 } OpMem;
+
+/* What an operation of Model.ops does to memory (elements only). */
 
 /* Per index of m->ops, for the operations of kernel k (the others zero). */
 OKLC_INTERNAL OpMem *oklc_op_memory(oklc_ctx *c, const Model *m, const Kernel *k);

@@ -38,12 +38,24 @@ static size_t element_at(const Model *m, Range r)
     return SIZE_MAX;
 }
 
+/* Is off in the initializer of a constexpr variable (evaluated by the
+ * compiler, not at run time)? */
+static bool constant(const Kernel *k, uint32_t off)
+{
+    for (size_t i = 0; i < k->nlocals; i++)
+        if (k->locals[i]->constexpr_ && oklc_in_range(k->locals[i]->init, off))
+            return true;
+    return false;
+}
+
 OpMem *oklc_op_memory(oklc_ctx *c, const Model *m, const Kernel *k)
 {
     OpMem *mem = oklc_arena_alloc(&c->arena, (m->nops ? m->nops : 1) * sizeof *mem);
     size_t from = oklc_first_op(m, k->body.begin), to = from;
     while (to < m->nops && m->ops[to].range.begin < k->body.end)
         to++;
+    for (size_t i = from; i < to; i++)
+        mem[i].constant = constant(k, m->ops[i].range.begin);
     for (size_t i = from; i < to; i++) {
         const Var *v = m->ops[i].var;
         if (m->ops[i].kind != OP_ELEMENT)

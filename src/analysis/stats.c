@@ -434,7 +434,7 @@ static void count_ops(Run *R, Range r, Counts *c)
     for (size_t i = oklc_first_op(m, r.begin); i < m->nops && m->ops[i].range.begin < r.end; i++) {
         const Op *op = &m->ops[i];
         const OpMem *in = &R->mem[i];
-        if (!evaluated(R, i))
+        if (in->constant || !evaluated(R, i))
             continue;
         if (op->kind == OP_CALL) {
             at_most(R, "a call of the file's function (its operations are not counted)",

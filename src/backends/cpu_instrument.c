@@ -65,6 +65,8 @@ static void kernel_wraps(Emit *E, const Kernel *k, Wraps *w)
          i < m->nops && m->ops[i].range.begin < k->body.end; i++) {
         const Op *op = &m->ops[i];
         long long add[OKLC_COUNT_N] = {0};
+        if (mem[i].constant)
+            continue;
         if (op->kind <= OP_SPECIAL) {
             add[OKLC_COUNT_FLOPS] = op->kind == OP_FMA ? 2 : 1;
             /* a + b: the operand b (evaluated when the operation is); a call: itself */

@@ -190,9 +190,18 @@ static void call(Walk *W, CXCursor cur, Range r)
     }
 }
 
+/* Inside sizeof or alignof (the frames around the cursor): not run. */
+static bool unevaluated(const Walk *W)
+{
+    for (size_t i = 0; i < W->frames.len; i++)
+        if (clang_getCursorKind(W->frames.data[i].cur) == CXCursor_UnaryExpr)
+            return true;
+    return false;
+}
+
 void oklc_walk_op(Walk *W, CXCursor cur, CXCursorKind k)
 {
-    if (!W->o->count_ops || !W->kernel || W->in_lambda)
+    if (!W->o->count_ops || !W->kernel || W->in_lambda || unevaluated(W))
         return;
     Range r = oklc_cx_range(cur);
     if (r.begin == UINT32_MAX)
