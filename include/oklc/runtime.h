@@ -97,6 +97,7 @@ const char *oklc_status_name(oklc_status s);
 typedef struct oklc_device oklc_device;
 typedef struct oklc_memory oklc_memory;
 typedef struct oklc_kernel oklc_kernel;
+typedef struct oklc_pool oklc_pool;
 typedef struct oklc_props oklc_props;
 
 /* ---- devices ----------------------------------------------------------- */
@@ -184,6 +185,52 @@ oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t b
                                        size_t offset);
 oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t bytes,
                                      size_t offset);
+
+/* A view: `bytes` of m at byte `offset`, usable wherever memory is (a
+ * kernel argument, a copy, a view of its own), checked to lie within m.
+ * It keeps m's storage alive: m may be freed first, the storage goes with
+ * the last of them (each is freed with oklc_memory_free). A view of typed
+ * memory has its type; its offset and size are then whole elements. On
+ * OpenCL the offset must be a multiple of the device's base address
+ * alignment (a sub-buffer; the message says the alignment). */
+oklc_status oklc_memory_view(oklc_memory *m, size_t offset, size_t bytes, oklc_memory **out);
+/* Copies `bytes` from src at src_offset to dst at dst_offset, both memory
+ * of one device (or of two CPU devices: host memory both). Blocking, after
+ * the kernels run before it. Regions of one allocation that overlap are
+ * OKLC_ERR_ARGUMENT: no device copies them in a defined order. */
+oklc_status oklc_memory_copy(oklc_memory *dst, size_t dst_offset, const oklc_memory *src,
+                             size_t src_offset, size_t bytes);
+/* The device address, for libraries and GPU-aware MPI: host memory on
+ * serial and OpenMP devices, a CUdeviceptr (CUDA), a device pointer (HIP,
+ * DPC++), a cl_mem (OpenCL; a view's is its sub-buffer). NULL for NULL. */
+void *oklc_memory_ptr(const oklc_memory *m);
+/* Memory of d allocated elsewhere (an address of the kind oklc_memory_ptr
+ * gives, `bytes` long): usable as oklc memory; oklc_memory_free frees the
+ * wrapper, never the storage, which must outlive it. */
+oklc_status oklc_memory_wrap(oklc_device *d, void *ptr, size_t bytes, oklc_memory **out);
+/* Bytes d's oklc_memory_alloc calls hold (views and wrapped memory add
+ * nothing; a pool's allocation counts whole). */
+size_t oklc_device_memory_used(const oklc_device *d);
+
+/* Host memory that copies to and from d are fastest with: page-locked on
+ * CUDA and HIP (cuMemAllocHost, hipHostMalloc), page-aligned heap memory
+ * elsewhere. Free it with oklc_host_free on the same device. */
+oklc_status oklc_host_alloc(oklc_device *d, size_t bytes, void **out);
+void oklc_host_free(oklc_device *d, void *ptr);
+
+/* A memory pool: one allocation of `bytes` on d, handed out as views.
+ * oklc_pool_reserve gives a view of `bytes` (aligned to 256 bytes, or the
+ * OpenCL device's base address alignment when larger) of free space, first
+ * fit; OKLC_ERR_MEMORY when no free range is large enough (the message says
+ * how much is free). oklc_memory_free of the view releases its range.
+ * oklc_pool_free may come before the views are freed: the pool goes with
+ * the last of them. */
+oklc_status oklc_pool_new(oklc_device *d, size_t bytes, oklc_pool **out);
+oklc_status oklc_pool_reserve(oklc_pool *p, size_t bytes, oklc_memory **out);
+/* Bytes reserved now (aligned sizes), and the pool's size. */
+size_t oklc_pool_used(const oklc_pool *p);
+size_t oklc_pool_size(const oklc_pool *p);
+void oklc_pool_free(oklc_pool *p);
 
 /* ---- kernel properties ------------------------------------------------------- */
 

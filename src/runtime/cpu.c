@@ -76,6 +76,13 @@ static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t
     return OKLC_OK;
 }
 
+static oklc_status copy_device(const oklc_memory *dst, size_t dst_offset,
+                               const oklc_memory *src, size_t src_offset, size_t bytes)
+{
+    memcpy((char *)dst->ptr + dst_offset, (const char *)src->ptr + src_offset, bytes);
+    return OKLC_OK;
+}
+
 /* Kernels run synchronously: nothing is ever queued. */
 static oklc_status finish(oklc_device *d)
 {
@@ -277,7 +284,7 @@ static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *co
 
 #define CPU_OPS                                                                        \
     .source_name = "source.cpp", .binary_name = "kernel.so", .close = close_device,    \
-    .alloc = alloc, .free = free_memory, .copy = copy,     \
+    .alloc = alloc, .free = free_memory, .copy = copy, .copy_device = copy_device,     \
     .finish = finish, .command = command, .compile = compile, .load = load,            \
     .unload = unload, .run = run
 

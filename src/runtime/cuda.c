@@ -57,6 +57,9 @@ static struct CuApi {
     CUresult (*MemFree)(CUdeviceptr);
     CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+    CUresult (*MemAllocHost)(void **, size_t);
+    CUresult (*MemFreeHost)(void *);
     CUresult (*GetErrorName)(CUresult, const char **);
 } cu;
 
@@ -77,6 +80,9 @@ static const DlSym cu_syms[] = {
     SYM(MemFree, "cuMemFree_v2"),
     SYM(MemcpyHtoD, "cuMemcpyHtoD_v2"),
     SYM(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+    SYM(MemcpyDtoD, "cuMemcpyDtoD_v2"),
+    SYM(MemAllocHost, "cuMemAllocHost_v2"),
+    SYM(MemFreeHost, "cuMemFreeHost"),
     SYM(calls.load, "cuModuleLoadData"),
     SYM(calls.function, "cuModuleGetFunction"),
     SYM(calls.unload, "cuModuleUnload"),
@@ -269,11 +275,23 @@ static int free_memory(void *ptr)
     return cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
 }
 
-static int copy(void *dst, const void *src, size_t bytes, bool to_device)
+static int copy(void *dst, const void *src, size_t bytes, GpuCopy way)
 {
-    if (to_device)
+    if (way == GPU_TO_DEVICE)
         return cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
-    return cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
+    if (way == GPU_TO_HOST)
+        return cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
+    return cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes);
+}
+
+static int host_alloc(void **ptr, size_t bytes)
+{
+    return cu.MemAllocHost(ptr, bytes);
+}
+
+static int host_free(void *ptr)
+{
+    return cu.MemFreeHost(ptr);
 }
 
 /* ---- opening, building, loading and running: gpu.c's -------------------------------- */
@@ -319,10 +337,12 @@ static const ModuleApi module_api = {
     .call = {.init = "cuInit", .count = "cuDeviceGetCount", .synchronize = "cuCtxSynchronize",
              .select = "cuCtxSetCurrent", .load = "cuModuleLoadData",
              .function = "cuModuleGetFunction", .launch = "cuLaunchKernel",
-             .alloc = "cuMemAlloc", .to_device = "cuMemcpyHtoD", .to_host = "cuMemcpyDtoH"},
+             .alloc = "cuMemAlloc", .to_device = "cuMemcpyHtoD", .to_host = "cuMemcpyDtoH",
+             .on_device = "cuMemcpyDtoD", .host_alloc = "cuMemAllocHost"},
     .not_started = "the CUDA driver does not start", .lib = &cu_lib,
     .no_device = no_device, .state = sizeof(Cu), .open = open_device, .close = close_device,
     .select = select_context, .alloc = alloc, .free = free_memory, .copy = copy,
+    .host_alloc = host_alloc, .host_free = host_free,
     .arch = arch_option, .oom = CUDA_ERROR_OUT_OF_MEMORY,
 };
 

@@ -420,6 +420,19 @@ static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t
     return OKLC_OK;
 }
 
+/* DeviceOps.copy_device: USM pointers, one memcpy of the queue */
+static oklc_status copy_device(const oklc_memory *dst, size_t dst_offset,
+                               const oklc_memory *src, size_t src_offset, size_t bytes)
+{
+    Sycl *c = dst->dev->gpu;
+    const char *e = sycl.copy(c->handle, (char *)dst->ptr + dst_offset,
+                              (const char *)src->ptr + src_offset, bytes);
+    if (e)
+        return oklc_rt_fail(OKLC_ERR_DEVICE, "oklc_memory_copy: %zu bytes on '%s': %s", bytes,
+                            dst->dev->label, e);
+    return OKLC_OK;
+}
+
 static oklc_status finish(oklc_device *d)
 {
     Sycl *c = d->gpu;
@@ -551,7 +564,7 @@ const DeviceOps oklc_dpcpp_ops = {
     .source_name = "source.cpp", .binary_name = "kernel.so", .error_name = error_name,
     /* the device and its memory, through the support library */
     .open = open_device, .close = close_device, .finish = finish, .alloc = alloc,
-    .free = free_memory, .copy = copy,
+    .free = free_memory, .copy = copy, .copy_device = copy_device,
     /* kernels: gpu.c's, with kernel.so as the device binary */
     OKLC_GPU_OPS, .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,

@@ -721,7 +721,8 @@ oklc_status oklc_gpu_module_copy(const oklc_memory *mem, const void *src, void *
     const ModuleApi *m = ops->module;
     void *at = (void *)((uintptr_t)mem->ptr + offset);
     oklc_status st = oklc_gpu_select(mem->dev);
-    int r = st ? 0 : src ? m->copy(at, src, bytes, true) : m->copy(dst, at, bytes, false);
+    int r = st ? 0 : src ? m->copy(at, src, bytes, GPU_TO_DEVICE)
+                         : m->copy(dst, at, bytes, GPU_TO_HOST);
     if (r)
         return oklc_gpu_fail(ops, OKLC_ERR_DEVICE, r, src ? m->call.to_device : m->call.to_host,
                              "%s: %zu bytes at offset %zu on '%s'",
@@ -730,6 +731,39 @@ oklc_status oklc_gpu_module_copy(const oklc_memory *mem, const void *src, void *
     return st;
 }
 
+oklc_status oklc_gpu_module_copy_device(const oklc_memory *dst, size_t dst_offset,
+                                        const oklc_memory *src, size_t src_offset, size_t bytes)
+{
+    const DeviceOps *ops = dst->dev->ops;
+    const ModuleApi *m = ops->module;
+    oklc_status st = oklc_gpu_select(dst->dev);
+    int r = st ? 0 : m->copy((void *)((uintptr_t)dst->ptr + dst_offset),
+                             (const void *)((uintptr_t)src->ptr + src_offset), bytes,
+                             GPU_ON_DEVICE);
+    if (r)
+        return oklc_gpu_fail(ops, OKLC_ERR_DEVICE, r, m->call.on_device, "oklc_memory_copy: "
+                             "%zu bytes on '%s'", bytes, dst->dev->label);
+    return st;
+}
+
+oklc_status oklc_gpu_module_host_alloc(oklc_device *d, size_t bytes, void **ptr)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->host_alloc(ptr, bytes ? bytes : 1);
+    if (r) {
+        *ptr = NULL;
+        return oklc_gpu_fail(d->ops, OKLC_ERR_MEMORY, r, m->call.host_alloc, "cannot allocate "
+                             "%zu bytes of page-locked host memory for '%s'", bytes, d->label);
+    }
+    return st;
+}
+
+void oklc_gpu_module_host_free(oklc_device *d, void *ptr)
+{
+    if (!oklc_gpu_select(d))
+        d->ops->module->host_free(ptr);
+}
 
 oklc_status oklc_gpu_select(const oklc_device *d)
 {

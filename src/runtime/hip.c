@@ -28,7 +28,7 @@
 typedef int hipError_t;
 
 enum { hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101 };
-enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };    /* hipMemcpyKind */
+enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2, hipMemcpyDeviceToDevice = 3 };
 
 static struct HipApi {
     DriverCalls calls;
@@ -40,6 +40,8 @@ static struct HipApi {
     hipError_t (*Malloc)(void **, size_t);
     hipError_t (*Free)(void *);
     hipError_t (*Memcpy)(void *, const void *, size_t, int);
+    hipError_t (*HostMalloc)(void **, size_t, unsigned);
+    hipError_t (*HostFree)(void *);
     const char *(*GetErrorName)(hipError_t);
 } hip;
 
@@ -49,7 +51,7 @@ static const DlSym hip_syms[] = {
     CALL(init, "hipInit"), SYM(DriverGetVersion, false), SYM(RuntimeGetVersion, false),
     CALL(count, "hipGetDeviceCount"), SYM(SetDevice, false), SYM(GetDeviceProperties, false),
     SYM(GetDevicePropertiesR0600, true), SYM(Malloc, false), SYM(Free, false),
-    SYM(Memcpy, false), CALL(synchronize, "hipDeviceSynchronize"),
+    SYM(Memcpy, false), SYM(HostMalloc, false), SYM(HostFree, false), CALL(synchronize, "hipDeviceSynchronize"),
     CALL(load, "hipModuleLoadData"), CALL(function, "hipModuleGetFunction"),
     CALL(unload, "hipModuleUnload"), CALL(launch, "hipModuleLaunchKernel"),
     SYM(GetErrorName, false),
@@ -177,7 +179,8 @@ static void close_device(oklc_device *d)
         hip.calls.synchronize();
 }
 
-/* ModuleApi's memory: hipMalloc and hipFree, hipMemcpy either way. */
+/* ModuleApi's memory: hipMalloc and hipFree, hipMemcpy each way,
+ * hipHostMalloc and hipHostFree. */
 static int alloc(void **ptr, size_t bytes)
 {
     return hip.Malloc(ptr, bytes);
@@ -188,9 +191,21 @@ static int free_memory(void *ptr)
     return hip.Free(ptr);
 }
 
-static int copy(void *dst, const void *src, size_t bytes, bool to_device)
+static int copy(void *dst, const void *src, size_t bytes, GpuCopy way)
 {
-    return hip.Memcpy(dst, src, bytes, to_device ? hipMemcpyHostToDevice : hipMemcpyDeviceToHost);
+    return hip.Memcpy(dst, src, bytes, way == GPU_TO_DEVICE ? hipMemcpyHostToDevice
+                                       : way == GPU_TO_HOST ? hipMemcpyDeviceToHost
+                                                            : hipMemcpyDeviceToDevice);
+}
+
+static int host_alloc(void **ptr, size_t bytes)
+{
+    return hip.HostMalloc(ptr, bytes, 0);
+}
+
+static int host_free(void *ptr)
+{
+    return hip.HostFree(ptr);
 }
 
 /* ---- opening, building, loading and running: gpu.c's -------------------------------- */
@@ -214,10 +229,11 @@ static const ModuleApi module_api = {
              .synchronize = "hipDeviceSynchronize", .select = "hipSetDevice",
              .load = "hipModuleLoadData", .function = "hipModuleGetFunction",
              .launch = "hipModuleLaunchKernel", .alloc = "hipMalloc", .to_device = "hipMemcpy",
-             .to_host = "hipMemcpy"},
+             .to_host = "hipMemcpy", .on_device = "hipMemcpy", .host_alloc = "hipHostMalloc"},
     .not_started = "the HIP runtime does not start", .lib = &hip_lib,
     .no_device = no_device, .state = sizeof(Hip), .open = open_device, .close = close_device,
     .select = set_device, .alloc = alloc, .free = free_memory, .copy = copy,
+    .host_alloc = host_alloc, .host_free = host_free,
     .arch = arch_option, .oom = hipErrorOutOfMemory,
 };
 

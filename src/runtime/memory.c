@@ -5,7 +5,9 @@
  * parameter is deduced from).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -102,12 +104,13 @@ oklc_status oklc_memory_alloc(oklc_device *d, size_t bytes, oklc_memory **out)
     oklc_memory *m = oklc_malloc(sizeof *m);
     if (!m)
         return oklc_rt_oom();
-    *m = (oklc_memory){.dev = d, .size = bytes};
+    *m = (oklc_memory){.dev = d, .size = bytes, .refs = 1};
     oklc_status st = d->ops->alloc(d, bytes, &m->ptr);
     if (st) {
         oklc_free(m);
         return st;
     }
+    __atomic_fetch_add(&d->used, bytes, __ATOMIC_RELAXED);
     *out = m;
     return OKLC_OK;
 }
@@ -135,13 +138,35 @@ oklc_type oklc_memory_type(const oklc_memory *m)
     return m ? m->type : OKLC_TYPE_NONE;
 }
 
+/* One holder of a root fewer: the last frees its storage. */
+static void drop(oklc_memory *root)
+{
+    if (__atomic_sub_fetch(&root->refs, 1, __ATOMIC_ACQ_REL))
+        return;
+    oklc_device *d = root->dev;
+    if (!root->wrapped) {
+        d->ops->free(d, root->ptr);
+        __atomic_fetch_sub(&d->used, root->size, __ATOMIC_RELAXED);
+    }
+    oklc_free(root);
+}
+
 void oklc_memory_free(oklc_memory *m)
 {
     oklc_rt_dl_enter();
     if (!m)
         return;
-    m->dev->ops->free(m->dev, m->ptr);
+    if (!m->root) {
+        drop(m);
+        return;
+    }
+    if (m->pool)
+        oklc_rt_pool_release(m);
+    if (m->dev->ops->unview && m->ptr)
+        m->dev->ops->unview(m->dev, m->ptr);
+    oklc_memory *root = m->root;
     oklc_free(m);
+    drop(root);
 }
 
 size_t oklc_memory_size(const oklc_memory *m)
@@ -184,4 +209,161 @@ oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t byt
                                      size_t offset)
 {
     return copy(m, NULL, dst, bytes, offset, "oklc_memory_copy_to_host");
+}
+
+/* ---- views, copies between memories, addresses ----------------------------------------- */
+
+oklc_status oklc_memory_view(oklc_memory *m, size_t offset, size_t bytes, oklc_memory **out)
+{
+    oklc_rt_dl_enter();
+    if (!m || !out)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_view: NULL %s", m ? "out" : "memory");
+    *out = NULL;
+    if (offset > m->size || bytes > m->size - offset)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_view: %zu bytes at offset %zu go "
+                            "past the end of the memory (%zu bytes)", bytes, offset, m->size);
+    size_t unit = oklc_type_size(m->type);
+    if (unit > 1 && (offset % unit || bytes % unit))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_view: %zu bytes at offset %zu are "
+                            "not whole elements of the memory's type %s (%zu bytes each)",
+                            bytes, offset, oklc_type_name(m->type), unit);
+    oklc_memory *root = m->root ? m->root : m;
+    oklc_device *d = m->dev;
+    size_t at = m->offset + offset;
+    if (d->view_align > 1 && at % d->view_align)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_view: offset %zu (%zu in its "
+                            "allocation) is not a multiple of the %s device's base address "
+                            "alignment, %zu bytes", offset, at, d->ops->title, d->view_align);
+    oklc_memory *v = oklc_malloc(sizeof *v);
+    if (!v)
+        return oklc_rt_oom();
+    *v = (oklc_memory){.dev = d, .size = bytes, .type = m->type, .root = root, .offset = at};
+    oklc_status st = OKLC_OK;
+    if (d->ops->view)
+        st = d->ops->view(root, at, bytes, &v->ptr);
+    else
+        v->ptr = (void *)((uintptr_t)root->ptr + at);    /* a CUdeviceptr is a number */
+    if (st) {
+        oklc_free(v);
+        return st;
+    }
+    __atomic_fetch_add(&root->refs, 1, __ATOMIC_RELAXED);
+    *out = v;
+    return OKLC_OK;
+}
+
+static bool host_memory(const oklc_device *d)
+{
+    return d->ops->backend == OKLC_BACKEND_SERIAL || d->ops->backend == OKLC_BACKEND_OPENMP;
+}
+
+/* Do the two regions share a byte? Views of one root compare offsets;
+ * other memory its addresses, where they are addresses (not cl_mem). */
+static bool overlap(const oklc_memory *a, size_t ao, const oklc_memory *b, size_t bo,
+                    size_t bytes)
+{
+    const oklc_memory *ra = a->root ? a->root : a, *rb = b->root ? b->root : b;
+    uintptr_t x, y;
+    if (ra == rb)
+        x = a->offset + ao, y = b->offset + bo;
+    else if (a->dev->ops->view || b->dev->ops->view)
+        return false;
+    else
+        x = (uintptr_t)a->ptr + ao, y = (uintptr_t)b->ptr + bo;
+    return x < y + bytes && y < x + bytes;
+}
+
+static oklc_status check_memory(const oklc_memory *m, size_t offset, size_t bytes,
+                                const char *what)
+{
+    if (offset > m->size || bytes > m->size - offset)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_copy: %zu bytes at offset %zu go "
+                            "past the end of the %s (%zu bytes)", bytes, offset, what, m->size);
+    return OKLC_OK;
+}
+
+oklc_status oklc_memory_copy(oklc_memory *dst, size_t dst_offset, const oklc_memory *src,
+                             size_t src_offset, size_t bytes)
+{
+    oklc_rt_dl_enter();
+    if (!dst || !src)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_copy: the %s is NULL",
+                            dst ? "source" : "destination");
+    oklc_status st = check_memory(src, src_offset, bytes, "source");
+    if (!st)
+        st = check_memory(dst, dst_offset, bytes, "destination");
+    if (st || !bytes)
+        return st;
+    if (src->dev != dst->dev && !(host_memory(src->dev) && host_memory(dst->dev)))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_copy: the source is memory of "
+                            "the %s device '%s', the destination of the %s device '%s': copy "
+                            "between devices through the host", src->dev->ops->title,
+                            src->dev->label ? src->dev->label : src->dev->ops->name,
+                            dst->dev->ops->title,
+                            dst->dev->label ? dst->dev->label : dst->dev->ops->name);
+    if (overlap(dst, dst_offset, src, src_offset, bytes))
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_copy: the %zu bytes at offset %zu "
+                            "of the source and at offset %zu of the destination overlap in "
+                            "one allocation", bytes, src_offset, dst_offset);
+    if (src->dev != dst->dev) {       /* two CPU devices: host memory both */
+        memcpy((char *)dst->ptr + dst_offset, (const char *)src->ptr + src_offset, bytes);
+        return OKLC_OK;
+    }
+    return dst->dev->ops->copy_device(dst, dst_offset, src, src_offset, bytes);
+}
+
+void *oklc_memory_ptr(const oklc_memory *m)
+{
+    return m ? m->ptr : NULL;
+}
+
+oklc_status oklc_memory_wrap(oklc_device *d, void *ptr, size_t bytes, oklc_memory **out)
+{
+    if (!d || !out || !ptr)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_wrap: NULL %s",
+                            !d ? "device" : !out ? "out" : "address");
+    *out = NULL;
+    oklc_memory *m = oklc_malloc(sizeof *m);
+    if (!m)
+        return oklc_rt_oom();
+    *m = (oklc_memory){.dev = d, .ptr = ptr, .size = bytes, .refs = 1, .wrapped = true};
+    *out = m;
+    return OKLC_OK;
+}
+
+size_t oklc_device_memory_used(const oklc_device *d)
+{
+    return d ? __atomic_load_n(&d->used, __ATOMIC_RELAXED) : 0;
+}
+
+/* ---- host memory ------------------------------------------------------------------------ */
+
+oklc_status oklc_host_alloc(oklc_device *d, size_t bytes, void **out)
+{
+    oklc_rt_dl_enter();
+    if (!d || !out)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_host_alloc: NULL %s", d ? "out" : "device");
+    *out = NULL;
+    if (bytes > (size_t)PTRDIFF_MAX)
+        return oklc_rt_fail(OKLC_ERR_MEMORY, "cannot allocate %zu bytes: more than any "
+                            "memory can hold", bytes);
+    if (d->ops->host_alloc)
+        return d->ops->host_alloc(d, bytes, out);
+    long page = sysconf(_SC_PAGESIZE);
+    if (posix_memalign(out, page > 0 ? (size_t)page : 4096, bytes ? bytes : 1)) {
+        *out = NULL;
+        return oklc_rt_fail(OKLC_ERR_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+    }
+    return OKLC_OK;
+}
+
+void oklc_host_free(oklc_device *d, void *ptr)
+{
+    oklc_rt_dl_enter();
+    if (!d || !ptr)
+        return;
+    if (d->ops->host_free)
+        d->ops->host_free(d, ptr);
+    else
+        free(ptr);
 }

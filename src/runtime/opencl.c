@@ -52,6 +52,10 @@ static struct ClApi {
     cl_int (*ReleaseCommandQueue)(cl_command_queue);
     cl_mem (*CreateBuffer)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
     cl_int (*ReleaseMemObject)(cl_mem);
+    cl_mem (*CreateSubBuffer)(cl_mem, cl_mem_flags, cl_buffer_create_type, const void *,
+                              cl_int *);
+    cl_int (*EnqueueCopyBuffer)(cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t,
+                                cl_uint, const cl_event *, cl_event *);
     cl_int (*EnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t,
                                  const void *, cl_uint, const cl_event *, cl_event *);
     cl_int (*EnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *,
@@ -81,6 +85,7 @@ static const DlSym syms[] = {
     SYM(GetPlatformIDs), SYM(GetPlatformInfo), SYM(GetDeviceIDs), SYM(GetDeviceInfo),
     SYM(CreateContext), SYM(ReleaseContext), SYM(CreateCommandQueue),
     SYM(ReleaseCommandQueue), SYM(CreateBuffer), SYM(ReleaseMemObject),
+    SYM(CreateSubBuffer), SYM(EnqueueCopyBuffer),
     SYM(EnqueueWriteBuffer), SYM(EnqueueReadBuffer), SYM(Finish),
     SYM(CreateProgramWithSource), SYM(CreateProgramWithBinary), SYM(BuildProgram),
     SYM(GetProgramBuildInfo), SYM(GetProgramInfo), SYM(ReleaseProgram), SYM(CreateKernel),
@@ -431,6 +436,10 @@ static oklc_status describe(oklc_device *d, const Cl *c)
     }
     oklc_free(pn), oklc_free(pv), oklc_free(dn), oklc_free(dv), oklc_free(vendor);
     oklc_free(driver);
+    cl_uint bits = 0;    /* a sub-buffer's origin is a multiple of it */
+    if (!st && !cl.GetDeviceInfo(c->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
+                                 NULL))
+        d->view_align = bits / 8;
     return st;
 }
 
@@ -536,6 +545,36 @@ static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t
                        "%s: %zu bytes at offset %zu on '%s'",
                        src ? "oklc_memory_copy_from_host" : "oklc_memory_copy_to_host", bytes,
                        offset, m->dev->label);
+    return OKLC_OK;
+}
+
+/* DeviceOps.view: a sub-buffer (0 bytes: none, a NULL buffer) */
+static oklc_status view(const oklc_memory *root, size_t offset, size_t bytes, void **ptr)
+{
+    cl_buffer_region region = {offset, bytes};
+    cl_int err = CL_SUCCESS;
+    *ptr = bytes ? cl.CreateSubBuffer(root->ptr, CL_MEM_READ_WRITE,
+                                      CL_BUFFER_CREATE_TYPE_REGION, &region, &err)
+                 : NULL;
+    if (bytes && !*ptr)
+        return cl_fail(memory_status(err), err, "clCreateSubBuffer", "oklc_memory_view: "
+                       "%zu bytes at offset %zu on '%s'", bytes, offset, root->dev->label);
+    return OKLC_OK;
+}
+
+/* DeviceOps.copy_device, waited for as the host's copies are */
+static oklc_status copy_device(const oklc_memory *dst, size_t dst_offset,
+                               const oklc_memory *src, size_t src_offset, size_t bytes)
+{
+    Cl *c = dst->dev->gpu;
+    const char *call = "clEnqueueCopyBuffer";
+    cl_int err = cl.EnqueueCopyBuffer(c->queue, src->ptr, dst->ptr, src_offset, dst_offset,
+                                      bytes, 0, NULL, NULL);
+    if (!err && (err = cl.Finish(c->queue)))
+        call = "clFinish";
+    if (err)
+        return cl_fail(memory_status(err), err, call, "oklc_memory_copy: %zu bytes on '%s'",
+                       bytes, dst->dev->label);
     return OKLC_OK;
 }
 
@@ -851,7 +890,8 @@ const DeviceOps oklc_opencl_ops = {
     .name = "opencl", .title = "OpenCL", .backend = OKLC_BACKEND_OPENCL,
     .source_name = "source.cl", .binary_name = "program.bin",
     .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy = copy, .finish = finish, OKLC_GPU_OPS,
+    .copy = copy, .view = view, .unview = free_memory, .copy_device = copy_device,
+    .finish = finish, OKLC_GPU_OPS,
     .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,
     .error_name = error_name,

@@ -19,7 +19,10 @@
  *   dpcpp.c    the DPC++ device: SYCL 2020 through a SYCL compiler found at
  *              run time and a support library built with it
  *   metal.c    the Metal device: unavailable (macOS only, not written)
- *   memory.c   oklc_memory: checks, then the device's ops
+ *   memory.c   oklc_memory: checks, then the device's ops; views (kept
+ *              alive by a count on their root), copies between memories,
+ *              wrapped and host memory
+ *   pool.c     oklc_pool: one allocation handed out as views, first fit
  *   source.c   a kernel's input made into backend source, metadata, hashes;
  *              the compile command's and device options' lists
  *   compile.c  finding and running a compiler (posix_spawnp, output piped)
@@ -143,6 +146,19 @@ typedef struct DeviceOps {
     oklc_status (*copy)(const oklc_memory *m, const void *src, void *dst, size_t bytes,
                         size_t offset);
     oklc_status (*finish)(oklc_device *d);
+    /* A view: `bytes` at `offset` of root's storage as kernel arguments and
+     * copies take it (OpenCL: a sub-buffer); NULL hook: the address plus
+     * the offset. unview undoes it (NULL: nothing to undo). */
+    oklc_status (*view)(const oklc_memory *root, size_t offset, size_t bytes, void **ptr);
+    void (*unview)(oklc_device *d, void *ptr);
+    /* `bytes` from src at src_offset to dst at dst_offset, both of this
+     * device, not overlapping (memory.c checked), done when it returns. */
+    oklc_status (*copy_device)(const oklc_memory *dst, size_t dst_offset,
+                               const oklc_memory *src, size_t src_offset, size_t bytes);
+    /* Page-locked host memory (CUDA, HIP); NULL hooks: page-aligned heap
+     * memory, which is what the device copies from anyway. */
+    oklc_status (*host_alloc)(oklc_device *d, size_t bytes, void **ptr);
+    void (*host_free)(oklc_device *d, void *ptr);
     /* The compile command without its input and output (b->cmd): the cache
      * key hashes it. */
     oklc_status (*command)(const oklc_device *d, Build *b);
@@ -194,6 +210,8 @@ struct oklc_device {
     void            *gpu;        /* GPU-like devices: the vendor's state */
     char            *id;         /* GPU-like devices: what makes its binaries (for keys) */
     char            *label;      /* GPU-like devices: its name, for messages */
+    size_t           used;       /* bytes of oklc_memory_alloc's not yet freed (atomic) */
+    size_t           view_align; /* a view's offset must be a multiple (OpenCL); 0: 1 */
 };
 
 struct oklc_memory {
@@ -204,7 +222,19 @@ struct oklc_memory {
     void        *ptr;
     size_t       size;
     oklc_type    type;       /* OKLC_TYPE_NONE: untyped */
+    /* A view shows part of a root's storage; the root lives (its struct
+     * and storage) until it is freed and its last view is. */
+    oklc_memory *root;       /* a view: the memory whose storage it shows; NULL: a root */
+    size_t       offset;     /* a view: bytes from the root's start */
+    int          refs;       /* a root: 1 until it is freed, plus one a view (atomic) */
+    bool         wrapped;    /* a root whose storage was allocated elsewhere: not freed */
+    oklc_pool   *pool;       /* a view a pool reserved: released when freed */
 };
+
+/* ---- pool.c ----------------------------------------------------------------------- */
+
+/* oklc_memory_free of a view the pool reserved: its range is free again. */
+OKLC_INTERNAL void oklc_rt_pool_release(oklc_memory *view);
 
 /* ---- cpu.c ---------------------------------------------------------------------- */
 
@@ -320,6 +350,8 @@ typedef struct DriverCalls {
 
 enum { GPU_ARCH_OPTION = 320 };    /* ModuleApi.arch: room for the option */
 
+typedef enum GpuCopy { GPU_TO_DEVICE, GPU_TO_HOST, GPU_ON_DEVICE } GpuCopy;
+
 /* What CUDA and HIP differ in where gpu.c opens their devices and builds,
  * loads and runs their modules. */
 struct ModuleApi {
@@ -327,7 +359,7 @@ struct ModuleApi {
     const DriverCalls *calls;     /* in the vendor's dlsym table: filled once loaded */
     struct {
         const char *init, *count, *synchronize, *select, *load, *function, *launch, *alloc,
-            *to_device, *to_host;
+            *to_device, *to_host, *on_device, *host_alloc;
     } call;                       /* the calls' names, for messages */
     const char *not_started;      /* "the CUDA driver does not start" */
     DlSwap     *lib;              /* the vendor's library, filling `calls` */
@@ -344,7 +376,10 @@ struct ModuleApi {
      * the vendor's status. */
     int (*alloc)(void **ptr, size_t bytes);
     int (*free)(void *ptr);
-    int (*copy)(void *dst, const void *src, size_t bytes, bool to_device);
+    int (*copy)(void *dst, const void *src, size_t bytes, GpuCopy way);
+    /* Page-locked host memory. */
+    int (*host_alloc)(void **ptr, size_t bytes);
+    int (*host_free)(void *ptr);
     /* The compiler's option for the device's architecture. */
     oklc_status (*arch)(const oklc_device *d, char option[GPU_ARCH_OPTION]);
     int oom;                      /* the vendor's "out of memory" */
@@ -358,7 +393,8 @@ OKLC_INTERNAL oklc_status oklc_gpu_select(const oklc_device *d);
 #define OKLC_GPU_MODULE_OPS                                                               \
     .open = oklc_gpu_module_open, .close = oklc_gpu_module_close,                         \
     .alloc = oklc_gpu_module_alloc, .free = oklc_gpu_module_free,                         \
-    .copy = oklc_gpu_module_copy,                                                         \
+    .copy = oklc_gpu_module_copy, .copy_device = oklc_gpu_module_copy_device,             \
+    .host_alloc = oklc_gpu_module_host_alloc, .host_free = oklc_gpu_module_host_free,     \
     .finish = oklc_gpu_module_finish, .device_options = oklc_gpu_module_options,          \
     .build_device = oklc_gpu_module_build, .load_device = oklc_gpu_module_load,           \
     .unload_device = oklc_gpu_module_unload, .launch = oklc_gpu_module_launch
@@ -368,6 +404,12 @@ OKLC_INTERNAL oklc_status oklc_gpu_module_alloc(oklc_device *d, size_t bytes, vo
 OKLC_INTERNAL void oklc_gpu_module_free(oklc_device *d, void *ptr);
 OKLC_INTERNAL oklc_status oklc_gpu_module_copy(const oklc_memory *m, const void *src,
                                                void *dst, size_t bytes, size_t offset);
+OKLC_INTERNAL oklc_status oklc_gpu_module_copy_device(const oklc_memory *dst,
+                                                      size_t dst_offset,
+                                                      const oklc_memory *src,
+                                                      size_t src_offset, size_t bytes);
+OKLC_INTERNAL oklc_status oklc_gpu_module_host_alloc(oklc_device *d, size_t bytes, void **ptr);
+OKLC_INTERNAL void oklc_gpu_module_host_free(oklc_device *d, void *ptr);
 OKLC_INTERNAL oklc_status oklc_gpu_module_finish(oklc_device *d);
 OKLC_INTERNAL oklc_status oklc_gpu_module_options(const oklc_device *d, Build *b);
 OKLC_INTERNAL oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b,

@@ -206,6 +206,24 @@ EXPORT int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n)
         memcpy(dst, (const void *)(uintptr_t)src, n);
     return CU(SUCCESS);
 }
+EXPORT int cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n)
+{
+    if (!CU(0))
+        memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CU(SUCCESS);
+}
+EXPORT int cuMemAllocHost_v2(void **p, size_t n)
+{
+    if (CU(0))
+        return CU(0);
+    *p = malloc(n);
+    return *p ? SUCCESS : OUT_OF_MEMORY;
+}
+EXPORT int cuMemFreeHost(void *p)
+{
+    free(p);
+    return SUCCESS;
+}
 EXPORT int cuModuleLoadData(Module **m, const void *image)
 {
     return CU(0) ? CU(0) : load(m, image);
@@ -278,9 +296,21 @@ EXPORT int hipMemcpy(void *dst, const void *src, size_t n, int kind)
 {
     if (HIP(0))
         return HIP(0);
-    if (kind != 1 && kind != 2)
+    if (kind < 1 || kind > 3)
         return INVALID_VALUE;
     memcpy(dst, src, n);
+    return SUCCESS;
+}
+EXPORT int hipHostMalloc(void **p, size_t n, unsigned flags)
+{
+    if (HIP(0) || flags)
+        return HIP(0) ? HIP(0) : INVALID_VALUE;
+    *p = malloc(n);
+    return *p ? SUCCESS : OUT_OF_MEMORY;
+}
+EXPORT int hipHostFree(void *p)
+{
+    free(p);
     return SUCCESS;
 }
 EXPORT int hipDeviceSynchronize(void) { return HIP(SUCCESS); }

@@ -410,4 +410,219 @@ static void run_many(oklc_device *d, oklc_kernel *k, const char *const types[6])
         oklc_memory_free(mems[i]);
 }
 
+/* ---- views, copies between memories, wrapped and host memory, pools ------------------- */
+
+enum { API_N = 1024 };    /* floats of the memory the checks below use */
+
+/* A byte offset a view may start at on d: 64, or the device's alignment. */
+static size_t view_offset(const oklc_device *d)
+{
+    return d->view_align > 64 ? d->view_align : 64;
+}
+
+/* x[i] = 2 x[i] + 1 run on a view: the kernel sees the view's elements
+ * only (the first of them at its index 0). */
+static void scale_through_view(oklc_device *d, oklc_memory *m, const float *in)
+{
+    static const char scale[] =
+        "@kernel void scale(const int n, float *x) {\n"
+        "  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner))\n"
+        "    x[i] = 2 * x[i] + 1;\n}\n";
+    size_t off = view_offset(d);
+    oklc_memory *v;
+    oklc_kernel *k;
+    assert_ok(oklc_memory_view(m, off, 40 * sizeof(float), &v));
+    assert_ok(oklc_kernel_build_string(d, "scale.okl", scale, "scale", NULL, &k));
+    oklc_arg args[] = {oklc_arg_int(40), oklc_arg_mem(v)};
+    assert_ok(oklc_kernel_run(k, 2, args));
+    assert_ok(oklc_device_finish(d));
+    static float out[API_N];
+    assert_ok(oklc_memory_copy_to_host(m, out, sizeof out, 0));
+    for (size_t i = 0; i < API_N; i++) {
+        bool in_view = i >= off / 4 && i < off / 4 + 40;
+        assert_true(out[i] == (in_view ? 2 * in[i] + 1 : in[i]));
+    }
+    oklc_kernel_free(k);
+    oklc_memory_free(v);
+}
+
+static void check_views(oklc_device *d, const float *in)
+{
+    size_t off = view_offset(d), used = oklc_device_memory_used(d);
+    oklc_memory *m, *v, *vv;
+    float out[16];
+    assert_ok(oklc_memory_alloc_typed(d, OKLC_TYPE_FLOAT, API_N, &m));
+    assert_int_equal(oklc_device_memory_used(d), used + API_N * sizeof(float));
+    assert_ok(oklc_memory_copy_from_host(m, in, API_N * sizeof(float), 0));
+    assert_ok(oklc_memory_view(m, off, 2 * off, &v));
+    assert_int_equal(oklc_memory_size(v), 2 * off);
+    assert_int_equal(oklc_memory_type(v), OKLC_TYPE_FLOAT);
+    if (!d->ops->view)    /* an address: the parent's plus the offset */
+        assert_true((uintptr_t)oklc_memory_ptr(v) == (uintptr_t)oklc_memory_ptr(m) + off);
+    assert_int_equal(oklc_device_memory_used(d), used + API_N * sizeof(float));
+    assert_ok(oklc_memory_copy_to_host(v, out, sizeof out, 4));
+    assert_memory_equal(out, in + off / 4 + 1, sizeof out);
+    /* a view of a view; writes through it land in the parent */
+    assert_ok(oklc_memory_view(v, off, off, &vv));
+    float twos[4] = {2, 2, 2, 2};
+    assert_ok(oklc_memory_copy_from_host(vv, twos, sizeof twos, 0));
+    assert_ok(oklc_memory_copy_to_host(m, out, sizeof out, 2 * off - 8));
+    assert_true(out[0] == in[2 * off / 4 - 2] && out[2] == 2 && out[5] == 2 && out[6] != 2);
+    /* the parent freed first: its views keep the storage */
+    oklc_memory_free(m);
+    assert_ok(oklc_memory_copy_to_host(vv, out, sizeof twos, 0));
+    assert_memory_equal(out, twos, sizeof twos);
+    assert_fails(oklc_memory_view(vv, 0, off + 4, &m), OKLC_ERR_ARGUMENT,
+                 "oklc_memory_view: ");
+    assert_non_null(strstr(oklc_last_error(), " bytes at offset 0 go past the end of the memory"));
+    assert_fails(oklc_memory_view(v, 2, 4, &m), OKLC_ERR_ARGUMENT,
+                 "are not whole elements of the memory's type float (4 bytes each)");
+    assert_fails(oklc_memory_view(v, SIZE_MAX, 4, &m), OKLC_ERR_ARGUMENT, "past the end");
+    assert_fails(oklc_memory_view(NULL, 0, 4, &m), OKLC_ERR_ARGUMENT, "NULL memory");
+    assert_null(m);
+    oklc_memory_free(v);
+    assert_int_equal(oklc_device_memory_used(d), used + API_N * sizeof(float));
+    oklc_memory_free(vv);    /* the last: the storage goes */
+    assert_int_equal(oklc_device_memory_used(d), used);
+}
+
+static void check_copies(oklc_device *d, const float *in, oklc_device *other)
+{
+    size_t off = view_offset(d), bytes = API_N * sizeof(float);
+    oklc_memory *a, *b, *v;
+    static float out[API_N];
+    assert_ok(oklc_memory_alloc(d, bytes, &a));
+    assert_ok(oklc_memory_alloc(d, bytes, &b));
+    assert_ok(oklc_memory_copy_from_host(a, in, bytes, 0));
+    assert_ok(oklc_memory_copy(b, 0, a, 0, bytes));
+    assert_ok(oklc_memory_copy(b, 8, a, 400, 100 * sizeof(float)));
+    assert_ok(oklc_memory_copy_to_host(b, out, bytes, 0));
+    assert_memory_equal(out, in, 8);
+    assert_memory_equal(out + 2, in + 100, 100 * sizeof(float));
+    assert_memory_equal(out + 102, in + 102, bytes - 102 * sizeof(float));
+    /* within one allocation: apart is a copy, overlapping an error */
+    assert_ok(oklc_memory_view(a, off, off, &v));
+    assert_ok(oklc_memory_copy(a, 3 * off, v, 0, off));
+    assert_ok(oklc_memory_copy_to_host(a, out, bytes, 0));
+    assert_memory_equal(out + 3 * off / 4, in + off / 4, off);
+    char message[200];
+    snprintf(message, sizeof message, "oklc_memory_copy: the 8 bytes at offset 0 of the source "
+             "and at offset %zu of the destination overlap in one allocation", off + 4);
+    assert_fails(oklc_memory_copy(a, off + 4, v, 0, 8), OKLC_ERR_ARGUMENT, message);
+    assert_ok(oklc_memory_copy(a, off + 4, v, 0, 0));    /* nothing: no overlap */
+    assert_fails(oklc_memory_copy(b, 0, v, 4, off), OKLC_ERR_ARGUMENT,
+                 "go past the end of the source");
+    assert_fails(oklc_memory_copy(v, 1, b, 0, off), OKLC_ERR_ARGUMENT,
+                 "go past the end of the destination");
+    assert_fails(oklc_memory_copy(NULL, 0, b, 0, 4), OKLC_ERR_ARGUMENT,
+                 "the destination is NULL");
+    if (other) {
+        oklc_memory *o;
+        assert_ok(oklc_memory_alloc(other, bytes, &o));
+        oklc_status st = oklc_memory_copy(o, 0, a, 0, bytes);
+        if (d->ops->module || d->ops->view || other->ops->module || other->ops->view) {
+            assert_fails(st, OKLC_ERR_ARGUMENT, "copy between devices through the host");
+        } else {    /* two CPU devices: host memory both */
+            assert_ok(st);
+            assert_ok(oklc_memory_copy_to_host(o, out, bytes, 0));
+            assert_memory_equal(out, in, off);
+        }
+        oklc_memory_free(o);
+    }
+    oklc_memory_free(v);
+    oklc_memory_free(a);
+    oklc_memory_free(b);
+}
+
+/* Wrapped memory: another memory's address (freed after the wrapper);
+ * host memory. */
+static void check_wrap_and_host(oklc_device *d, const float *in)
+{
+    size_t bytes = API_N * sizeof(float), used = oklc_device_memory_used(d);
+    oklc_memory *a, *w;
+    static float out[API_N];
+    assert_ok(oklc_memory_alloc(d, bytes, &a));
+    assert_ok(oklc_memory_wrap(d, oklc_memory_ptr(a), bytes, &w));
+    assert_int_equal(oklc_device_memory_used(d), used + bytes);
+    assert_ok(oklc_memory_copy_from_host(w, in, bytes, 0));
+    oklc_memory_free(w);    /* the storage stays */
+    assert_ok(oklc_memory_copy_to_host(a, out, bytes, 0));
+    assert_memory_equal(out, in, bytes);
+    assert_fails(oklc_memory_wrap(d, NULL, 4, &w), OKLC_ERR_ARGUMENT, "NULL address");
+    oklc_memory_free(a);
+    float *h;
+    assert_ok(oklc_host_alloc(d, bytes, (void **)&h));
+    memcpy(h, in, bytes);
+    assert_ok(oklc_memory_alloc(d, bytes, &a));
+    assert_ok(oklc_memory_copy_from_host(a, h, bytes, 0));
+    memset(h, 0, bytes);
+    assert_ok(oklc_memory_copy_to_host(a, h, bytes, 0));
+    assert_memory_equal(h, in, bytes);
+    oklc_host_free(d, h);
+    oklc_host_free(d, NULL);
+    assert_fails(oklc_host_alloc(d, SIZE_MAX, (void **)&h), OKLC_ERR_MEMORY, "cannot allocate");
+    assert_null(h);
+    oklc_memory_free(a);
+}
+
+static void check_pool(oklc_device *d, const float *in)
+{
+    size_t unit = d->view_align > 256 ? d->view_align : 256;
+    oklc_pool *p;
+    oklc_memory *a, *b, *c, *e;
+    assert_ok(oklc_pool_new(d, 4 * unit, &p));
+    assert_int_equal(oklc_pool_size(p), 4 * unit);
+    assert_ok(oklc_pool_reserve(p, unit + 1, &a));    /* two units */
+    assert_ok(oklc_pool_reserve(p, unit, &b));
+    assert_int_equal(oklc_pool_used(p), 3 * unit);
+    assert_int_equal(oklc_memory_size(a), unit + 1);
+    assert_fails(oklc_pool_reserve(p, unit + 1, &c), OKLC_ERR_MEMORY,
+                 "oklc_pool_reserve: no free range of the pool holds");
+    assert_null(c);
+    oklc_memory_free(a);    /* released: its two units are free again */
+    assert_int_equal(oklc_pool_used(p), unit);
+    assert_ok(oklc_pool_reserve(p, 2 * unit, &c));
+    assert_ok(oklc_pool_reserve(p, unit, &e));    /* the last unit */
+    assert_ok(oklc_pool_reserve(p, 0, &a));       /* takes nothing */
+    assert_int_equal(oklc_pool_used(p), 4 * unit);
+    /* the reservations are views: apart, usable, kept after the pool */
+    assert_ok(oklc_memory_copy_from_host(c, in, 2 * unit, 0));
+    assert_ok(oklc_memory_copy_from_host(b, in + 1, unit, 0));
+    oklc_pool_free(p);
+    float out[64];
+    assert_ok(oklc_memory_copy_to_host(c, out, sizeof out, 0));
+    assert_memory_equal(out, in, sizeof out);
+    assert_ok(oklc_memory_copy(e, 0, c, 0, unit));
+    assert_ok(oklc_memory_copy_to_host(e, out, sizeof out, 0));
+    assert_memory_equal(out, in, sizeof out);
+    oklc_memory_free(a);
+    oklc_memory_free(b);
+    oklc_memory_free(c);
+    oklc_memory_free(e);
+    assert_fails(oklc_pool_new(d, SIZE_MAX, &p), OKLC_ERR_MEMORY, "cannot allocate");
+    assert_null(p);
+}
+
+/* Every check of the memory API on d; `other`, a device of another kind
+ * (NULL: none); `kernels`: d builds and runs OKL kernels here. */
+static void check_memory_api(oklc_device *d, oklc_device *other, bool kernels)
+{
+    static float in[API_N];
+    for (int i = 0; i < API_N; i++)
+        in[i] = (float)i + 0.5f;
+    size_t used = oklc_device_memory_used(d);
+    check_views(d, in);
+    check_copies(d, in, other);
+    check_wrap_and_host(d, in);
+    check_pool(d, in);
+    if (kernels) {
+        oklc_memory *m;
+        assert_ok(oklc_memory_alloc_typed(d, OKLC_TYPE_FLOAT, API_N, &m));
+        assert_ok(oklc_memory_copy_from_host(m, in, sizeof in, 0));
+        scale_through_view(d, m, in);
+        oklc_memory_free(m);
+    }
+    assert_int_equal(oklc_device_memory_used(d), used);
+}
+
 #endif

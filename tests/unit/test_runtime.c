@@ -492,6 +492,20 @@ static void memory_errors(void **state)
     oklc_device_close(d);
 }
 
+/* Views, copies between memories, wrapped and host memory, pools, a
+ * kernel run on a view (runtime_helpers.h); serial and OpenMP memory is
+ * host memory both, so copies between them work. */
+static void memory_api(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_device *s = open_dev("serial"), *o = open_dev("mode=openmp threads=2");
+    check_memory_api(s, o, true);
+    check_memory_api(o, s, true);
+    oklc_device_close(s);
+    oklc_device_close(o);
+}
+
 /* ---- building native source -------------------------------------------------- */
 
 static void native_build_and_run(void **state)
@@ -1775,6 +1789,40 @@ static void allocations_fail(void **state)
     oklc_device_close(d);
 }
 
+/* Views and a pool while allocations fail one by one: each failure is
+ * "out of memory", and what was made is freed (ASan finds what is not). */
+static oklc_status views_and_pool(const char *unused)
+{
+    (void)unused;
+    oklc_device *d;
+    oklc_memory *m = NULL, *v = NULL, *r[3] = {NULL, NULL, NULL};
+    oklc_pool *p = NULL;
+    oklc_status st = oklc_device_open("serial", &d);
+    if (st)
+        return st;
+    if (!(st = oklc_memory_alloc(d, 4096, &m)) && !(st = oklc_memory_view(m, 64, 64, &v)))
+        st = oklc_pool_new(d, 4096, &p);
+    for (int i = 0; i < 3 && !st; i++)
+        st = oklc_pool_reserve(p, 300, &r[i]);
+    oklc_memory_free(r[1]);    /* a range between two reserved ones */
+    r[1] = NULL;
+    if (!st)
+        st = oklc_pool_reserve(p, 1, &r[1]);
+    for (int i = 0; i < 3; i++)
+        oklc_memory_free(r[i]);
+    oklc_pool_free(p);
+    oklc_memory_free(v);
+    oklc_memory_free(m);
+    oklc_device_close(d);
+    return st;
+}
+
+static void memory_allocations_fail(void **state)
+{
+    (void)state;
+    fails_cleanly(views_and_pool, NULL);
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -1795,6 +1843,8 @@ int main(void)
         cmocka_unit_test(dpcpp_on_a_stand_in),
         cmocka_unit_test(memory_copies),
         cmocka_unit_test(memory_errors),
+        cmocka_unit_test(memory_api),
+        cmocka_unit_test(memory_allocations_fail),
         cmocka_unit_test(native_build_and_run),
         cmocka_unit_test(openmp_threads),
         cmocka_unit_test(native_props),

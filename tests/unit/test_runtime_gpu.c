@@ -188,6 +188,31 @@ static void opencl_memory(void **state)
     oklc_device_close(d);
 }
 
+/* Views (sub-buffers at the device's alignment), copies between memories
+ * (clEnqueueCopyBuffer), wrapped cl_mem, host memory, pools, an OKL kernel
+ * run on a view; a copy to a serial device's memory is refused. */
+static void opencl_memory_api(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_device *d = open_dev("opencl"), *s = open_dev("serial");
+    assert_true(d->view_align >= 4);
+    check_memory_api(d, s, true);
+    oklc_memory *m, *v;
+    assert_ok(oklc_memory_alloc(d, 4 * d->view_align, &m));
+    char message[200];
+    snprintf(message, sizeof message, "oklc_memory_view: offset 4 (4 in its allocation) is not "
+             "a multiple of the OpenCL device's base address alignment, %zu bytes",
+             d->view_align);
+    assert_fails(oklc_memory_view(m, 4, 8, &v), OKLC_ERR_ARGUMENT, message);
+    assert_ok(oklc_memory_view(m, 3 * d->view_align, 0, &v));    /* empty: no sub-buffer */
+    assert_null(oklc_memory_ptr(v));
+    oklc_memory_free(v);
+    oklc_memory_free(m);
+    oklc_device_close(s);
+    oklc_device_close(d);
+}
+
 /* ---- OpenCL: native kernels ------------------------------------------------------------- */
 
 static void run_vadd(oklc_device *d, oklc_kernel *k, int n)
@@ -1151,6 +1176,26 @@ static void mock_vendor(const Vendor *v)
     oklc_rt_dl_swap(v->ops->module->lib, NULL);
 }
 
+/* The memory API on the stand-ins: copies on the device (cuMemcpyDtoD,
+ * hipMemcpy DeviceToDevice), page-locked host memory (cuMemAllocHost,
+ * hipHostMalloc), views as addresses. */
+static void mock_memory(const Vendor *v)
+{
+    oklc_rt_dl_swap(v->ops->module->lib, getenv("OKLC_TEST_GPU_MOCK"));
+    oklc_device *d = open_dev(v->mode), *s = open_dev("serial");
+    check_memory_api(d, s, false);
+    oklc_device_close(s);
+    oklc_device_close(d);
+    oklc_rt_dl_swap(v->ops->module->lib, NULL);
+}
+
+static void memory_on_stand_ins(void **state)
+{
+    (void)state;
+    mock_memory(&vendors[0]);
+    mock_memory(&vendors[1]);
+}
+
 static void cuda_on_a_stand_in(void **state)
 {
     (void)state;
@@ -1204,6 +1249,7 @@ int main(void)
         cmocka_unit_test(opencl_specs),
         cmocka_unit_test(opencl_missing_library),
         cmocka_unit_test(opencl_memory),
+        cmocka_unit_test(opencl_memory_api),
         cmocka_unit_test(opencl_native_kernel),
         cmocka_unit_test(opencl_native_props),
         cmocka_unit_test(opencl_native_odd_name),
@@ -1219,6 +1265,7 @@ int main(void)
         cmocka_unit_test(gpu_unavailable),
         cmocka_unit_test(nvrtc_compile),
         cmocka_unit_test(hiprtc_compile),
+        cmocka_unit_test(memory_on_stand_ins),
         cmocka_unit_test(cuda_on_a_stand_in),
         cmocka_unit_test(hip_on_a_stand_in),
         cmocka_unit_test(error_beside_namespace),
