@@ -34,7 +34,37 @@ printf '@kernel void k() { int x = @outer 1; }\n' >"$tmp/bad.okl"
 # help and version
 expect 0 "$oklc" --help;     stdout_has "usage: oklc <command>"; stdout_has "--keep-macros"
 expect 0 "$oklc" -h;         stdout_has "normalize"
-expect 0 "$oklc" --version;  stdout_has "oklc 0."
+expect 0 "$oklc" --version;  stdout_has "oklc 0."; stdout_has "libclang: "
+stdout_has "backends: serial openmp cuda hip opencl dpcpp metal"
+stdout_has "C++ compiler: "; stdout_has "NVRTC: "; stdout_has "hiprtc: "; stdout_has "SYCL compiler: "
+OKLC_CXX=no-such-cxx expect 0 "$oklc" --version
+stdout_has "C++ compiler: 'no-such-cxx' (OKLC_CXX) not found"
+OCCA_CXX=no-such-occa-cxx expect 0 "$oklc" --version
+stdout_has "C++ compiler: 'no-such-occa-cxx' (OCCA_CXX) not found"
+# a command's own help: its usage and only the options that apply to it
+expect 0 "$oklc" help transpile;  stdout_has "usage: oklc transpile -b BACKEND"
+stdout_has "--launcher FILE"; stdout_has "--cpu-rewrites"
+grep -qF -- "--param" "$tmp/stdout" && fail "transpile's help lists stats' --param"
+cp "$tmp/stdout" "$tmp/help-transpile"
+expect 0 "$oklc" transpile --help
+cmp -s "$tmp/stdout" "$tmp/help-transpile" || fail "transpile --help differs from help transpile"
+expect 0 "$oklc" stats -h;        stdout_has "usage: oklc stats"; stdout_has "--machine"
+grep -qF -- "--launcher" "$tmp/stdout" && fail "stats' help lists --launcher"
+expect 0 "$oklc" help normalize;  stdout_has "--keep-macros"
+expect 0 "$oklc" help info;       stdout_has "usage: oklc info"
+expect 0 "$oklc" help compile-commands;  stdout_has "usage: oklc compile-commands"
+expect 0 "$oklc" help;            stdout_has "Commands:"; stdout_has "oklc help COMMAND"
+expect 2 "$oklc" help frobnicate; stderr_has "unknown command 'frobnicate'"
+expect 2 "$oklc" help check stats; stderr_has "help takes one command"
+expect 2 "$oklc" frobnicate --help; stderr_has "unknown command 'frobnicate'"
+# info: every device found, what it says of itself; JSON too
+expect 0 "$oklc" info;  stdout_has "serial: "; stdout_has "openmp: "; stdout_has "compute units"
+stdout_has "cuda: "; stdout_has "metal: not available: "
+expect 0 "$oklc" info --format=json;  stdout_has '"devices":'; stdout_has '"memory_total":'
+stdout_has '"unavailable":'
+grep -m1 '"mode":' "$tmp/stdout" | grep -q '"serial"' || fail "oklc info's first device is not serial"
+expect 2 "$oklc" info --format=xml;  stderr_has "--format needs text or json"
+expect 2 "$oklc" info extra;         stderr_has "unknown argument 'extra'"
 
 # usage errors exit 2
 expect 2 "$oklc";                                   stderr_has "no command given"

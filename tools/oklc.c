@@ -15,87 +15,197 @@
 #include <unistd.h>
 
 #include "oklc/oklc.h"
+#include "oklc/runtime.h"
 #include "cli.h"
 #include "compile_commands.h"
+#include "info.h"
 
-static const char usage_text[] =
-    "usage: oklc <command> [options] FILE\n"
-    "\n"
-    "Commands:\n"
-    "  normalize    print the kernel with OKL attributes in C++ form:\n"
-    "               @outer -> [[okl::outer]] (the OKL 1.0 -> 2.0 migration)\n"
-    "  preprocess   print the kernel after the preprocessor (like cc -E)\n"
-    "  check        parse the kernel with Clang and check every OKL rule; prints\n"
-    "               nothing when all is well (with --dump-model: the kernel model)\n"
-    "  transpile    translate the kernel for a backend (-b serial, openmp, cuda,\n"
-    "               hip, opencl, dpcpp, metal): the backend's source, with --metadata\n"
-    "               its JSON metadata, with --launcher its host launcher (GPU backends)\n"
-    "  stats        count what each kernel does: floating-point operations by kind and\n"
-    "               precision, global and @shared loads and stores (and bytes),\n"
-    "               atomics, barriers, blocks and threads, arithmetic intensity; as\n"
-    "               formulas in the integer parameters, numbers with --param\n"
-    "               (docs/stats.md)\n"
-    "  compile-commands DIR\n"
-    "               write DIR/compile_commands.json for the .okl files under DIR, so\n"
-    "               that clangd checks them as C++ with okl.hpp (-D, -I, --include\n"
-    "               and -b apply to every file; docs/editors.md)\n"
-    "\n";
+#define COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char usage_options[] =
-    "Options:\n"
-    "  -o FILE              write the output to FILE instead of standard output\n"
-    "  -D NAME[=VALUE]      define a macro; function-like: -D 'F(a,b)=a+b'\n"
-    "  -U NAME              undefine a macro\n"
-    "  -I DIR               search DIR for \"...\" includes (after the including file's folder)\n"
-    "  --include FILE       include FILE before the kernel (OCCA's \"includes\" property)\n"
-    "  -b, --backend NAME   the backend (transpile), whose macros are predefined: serial,\n"
-    "                       openmp, cuda, hip, opencl, dpcpp, metal (case-insensitive),\n"
-    "                       or one a plugin adds\n"
-    "  --intrinsics FILE    (check, transpile) add or replace intrinsics: a JSON file\n"
-    "                       (docs/intrinsics.md; repeatable, a later one wins)\n"
-    "  --plugin FILE        load a plugin (a shared object, docs/plugins.md) first\n"
-    "                       (repeatable; after those of $OKLC_PLUGINS, a ':' list)\n"
-    "  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n"
-    "  --launcher FILE      (transpile: cuda, hip, opencl, dpcpp, metal) write the host\n"
-    "                       launcher to FILE\n"
-    "  --cpu-rewrites=WHEN  (transpile: serial, openmp) on (default): the loops reshaped\n"
-    "                       for a CPU where a cost estimate says it pays (fusion,\n"
-    "                       interchange, ...); off: the plain translation\n"
-    "  --count-ops          (transpile: serial) counters in the output: each flop and\n"
-    "                       each load and store adds to _occa_counts[] as it runs,\n"
-    "                       to check oklc stats (docs/stats.md)\n"
-    "  --convention=WHOSE   (transpile) whose runtime calls the output: oklc (default) or\n"
-    "                       occa (OCCA's argument passing, launchers and metadata schema;\n"
-    "                       docs/occa.md)\n"
-    "  --launcher-metadata FILE\n"
-    "                       (transpile --convention=occa, GPU backends) write the\n"
-    "                       launcher's metadata (JSON) to FILE\n"
-    "  --depfile FILE       write to FILE a Make rule: the output (-o, needed) depends on\n"
-    "                       the kernel, every file it includes, and the --include,\n"
-    "                       --intrinsics and --plugin files (for build systems)\n"
-    "  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
-    "                       (repeatable)\n"
-    "  --keep-macros        normalize without expanding macros or includes, keeping\n"
-    "                       directives as written (for converting a kernel once)\n"
-    "  --dump-model         (check) print the kernel model: kernels, parameters,\n"
-    "                       loops with axes and iteration counts, ...; with -b serial\n"
-    "                       or openmp, then each CPU rewrite applied or refused, and why\n"
-    "  --param NAME=VALUE   (stats) the value of an integer parameter (repeatable)\n"
-    "  --format=FMT         (stats) text (default) or json\n"
-    "  --machine bw=B,flops=F\n"
-    "                       (stats) a device's memory bandwidth (bytes/s) and peak\n"
-    "                       (flop/s): the roofline's lower bound on each kernel's time\n"
-    "  --clang-arg=ARG      pass ARG to Clang when it parses the kernel (repeatable):\n"
-    "                       --clang-arg=-std=c++20, --clang-arg=-Werror\n"
-    "  -Wall                also report advice (e.g. @inner loops of different sizes)\n"
-    "  --diagnostics=FMT    text (default) or json\n"
-    "  --color=WHEN         colour messages: auto (default, on a terminal), always, never\n"
-    "  -Werror              treat warnings as errors\n"
-    "  -h, --help           show this help\n"
-    "  --version            show the version\n"
-    "\n"
-    "FILE may be '-' for standard input. Exit status: 0 ok, 1 errors in the input,\n"
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("oklc", fmt, arg);
+}
+
+/* The commands, as `oklc --help` lists them and `oklc help CMD` shows one. */
+static const struct Command {
+    const char *name, *args, *summary;
+} commands[] = {
+    {"normalize", "[options] FILE",
+     "print the kernel with OKL attributes in C++ form:\n"
+     "@outer -> [[okl::outer]] (the OKL 1.0 -> 2.0 migration)"},
+    {"preprocess", "[options] FILE", "print the kernel after the preprocessor (like cc -E)"},
+    {"check", "[options] FILE",
+     "parse the kernel with Clang and check every OKL rule; prints\n"
+     "nothing when all is well (with --dump-model: the kernel model)"},
+    {"transpile", "-b BACKEND [options] FILE",
+     "translate the kernel for a backend (-b serial, openmp, cuda,\n"
+     "hip, opencl, dpcpp, metal): the backend's source, with --metadata\n"
+     "its JSON metadata, with --launcher its host launcher (GPU backends)"},
+    {"stats", "[options] FILE",
+     "count what each kernel does: floating-point operations by kind and\n"
+     "precision, global and @shared loads and stores (and bytes),\n"
+     "atomics, barriers, blocks and threads, arithmetic intensity; as\n"
+     "formulas in the integer parameters, numbers with --param\n"
+     "(docs/stats.md)"},
+    {"compile-commands", "[options] DIR",
+     "write DIR/compile_commands.json for the .okl files under DIR, so\n"
+     "that clangd checks them as C++ with okl.hpp (-D, -I, --include\n"
+     "and -b apply to every file; docs/editors.md)"},
+    {"info", "[--format text|json]",
+     "list the devices oklc finds: name, vendor, architecture, memory,\n"
+     "compute units, block limits"},
+    {"help", "[COMMAND]", "show this help, or a command's"},
+};
+
+/* Each option and the commands it applies to (NULL: the five that read a
+ * kernel: normalize, preprocess, check, transpile, stats). */
+static const struct Option {
+    const char *text, *commands;
+} options[] = {
+    {"  -o FILE              write the output to FILE instead of standard output\n", NULL},
+    {"  -D NAME[=VALUE]      define a macro; function-like: -D 'F(a,b)=a+b'\n", NULL},
+    {"  -U NAME              undefine a macro\n", NULL},
+    {"  -I DIR               search DIR for \"...\" includes (after the including file's "
+     "folder)\n", NULL},
+    {"  --include FILE       include FILE before the kernel (OCCA's \"includes\" property)\n",
+     NULL},
+    {"  -b, --backend NAME   the backend (transpile), whose macros are predefined: serial,\n"
+     "                       openmp, cuda, hip, opencl, dpcpp, metal (case-insensitive),\n"
+     "                       or one a plugin adds\n", NULL},
+    {"  --intrinsics FILE    (check, transpile) add or replace intrinsics: a JSON file\n"
+     "                       (docs/intrinsics.md; repeatable, a later one wins)\n",
+     "check transpile"},
+    {"  --plugin FILE        load a plugin (a shared object, docs/plugins.md) first\n"
+     "                       (repeatable; after those of $OKLC_PLUGINS, a ':' list)\n", NULL},
+    {"  --metadata FILE      (transpile) write the kernels' metadata (JSON) to FILE\n",
+     "transpile"},
+    {"  --launcher FILE      (transpile: cuda, hip, opencl, dpcpp, metal) write the host\n"
+     "                       launcher to FILE\n", "transpile"},
+    {"  --cpu-rewrites=WHEN  (transpile: serial, openmp) on (default): the loops reshaped\n"
+     "                       for a CPU where a cost estimate says it pays (fusion,\n"
+     "                       interchange, ...); off: the plain translation\n", "transpile"},
+    {"  --count-ops          (transpile: serial) counters in the output: each flop and\n"
+     "                       each load and store adds to _occa_counts[] as it runs,\n"
+     "                       to check oklc stats (docs/stats.md)\n", "transpile"},
+    {"  --convention=WHOSE   (transpile) whose runtime calls the output: oklc (default) or\n"
+     "                       occa (OCCA's argument passing, launchers and metadata schema;\n"
+     "                       docs/occa.md)\n", "transpile"},
+    {"  --launcher-metadata FILE\n"
+     "                       (transpile --convention=occa, GPU backends) write the\n"
+     "                       launcher's metadata (JSON) to FILE\n", "transpile"},
+    {"  --depfile FILE       write to FILE a Make rule: the output (-o, needed) depends on\n"
+     "                       the kernel, every file it includes, and the --include,\n"
+     "                       --intrinsics and --plugin files (for build systems)\n", NULL},
+    {"  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
+     "                       (repeatable)\n", "transpile"},
+    {"  --keep-macros        normalize without expanding macros or includes, keeping\n"
+     "                       directives as written (for converting a kernel once)\n",
+     "normalize"},
+    {"  --dump-model         (check) print the kernel model: kernels, parameters,\n"
+     "                       loops with axes and iteration counts, ...; with -b serial\n"
+     "                       or openmp, then each CPU rewrite applied or refused, and why\n",
+     "check"},
+    {"  --param NAME=VALUE   (stats) the value of an integer parameter (repeatable)\n", "stats"},
+    {"  --format=FMT         (stats) text (default) or json\n", "stats"},
+    {"  --machine bw=B,flops=F\n"
+     "                       (stats) a device's memory bandwidth (bytes/s) and peak\n"
+     "                       (flop/s): the roofline's lower bound on each kernel's time\n",
+     "stats"},
+    {"  --clang-arg=ARG      pass ARG to Clang when it parses the kernel (repeatable):\n"
+     "                       --clang-arg=-std=c++20, --clang-arg=-Werror\n", NULL},
+    {"  -Wall                also report advice (e.g. @inner loops of different sizes)\n",
+     NULL},
+    {"  --diagnostics=FMT    text (default) or json\n", NULL},
+    {"  --color=WHEN         colour messages: auto (default, on a terminal), always, never\n",
+     NULL},
+    {"  -Werror              treat warnings as errors\n", NULL},
+    {"  -h, --help           show this help\n", ""},
+    {"  --version            show the version, libclang's, the backends and the compilers\n"
+     "                       found\n", ""},
+};
+
+static const char usage_more[] =
+    "\nRun 'oklc help COMMAND' or 'oklc COMMAND --help' for one command's options.\n";
+
+static const char usage_end[] =
+    "\nFILE may be '-' for standard input. Exit status: 0 ok, 1 errors in the input,\n"
     "2 wrong usage.\n";
+
+/* Does the option apply to the command? */
+static bool applies(const struct Option *o, const char *command)
+{
+    if (!o->commands)
+        return strcmp(command, "compile-commands") && strcmp(command, "info") &&
+               strcmp(command, "help");
+    size_t n = strlen(command);
+    for (const char *p = strstr(o->commands, command); p; p = strstr(p + 1, command))
+        if ((p == o->commands || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+            return true;
+    return !*o->commands;    /* "": every command */
+}
+
+/* `oklc --version`: oklc's, libclang's, the backends, the compilers found. */
+static void version(void)
+{
+    printf("oklc %s\nlibclang: %s\nbackends:", oklc_version(), oklc_libclang_version());
+    for (int b = OKLC_BACKEND_NONE + 1; b < OKLC_BACKEND_COUNT_; b++)
+        printf(" %s", oklc_backend_name((oklc_backend)b));
+    printf(" (and those of plugins)\n");
+    char *tools = oklc_runtime_toolchain();
+    fputs(tools ? tools : "", stdout);
+    free(tools);
+}
+
+/* `oklc --help`: the commands and every option. */
+static void usage(void)
+{
+    fputs("usage: oklc <command> [options] FILE\n\nCommands:\n", stdout);
+    for (size_t i = 0; i < COUNTOF(commands); i++) {
+        const char *c = commands[i].summary;
+        printf("  %-12s ", commands[i].name);
+        if (strlen(commands[i].name) > 12)
+            printf("\n%15s", "");
+        for (const char *nl; (nl = strchr(c, '\n')); c = nl + 1)
+            printf("%.*s\n%15s", (int)(nl - c), c, "");
+        printf("%s\n", c);
+    }
+    fputs("\nOptions:\n", stdout);
+    for (size_t i = 0; i < COUNTOF(options); i++)
+        fputs(options[i].text, stdout);
+    fputs(usage_end, stdout);
+    fputs(usage_more, stdout);
+}
+
+/* `oklc help CMD`, `oklc CMD --help`: the command and its options; 2 for
+ * no such command. */
+static int command_help(const char *name)
+{
+    if (!strcmp(name, "compile-commands")) {
+        char name0[] = "compile-commands", help[] = "--help", *argv[] = {name0, help, NULL};
+        return oklc_cmd_compile_commands(2, argv);
+    }
+    if (!strcmp(name, "info")) {
+        fputs(oklc_info_help, stdout);
+        return 0;
+    }
+    const struct Command *c = NULL;
+    for (size_t i = 0; i < COUNTOF(commands) && !c; i++)
+        c = !strcmp(commands[i].name, name) ? &commands[i] : NULL;
+    if (!c)
+        return usage_error("unknown command '%s' (normalize, preprocess, check, transpile, "
+                           "stats, compile-commands, info, help)", name);
+    if (!strcmp(name, "help")) {
+        usage();
+        return 0;
+    }
+    printf("usage: oklc %s %s\n\n%s\n\nOptions:\n", c->name, c->args, c->summary);
+    for (size_t i = 0; i < COUNTOF(options); i++)
+        if (applies(&options[i], name))
+            fputs(options[i].text, stdout);
+    fputs(usage_end, stdout);
+    return 0;
+}
 
 typedef struct Options {
     const char *command;
@@ -125,11 +235,6 @@ typedef struct Options {
     bool count_ops;                /* --count-ops */
 } Options;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    return cli_usage_error("oklc", fmt, arg);
-}
-
 /* bw=3.3e12,flops=6.7e13 */
 static bool machine(const char *v, oklc_stats_options *s)
 {
@@ -155,11 +260,12 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage_text, stdout);
-            fputs(usage_options, stdout);
+            if (o->command)
+                exit(command_help(o->command));
+            usage();
             exit(0);
         } else if (!strcmp(a, "--version")) {
-            printf("oklc %s\n", oklc_version());
+            version();
             exit(0);
         } else if (!strcmp(a, "--keep-macros")) {
             o->keep_macros = true;
@@ -307,12 +413,12 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     }
     if (!o->command)
         return usage_error("%s", "no command given (normalize, preprocess, check, transpile, "
-                                 "stats, compile-commands)");
+                                 "stats, compile-commands, info, help)");
     if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
         strcmp(o->command, "check") && strcmp(o->command, "transpile") &&
         strcmp(o->command, "stats"))
         return usage_error("unknown command '%s' (normalize, preprocess, check, transpile, "
-                           "stats, compile-commands)",
+                           "stats, compile-commands, info, help)",
                            o->command);
     if (o->stats_given && strcmp(o->command, "stats"))
         return usage_error("%s", "--param, --format and --machine only apply to stats");
@@ -398,6 +504,8 @@ static void use_pch_dir(oklc_ctx *c)
         return;
     if (root && *root)
         snprintf(dir, sizeof dir, "%s/pch", root);
+    else if ((root = getenv("OCCA_CACHE_DIR")) && *root)    /* as the runtime's cache */
+        snprintf(dir, sizeof dir, "%s/oklc/pch", root);
     else if ((root = getenv("XDG_CACHE_HOME")) && root[0] == '/')
         snprintf(dir, sizeof dir, "%s/oklc/pch", root);
     else if ((root = getenv("HOME")) && *root)
@@ -621,6 +729,16 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "compile-commands"))    /* options of its own */
         return oklc_cmd_compile_commands(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "info"))
+        return oklc_cmd_info(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "help")) {
+        if (argc > 3)
+            return usage_error("help takes one command ('%s' is more)", argv[3]);
+        if (argc == 3)
+            return command_help(argv[2]);
+        usage();
+        return 0;
+    }
     oklc_ctx *c = oklc_ctx_new();
     if (!c) {
         fprintf(stderr, "oklc: error: out of memory\n");

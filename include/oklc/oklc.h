@@ -83,6 +83,8 @@ typedef struct oklc_diag_info {
 } oklc_diag_info;
 
 const char *oklc_version(void);
+/* libclang's version, as it says it: "Debian clang version 14.0.6". */
+const char *oklc_libclang_version(void);
 
 oklc_ctx *oklc_ctx_new(void);
 void oklc_ctx_free(oklc_ctx *c);

@@ -124,6 +124,35 @@ const char *oklc_device_mode(const oklc_device *d);
 /* Waits until everything queued on the device is done. */
 oklc_status oklc_device_finish(oklc_device *d);
 
+/* What a device is and what it allows. A number the device does not say
+ * is 0 (OpenCL has no free memory; DPC++ says its name alone). */
+typedef struct oklc_device_info {
+    const char *mode;              /* "cuda": oklc_device_mode */
+    char     name[256];            /* "NVIDIA H200", the CPU's model name */
+    char     vendor[128];          /* "NVIDIA", the OpenCL vendor, "GenuineIntel" */
+    char     arch[256];            /* "sm_90", "gfx90a:sramecc+:xnack-", the OpenCL
+                                      device version, "x86_64" */
+    uint64_t memory_total;         /* bytes of the device's memory (CPU: the machine's) */
+    uint64_t memory_free;          /* bytes free now (CPU: available) */
+    int      compute_units;        /* multiprocessors, compute units; CPU: threads */
+    /* Limits of a block (@inner loops): threads in all, along each axis, and
+     * bytes of @shared memory; 0 on CPU devices, which run a block's
+     * threads in loops and keep @shared arrays on the stack. */
+    uint64_t max_block_threads;
+    uint64_t max_block_dims[3];
+    uint64_t shared_memory;
+} oklc_device_info;
+
+/* What the runtime finds to build kernels with, a line each (oklc
+ * --version): the C++ compiler and its version, NVRTC's and hiprtc's
+ * versions, the SYCL compiler; "not found" with the reason for what is
+ * missing. Free it with free(); NULL when memory runs out. */
+char *oklc_runtime_toolchain(void);
+
+/* Fills *info; OKLC_ERR_DEVICE (naming the vendor's call) when the device
+ * cannot be asked. */
+oklc_status oklc_device_query(oklc_device *d, oklc_device_info *info);
+
 /* ---- memory ---------------------------------------------------------------- */
 
 /* The element types memory may hold, as OKL kernels spell them (the name

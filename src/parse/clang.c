@@ -15,6 +15,8 @@
  * target builtin the prelude does not know is for the backend compiler to
  * resolve, and the code is kept as written.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -371,4 +373,21 @@ Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);
     return c->nerrors ? NULL : m;
+}
+
+static char libclang_version[128];
+
+static void read_libclang_version(void)
+{
+    CXString v = clang_getClangVersion();
+    const char *s = clang_getCString(v);
+    snprintf(libclang_version, sizeof libclang_version, "%s", s ? s : "?");
+    clang_disposeString(v);
+}
+
+const char *oklc_libclang_version(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_libclang_version);
+    return libclang_version;
 }

@@ -47,6 +47,8 @@ static oklc_status choose_root(char **dir)
     const char *env = getenv("OKLC_CACHE_DIR");
     if (env && *env)
         *dir = oklc_rt_strdup(env);
+    else if ((env = getenv("OCCA_CACHE_DIR")) && *env)    /* beside OCCA's own entries */
+        *dir = oklc_rt_path(env, "oklc");
     else if ((env = getenv("XDG_CACHE_HOME")) && env[0] == '/')    /* XDG: relative is ignored */
         *dir = oklc_rt_path(env, "oklc");
     else {

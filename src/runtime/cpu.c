@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -186,6 +188,60 @@ static char *this_cpu(void)
     return copy;
 }
 
+/* The value of `key` in /proc/cpuinfo's text (its first processor) or
+ * /proc/meminfo's, or "". */
+static void cpuinfo_value(const char *text, const char *key, char *out, size_t size)
+{
+    out[0] = '\0';
+    size_t klen = strlen(key);
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+        if (strncmp(line, key, klen) || !strchr("\t :", line[klen]))
+            continue;
+        const char *v = strchr(line, ':');
+        if (!v || v > strchr(line, '\n'))
+            return;
+        v += 1 + (v[1] == ' ');
+        snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
+        return;
+    }
+}
+
+/* DeviceOps.query: the CPU (its model, the machine's memory); OpenMP's
+ * compute units are its threads (threads=, OMP_NUM_THREADS, the cores). */
+static oklc_status query(oklc_device *d, oklc_device_info *info)
+{
+    char *text = NULL;
+    struct utsname u;
+    struct sysinfo si;
+    if (!oklc_rt_read_file("/proc/cpuinfo", &text, NULL)) {
+        cpuinfo_value(text, "model name", info->name, sizeof info->name);
+        cpuinfo_value(text, "vendor_id", info->vendor, sizeof info->vendor);
+        oklc_free(text);
+    }
+    if (!info->name[0])
+        snprintf(info->name, sizeof info->name, "%s CPU", d->ops->title);
+    if (!uname(&u))
+        snprintf(info->arch, sizeof info->arch, "%s", u.machine);
+    if (!sysinfo(&si)) {
+        info->memory_total = (uint64_t)si.totalram * si.mem_unit;
+        info->memory_free = (uint64_t)si.freeram * si.mem_unit;
+    }
+    char avail[64];    /* free memory and what the kernel would drop for it */
+    if (!oklc_rt_read_file("/proc/meminfo", &text, NULL)) {
+        cpuinfo_value(text, "MemAvailable", avail, sizeof avail);
+        if (avail[0] && strstr(avail, " kB"))
+            info->memory_free = (uint64_t)strtoull(avail, NULL, 10) * 1024;
+        oklc_free(text);
+    }
+    const char *omp = getenv("OMP_NUM_THREADS");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    info->compute_units = d->ops->backend == OKLC_BACKEND_SERIAL ? 1
+                          : d->threads > 0                     ? d->threads
+                          : omp && atoi(omp) > 0               ? atoi(omp)
+                                                               : (int)(cores > 0 ? cores : 1);
+    return OKLC_OK;
+}
+
 static oklc_status key_this_cpu(Build *b)
 {
     if (!for_this_cpu(b))
@@ -285,6 +341,7 @@ static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *co
 #define CPU_OPS                                                                        \
     .source_name = "source.cpp", .binary_name = "kernel.so", .close = close_device,    \
     .alloc = alloc, .free = free_memory, .copy = copy, .copy_device = copy_device,     \
+    .query = query,                                                                    \
     .finish = finish, .command = command, .compile = compile, .load = load,            \
     .unload = unload, .run = run
 

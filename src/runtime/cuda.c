@@ -39,7 +39,11 @@ typedef int nvrtcResult;
 
 enum { CUDA_SUCCESS = 0, CUDA_ERROR_OUT_OF_MEMORY = 2, CUDA_ERROR_NO_DEVICE = 100 };
 enum { NVRTC_SUCCESS = 0, NVRTC_ERROR_OUT_OF_MEMORY = 1 };
-enum {
+enum {    /* CUdevice_attribute */
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,    /* Y, Z: 3, 4 */
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
@@ -49,7 +53,6 @@ static struct CuApi {
     CUresult (*DriverGetVersion)(int *);
     CUresult (*DeviceGet)(CUdevice *, int);
     CUresult (*DeviceGetName)(char *, int, CUdevice);
-    CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice);
     CUresult (*CtxSetCurrent)(CUcontext);
@@ -71,7 +74,7 @@ static const DlSym cu_syms[] = {
     SYM(calls.count, "cuDeviceGetCount"),
     SYM(DeviceGet, "cuDeviceGet"),
     SYM(DeviceGetName, "cuDeviceGetName"),
-    SYM(DeviceGetAttribute, "cuDeviceGetAttribute"),
+    SYM(calls.attribute, "cuDeviceGetAttribute"),
     SYM(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
     SYM(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
     SYM(CtxSetCurrent, "cuCtxSetCurrent"),
@@ -83,6 +86,8 @@ static const DlSym cu_syms[] = {
     SYM(MemcpyDtoD, "cuMemcpyDtoD_v2"),
     SYM(MemAllocHost, "cuMemAllocHost_v2"),
     SYM(MemFreeHost, "cuMemFreeHost"),
+    SYM(calls.total_memory, "cuDeviceTotalMem_v2"),
+    SYM(calls.memory_info, "cuMemGetInfo_v2"),
     SYM(calls.load, "cuModuleLoadData"),
     SYM(calls.function, "cuModuleGetFunction"),
     SYM(calls.unload, "cuModuleUnload"),
@@ -246,9 +251,9 @@ static oklc_status open_device(oklc_device *d, const Spec *s, int index)
     oklc_status st = OKLC_OK;
     CUresult r;
     if ((r = cu.DeviceGet(&c->device, index)) ||
-        (r = cu.DeviceGetAttribute(&c->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+        (r = cu.calls.attribute(&c->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                                    c->device)) ||
-        (r = cu.DeviceGetAttribute(&c->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+        (r = cu.calls.attribute(&c->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                                    c->device)))
         st = cu_fail(OKLC_ERR_DEVICE, r, "cuDeviceGet", "device spec '%s'", s->text);
     if (!st)
@@ -292,6 +297,15 @@ static int host_alloc(void **ptr, size_t bytes)
 static int host_free(void *ptr)
 {
     return cu.MemFreeHost(ptr);
+}
+
+/* ModuleApi.query: the vendor, the architecture, the device's number. */
+static int query(const oklc_device *d, oklc_device_info *info)
+{
+    const Cu *c = d->gpu;
+    snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
+    snprintf(info->arch, sizeof info->arch, "sm_%d%d", c->major, c->minor);
+    return c->device;
 }
 
 /* ---- opening, building, loading and running: gpu.c's -------------------------------- */
@@ -338,11 +352,17 @@ static const ModuleApi module_api = {
              .select = "cuCtxSetCurrent", .load = "cuModuleLoadData",
              .function = "cuModuleGetFunction", .launch = "cuLaunchKernel",
              .alloc = "cuMemAlloc", .to_device = "cuMemcpyHtoD", .to_host = "cuMemcpyDtoH",
-             .on_device = "cuMemcpyDtoD", .host_alloc = "cuMemAllocHost"},
+             .on_device = "cuMemcpyDtoD", .host_alloc = "cuMemAllocHost",
+             .attribute = "cuDeviceGetAttribute", .total_memory = "cuDeviceTotalMem",
+             .memory_info = "cuMemGetInfo"},
     .not_started = "the CUDA driver does not start", .lib = &cu_lib,
     .no_device = no_device, .state = sizeof(Cu), .open = open_device, .close = close_device,
     .select = select_context, .alloc = alloc, .free = free_memory, .copy = copy,
-    .host_alloc = host_alloc, .host_free = host_free,
+    .host_alloc = host_alloc, .host_free = host_free, .query = query,
+    .attributes = {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                   CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + 1, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + 2,
+                   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK},
     .arch = arch_option, .oom = CUDA_ERROR_OUT_OF_MEMORY,
 };
 

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -137,6 +138,18 @@ void oklc_device_close(oklc_device *d)
     oklc_free(d->id);
     oklc_free(d->label);
     oklc_free(d);
+}
+
+oklc_status oklc_device_query(oklc_device *d, oklc_device_info *info)
+{
+    oklc_rt_dl_enter();
+    if (!d || !info)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_query: NULL %s",
+                            d ? "info" : "device");
+    memset(info, 0, sizeof *info);
+    info->mode = d->ops->name;
+    snprintf(info->name, sizeof info->name, "%s", d->label ? d->label : d->ops->title);
+    return d->ops->query ? d->ops->query(d, info) : OKLC_OK;
 }
 
 const char *oklc_device_mode(const oklc_device *d)

@@ -133,19 +133,29 @@ static oklc_status split_command(const Spec *s, Sycl *c, const char *line, const
     return st;
 }
 
-/* OKLC_SYCL_CXX, else icpx -fsycl, else acpp. */
-static oklc_status find_compiler(const Spec *s, Sycl *c)
+const char *oklc_rt_sycl_command(const char **from)
 {
     const char *env = getenv("OKLC_SYCL_CXX");
+    *from = "OKLC_SYCL_CXX";
     if (env && env[strspn(env, " \t\n\r\v\f")])
-        return split_command(s, c, env, "OKLC_SYCL_CXX");
+        return env;
     static const char *const defaults[][2] = {{"icpx", "icpx -fsycl"}, {"acpp", "acpp"}};
+    *from = "PATH";
     for (size_t i = 0; i < OKLC_COUNTOF(defaults); i++) {
         char *found = oklc_rt_find_program(defaults[i][0]);
         oklc_free(found);
         if (found)
-            return split_command(s, c, defaults[i][1], "PATH");
+            return defaults[i][1];
     }
+    return NULL;
+}
+
+/* OKLC_SYCL_CXX, else icpx -fsycl, else acpp. */
+static oklc_status find_compiler(const Spec *s, Sycl *c)
+{
+    const char *from, *line = oklc_rt_sycl_command(&from);
+    if (line)
+        return split_command(s, c, line, from);
     return unavailable(s, "it needs a SYCL 2020 compiler, and neither OKLC_SYCL_CXX is set "
                        "nor icpx or acpp is in PATH: set OKLC_SYCL_CXX to its command (\"icpx "
                        "-fsycl\" for Intel's oneAPI DPC++, \"acpp\" for AdaptiveCpp)");

@@ -128,8 +128,20 @@ const char *oklc_status_name(oklc_status s)
     return "OKLC_ERR_?";
 }
 
+const char *oklc_rt_env(const char *oklc, const char *occa, const char **from)
+{
+    const char *v = getenv(oklc), *name = oklc;
+    if (!v || !*v)
+        v = getenv(occa), name = occa;
+    if (!v || !*v)
+        return NULL;
+    if (from)
+        *from = name;
+    return v;
+}
+
 bool oklc_rt_verbose(void)
 {
-    const char *v = getenv("OKLC_VERBOSE");
+    const char *v = oklc_rt_env("OKLC_VERBOSE", "OCCA_VERBOSE", NULL);
     return v && *v && strcmp(v, "0") != 0;
 }

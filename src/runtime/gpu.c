@@ -765,6 +765,34 @@ void oklc_gpu_module_host_free(oklc_device *d, void *ptr)
         d->ops->module->host_free(ptr);
 }
 
+/* The vendor's attributes, then its memory (in the current context). */
+oklc_status oklc_gpu_module_query(oklc_device *d, oklc_device_info *info)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    if (st)
+        return st;
+    int dev = m->query(d, info), v[6], r = 0;
+    const char *call = m->call.attribute;
+    for (int i = 0; i < 6 && !r; i++)
+        r = m->calls->attribute(&v[i], m->attributes[i], dev);
+    size_t total = 0, free_bytes = 0;
+    if (!r && (r = m->calls->total_memory(&total, dev)))
+        call = m->call.total_memory;
+    if (!r && (r = m->calls->memory_info(&free_bytes, &total)))
+        call = m->call.memory_info;
+    if (r)
+        return oklc_gpu_fail(d->ops, OKLC_ERR_DEVICE, r, call, "oklc_device_query: '%s'",
+                             d->label);
+    info->compute_units = v[0];
+    info->max_block_threads = (uint64_t)v[1];
+    for (int i = 0; i < 3; i++)
+        info->max_block_dims[i] = (uint64_t)v[2 + i];
+    info->shared_memory = (uint64_t)v[5];
+    info->memory_total = total, info->memory_free = free_bytes;
+    return OKLC_OK;
+}
+
 oklc_status oklc_gpu_select(const oklc_device *d)
 {
     const ModuleApi *m = d->ops->module;

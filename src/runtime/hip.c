@@ -28,6 +28,12 @@
 typedef int hipError_t;
 
 enum { hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101 };
+enum {    /* hipDeviceAttribute_t, as numbered since ROCm 5 */
+    hipDeviceAttributeMaxBlockDimX = 26,    /* Y, Z: 27, 28 */
+    hipDeviceAttributeMaxThreadsPerBlock = 56,
+    hipDeviceAttributeMultiprocessorCount = 63,
+    hipDeviceAttributeMaxSharedMemoryPerBlock = 74,
+};
 enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2, hipMemcpyDeviceToDevice = 3 };
 
 static struct HipApi {
@@ -51,7 +57,9 @@ static const DlSym hip_syms[] = {
     CALL(init, "hipInit"), SYM(DriverGetVersion, false), SYM(RuntimeGetVersion, false),
     CALL(count, "hipGetDeviceCount"), SYM(SetDevice, false), SYM(GetDeviceProperties, false),
     SYM(GetDevicePropertiesR0600, true), SYM(Malloc, false), SYM(Free, false),
-    SYM(Memcpy, false), SYM(HostMalloc, false), SYM(HostFree, false), CALL(synchronize, "hipDeviceSynchronize"),
+    SYM(Memcpy, false), SYM(HostMalloc, false), SYM(HostFree, false),
+    CALL(attribute, "hipDeviceGetAttribute"), CALL(total_memory, "hipDeviceTotalMem"),
+    CALL(memory_info, "hipMemGetInfo"), CALL(synchronize, "hipDeviceSynchronize"),
     CALL(load, "hipModuleLoadData"), CALL(function, "hipModuleGetFunction"),
     CALL(unload, "hipModuleUnload"), CALL(launch, "hipModuleLaunchKernel"),
     SYM(GetErrorName, false),
@@ -208,6 +216,15 @@ static int host_free(void *ptr)
     return hip.HostFree(ptr);
 }
 
+/* ModuleApi.query: the vendor, the architecture, the device's number. */
+static int query(const oklc_device *d, oklc_device_info *info)
+{
+    const Hip *h = d->gpu;
+    snprintf(info->vendor, sizeof info->vendor, "AMD");
+    snprintf(info->arch, sizeof info->arch, "%s", h->arch);
+    return h->index;
+}
+
 /* ---- opening, building, loading and running: gpu.c's -------------------------------- */
 
 /* Without a GPU, hipInit says hipErrorInvalidDevice. */
@@ -229,11 +246,16 @@ static const ModuleApi module_api = {
              .synchronize = "hipDeviceSynchronize", .select = "hipSetDevice",
              .load = "hipModuleLoadData", .function = "hipModuleGetFunction",
              .launch = "hipModuleLaunchKernel", .alloc = "hipMalloc", .to_device = "hipMemcpy",
-             .to_host = "hipMemcpy", .on_device = "hipMemcpy", .host_alloc = "hipHostMalloc"},
+             .to_host = "hipMemcpy", .on_device = "hipMemcpy", .host_alloc = "hipHostMalloc",
+             .attribute = "hipDeviceGetAttribute", .total_memory = "hipDeviceTotalMem",
+             .memory_info = "hipMemGetInfo"},
     .not_started = "the HIP runtime does not start", .lib = &hip_lib,
     .no_device = no_device, .state = sizeof(Hip), .open = open_device, .close = close_device,
     .select = set_device, .alloc = alloc, .free = free_memory, .copy = copy,
-    .host_alloc = host_alloc, .host_free = host_free,
+    .host_alloc = host_alloc, .host_free = host_free, .query = query,
+    .attributes = {hipDeviceAttributeMultiprocessorCount, hipDeviceAttributeMaxThreadsPerBlock,
+                   hipDeviceAttributeMaxBlockDimX, hipDeviceAttributeMaxBlockDimX + 1,
+                   hipDeviceAttributeMaxBlockDimX + 2, hipDeviceAttributeMaxSharedMemoryPerBlock},
     .arch = arch_option, .oom = hipErrorOutOfMemory,
 };
 

@@ -548,6 +548,44 @@ static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t
     return OKLC_OK;
 }
 
+/* DeviceOps.query: OpenCL says no free memory (0). */
+static oklc_status query(oklc_device *d, oklc_device_info *out)
+{
+    Cl *c = d->gpu;
+    cl_uint units = 0;
+    cl_ulong global = 0, local = 0;
+    size_t group = 0, items[3] = {0, 0, 0};
+    cl_int err;
+    char *vendor = info(NULL, c->device, CL_DEVICE_VENDOR);
+    char *version = info(NULL, c->device, CL_DEVICE_VERSION);
+    if (!vendor || !version) {
+        oklc_free(vendor), oklc_free(version);
+        return oklc_rt_oom();
+    }
+    snprintf(out->vendor, sizeof out->vendor, "%s", vendor);
+    snprintf(out->arch, sizeof out->arch, "%s", version);
+    oklc_free(vendor), oklc_free(version);
+    if ((err = cl.GetDeviceInfo(c->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units,
+                                NULL)) ||
+        (err = cl.GetDeviceInfo(c->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global,
+                                NULL)) ||
+        (err = cl.GetDeviceInfo(c->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local,
+                                NULL)) ||
+        (err = cl.GetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof group, &group,
+                                NULL)) ||
+        (err = cl.GetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items,
+                                NULL)))
+        return cl_fail(OKLC_ERR_DEVICE, err, "clGetDeviceInfo", "oklc_device_query: '%s'",
+                       d->label);
+    out->compute_units = (int)units;
+    out->memory_total = global;
+    out->shared_memory = local;
+    out->max_block_threads = group;
+    for (int i = 0; i < 3; i++)
+        out->max_block_dims[i] = items[i];
+    return OKLC_OK;
+}
+
 /* DeviceOps.view: a sub-buffer (0 bytes: none, a NULL buffer) */
 static oklc_status view(const oklc_memory *root, size_t offset, size_t bytes, void **ptr)
 {
@@ -890,7 +928,7 @@ const DeviceOps oklc_opencl_ops = {
     .name = "opencl", .title = "OpenCL", .backend = OKLC_BACKEND_OPENCL,
     .source_name = "source.cl", .binary_name = "program.bin",
     .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy = copy, .view = view, .unview = free_memory, .copy_device = copy_device,
+    .copy = copy, .query = query, .view = view, .unview = free_memory, .copy_device = copy_device,
     .finish = finish, OKLC_GPU_OPS,
     .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,

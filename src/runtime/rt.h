@@ -54,7 +54,10 @@ OKLC_INTERNAL oklc_status oklc_rt_oom(void);
 OKLC_INTERNAL char *oklc_rt_format(const char *fmt, ...) OKLC_PRINTF(1, 2);
 OKLC_INTERNAL char *oklc_rt_vformat(const char *fmt, va_list ap);
 OKLC_INTERNAL char *oklc_rt_strdup(const char *s);
-/* OKLC_VERBOSE=1: print what the runtime compiles and generates. */
+/* The variable `oklc` of the environment, else OCCA's name for it
+ * (`occa`), when set and not empty; *from (if given) says which. */
+OKLC_INTERNAL const char *oklc_rt_env(const char *oklc, const char *occa, const char **from);
+/* OKLC_VERBOSE=1 (OCCA_VERBOSE): print what the runtime compiles and generates. */
 OKLC_INTERNAL bool oklc_rt_verbose(void);
 
 /* ---- fs.c -------------------------------------------------------------------- */
@@ -146,6 +149,8 @@ typedef struct DeviceOps {
     oklc_status (*copy)(const oklc_memory *m, const void *src, void *dst, size_t bytes,
                         size_t offset);
     oklc_status (*finish)(oklc_device *d);
+    /* What the device says of itself (info zeroed, mode and name set). */
+    oklc_status (*query)(oklc_device *d, oklc_device_info *info);
     /* A view: `bytes` at `offset` of root's storage as kernel arguments and
      * copies take it (OpenCL: a sub-buffer); NULL hook: the address plus
      * the offset. unview undoes it (NULL: nothing to undo). */
@@ -346,6 +351,9 @@ typedef struct DriverCalls {
     int (*unload)(void *module);
     int (*launch)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                   unsigned bz, unsigned shared, void *stream, void **params, void **extra);
+    int (*attribute)(int *value, int attribute, int device);
+    int (*total_memory)(size_t *bytes, int device);
+    int (*memory_info)(size_t *free, size_t *total);    /* of the current device */
 } DriverCalls;
 
 enum { GPU_ARCH_OPTION = 320 };    /* ModuleApi.arch: room for the option */
@@ -359,7 +367,8 @@ struct ModuleApi {
     const DriverCalls *calls;     /* in the vendor's dlsym table: filled once loaded */
     struct {
         const char *init, *count, *synchronize, *select, *load, *function, *launch, *alloc,
-            *to_device, *to_host, *on_device, *host_alloc;
+            *to_device, *to_host, *on_device, *host_alloc, *attribute, *total_memory,
+            *memory_info;
     } call;                       /* the calls' names, for messages */
     const char *not_started;      /* "the CUDA driver does not start" */
     DlSwap     *lib;              /* the vendor's library, filling `calls` */
@@ -380,6 +389,12 @@ struct ModuleApi {
     /* Page-locked host memory. */
     int (*host_alloc)(void **ptr, size_t bytes);
     int (*host_free)(void *ptr);
+    /* Fills info's vendor and arch; returns the device's number for the
+     * calls' `device`. */
+    int (*query)(const oklc_device *d, oklc_device_info *info);
+    /* The vendor's numbers of the attributes info holds: compute units,
+     * threads of a block, its x, y, z dims, shared memory of a block. */
+    int attributes[6];
     /* The compiler's option for the device's architecture. */
     oklc_status (*arch)(const oklc_device *d, char option[GPU_ARCH_OPTION]);
     int oom;                      /* the vendor's "out of memory" */
@@ -395,6 +410,7 @@ OKLC_INTERNAL oklc_status oklc_gpu_select(const oklc_device *d);
     .alloc = oklc_gpu_module_alloc, .free = oklc_gpu_module_free,                         \
     .copy = oklc_gpu_module_copy, .copy_device = oklc_gpu_module_copy_device,             \
     .host_alloc = oklc_gpu_module_host_alloc, .host_free = oklc_gpu_module_host_free,     \
+    .query = oklc_gpu_module_query,                                                       \
     .finish = oklc_gpu_module_finish, .device_options = oklc_gpu_module_options,          \
     .build_device = oklc_gpu_module_build, .load_device = oklc_gpu_module_load,           \
     .unload_device = oklc_gpu_module_unload, .launch = oklc_gpu_module_launch
@@ -410,6 +426,7 @@ OKLC_INTERNAL oklc_status oklc_gpu_module_copy_device(const oklc_memory *dst,
                                                       size_t src_offset, size_t bytes);
 OKLC_INTERNAL oklc_status oklc_gpu_module_host_alloc(oklc_device *d, size_t bytes, void **ptr);
 OKLC_INTERNAL void oklc_gpu_module_host_free(oklc_device *d, void *ptr);
+OKLC_INTERNAL oklc_status oklc_gpu_module_query(oklc_device *d, oklc_device_info *info);
 OKLC_INTERNAL oklc_status oklc_gpu_module_finish(oklc_device *d);
 OKLC_INTERNAL oklc_status oklc_gpu_module_options(const oklc_device *d, Build *b);
 OKLC_INTERNAL oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b,
@@ -495,6 +512,9 @@ OKLC_INTERNAL extern const Rtc oklc_hiprtc;
 
 OKLC_INTERNAL extern const DeviceOps oklc_dpcpp_ops;
 OKLC_INTERNAL extern const DeviceOps oklc_metal_ops;
+/* The SYCL compiler's command line: OKLC_SYCL_CXX, else "icpx -fsycl" or
+ * "acpp" when found in PATH, else NULL; *from says where it came from. */
+OKLC_INTERNAL const char *oklc_rt_sycl_command(const char **from);
 /* dpcpp_support.cpp, embedded by CMake (scripts/embed.cmake). */
 extern const char oklc_dpcpp_support[];
 extern const unsigned long oklc_dpcpp_support_len;
@@ -542,6 +562,9 @@ OKLC_INTERNAL oklc_status oklc_rt_opt_add_joined(Build *b, const char *option,
  * absolute path; then its flags (props, else OKLC_CXXFLAGS, else
  * "-O3 -march=native"; on POWER -mcpu=native). */
 OKLC_INTERNAL oklc_status oklc_rt_compiler(Build *b);
+/* The C++ compiler when the props name none: OKLC_CXX, OCCA_CXX, else
+ * "c++"; *from says where it came from. */
+OKLC_INTERNAL const char *oklc_rt_default_compiler(const char **from);
 OKLC_INTERNAL oklc_status oklc_rt_compiler_flags(Build *b);
 /* The program `name` as an absolute path (oklc_free it): a name with a '/'
  * as it is, if executable; else the first in PATH. NULL when there is none

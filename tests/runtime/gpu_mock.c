@@ -160,11 +160,32 @@ EXPORT int cuDeviceGetName(char *name, int len, int d)
     strncpy(name, "Mock GPU", (size_t)len);
     return SUCCESS;
 }
+/* Attributes as an H200 gives them (compute capability 9.0), by the
+ * vendor's numbers: CUdevice_attribute, hipDeviceAttribute_t. */
+static int attribute(int *v, int attr, int d, const int numbers[8])
+{
+    static const int values[8] = {9, 0, 132, 1024, 1024, 1024, 64, 49152};
+    for (int i = 0; i < 8; i++)
+        if (numbers[i] == attr) {
+            *v = values[i];
+            return d == 0 ? SUCCESS : INVALID_VALUE;
+        }
+    return INVALID_VALUE;
+}
 EXPORT int cuDeviceGetAttribute(int *v, int attr, int d)
 {
-    (void)d;
-    *v = attr == 75 ? 9 : attr == 76 ? 0 : 0;    /* compute capability 9.0 */
-    return attr == 75 || attr == 76 ? SUCCESS : INVALID_VALUE;
+    static const int cu_numbers[8] = {75, 76, 16, 1, 2, 3, 4, 8};
+    return attribute(v, attr, d, cu_numbers);
+}
+EXPORT int cuDeviceTotalMem_v2(size_t *bytes, int d)
+{
+    *bytes = (size_t)141 << 30;
+    return d == 0 ? CU(SUCCESS) : INVALID_VALUE;
+}
+EXPORT int cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    *free_bytes = (size_t)140 << 30, *total = (size_t)141 << 30;
+    return current ? CU(SUCCESS) : INVALID_VALUE;
 }
 EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int d)
 {
@@ -278,6 +299,21 @@ EXPORT int hipGetDeviceProperties(char *props, int d)
     strcpy(props, "Mock AMD GPU");
     props[1159] = '\0';
     strcpy(props + 1160, "gfx90a:sramecc+:xnack-");
+    return SUCCESS;
+}
+EXPORT int hipDeviceGetAttribute(int *v, int attr, int d)
+{
+    static const int hip_numbers[8] = {-1, -1, 63, 56, 26, 27, 28, 74};
+    return HIP(0) ? HIP(0) : attribute(v, attr, d, hip_numbers);
+}
+EXPORT int hipDeviceTotalMem(size_t *bytes, int d)
+{
+    *bytes = (size_t)64 << 30;
+    return d == 0 ? SUCCESS : INVALID_VALUE;
+}
+EXPORT int hipMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    *free_bytes = (size_t)60 << 30, *total = (size_t)64 << 30;
     return SUCCESS;
 }
 EXPORT int hipMalloc(void **p, size_t n)

@@ -506,6 +506,31 @@ static void memory_api(void **state)
     oklc_device_close(o);
 }
 
+/* What a CPU device says of itself: the machine's CPU and memory, its
+ * threads, no block limits. */
+static void device_query(void **state)
+{
+    (void)state;
+    oklc_device *s = open_dev("serial"), *o = open_dev("mode=openmp threads=3");
+    oklc_device_info info;
+    memset(&info, 0xff, sizeof info);
+    assert_ok(oklc_device_query(s, &info));
+    assert_string_equal(info.mode, "serial");
+    assert_true(info.name[0] && info.arch[0]);
+    assert_int_equal(info.compute_units, 1);
+    assert_true(info.memory_total > 0 && info.memory_free > 0 &&
+                info.memory_free <= info.memory_total);
+    assert_true(info.max_block_threads == 0 && info.max_block_dims[2] == 0 &&
+                info.shared_memory == 0);
+    assert_ok(oklc_device_query(o, &info));
+    assert_string_equal(info.mode, "openmp");
+    assert_int_equal(info.compute_units, 3);
+    assert_fails(oklc_device_query(NULL, &info), OKLC_ERR_ARGUMENT, "NULL device");
+    assert_fails(oklc_device_query(s, NULL), OKLC_ERR_ARGUMENT, "NULL info");
+    oklc_device_close(s);
+    oklc_device_close(o);
+}
+
 /* ---- building native source -------------------------------------------------- */
 
 static void native_build_and_run(void **state)
@@ -606,7 +631,22 @@ static void compiler_choice(void **state)
     assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
                  "cannot find the compiler '/nonexistent' (from OKLC_CXX): no such "
                  "executable file");
+    /* OCCA's names, where oklc's are not set */
+    setenv("OCCA_CXX", "/nonexistent-occa", 1);
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
+                 "cannot find the compiler '/nonexistent' (from OKLC_CXX)");
     unsetenv("OKLC_CXX");
+    assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
+                 "cannot find the compiler '/nonexistent-occa' (from OCCA_CXX)");
+    unsetenv("OCCA_CXX");
+    assert_ok(oklc_props_compiler_flags(p, NULL));
+    setenv("OCCA_CXXFLAGS", "-O0 -DVALUE=9", 1);
+    assert_int_equal(run_get(d, file, p), 9);
+    setenv("OKLC_CXXFLAGS", "-O2 -DVALUE=3", 1);
+    assert_int_equal(run_get(d, file, p), 4);
+    unsetenv("OKLC_CXXFLAGS");
+    unsetenv("OCCA_CXXFLAGS");
+    assert_ok(oklc_props_compiler_flags(p, "-DVALUE=7\t-O2"));
     assert_ok(oklc_props_compiler(p, "no-such-compiler-oklc"));
     assert_fails(oklc_kernel_build(d, file, "get", p, &k), OKLC_ERR_COMPILE,
                  "cannot find the compiler 'no-such-compiler-oklc' (from the kernel's "
@@ -661,6 +701,14 @@ static void verbose(void **state)
     oklc_kernel_free(k);
     oklc_device_close(d);
     oklc_props_free(p);
+    /* OCCA's name for it; oklc's wins where both are set */
+    setenv("OCCA_VERBOSE", "1", 1);
+    assert_true(oklc_rt_verbose());
+    setenv("OKLC_VERBOSE", "0", 1);
+    assert_false(oklc_rt_verbose());
+    unsetenv("OKLC_VERBOSE");
+    unsetenv("OCCA_VERBOSE");
+    assert_false(oklc_rt_verbose());
 }
 
 /* What names a CPU in /proc/cpuinfo: the first processor's model and
@@ -804,6 +852,11 @@ static void cache_folder(void **state)
     assert_ok(oklc_rt_cache_root(&root));
     assert_string_equal(root, work_path("home/.cache/oklc"));
     oklc_free(root);
+    setenv("OCCA_CACHE_DIR", work_path("occa"), 1);    /* OCCA's, beside its own entries */
+    assert_ok(oklc_rt_cache_root(&root));
+    assert_string_equal(root, work_path("occa/oklc"));
+    oklc_free(root);
+    unsetenv("OCCA_CACHE_DIR");
     setenv("HOME", saved_home, 1);
     free(saved_home);
 }
@@ -1844,6 +1897,7 @@ int main(void)
         cmocka_unit_test(memory_copies),
         cmocka_unit_test(memory_errors),
         cmocka_unit_test(memory_api),
+        cmocka_unit_test(device_query),
         cmocka_unit_test(memory_allocations_fail),
         cmocka_unit_test(native_build_and_run),
         cmocka_unit_test(openmp_threads),

@@ -198,6 +198,15 @@ static void opencl_memory_api(void **state)
     oklc_device *d = open_dev("opencl"), *s = open_dev("serial");
     assert_true(d->view_align >= 4);
     check_memory_api(d, s, true);
+    oklc_device_info info;
+    assert_ok(oklc_device_query(d, &info));
+    assert_string_equal(info.mode, "opencl");
+    assert_string_equal(info.name, d->label);
+    assert_non_null(strstr(info.arch, "OpenCL"));
+    assert_true(info.vendor[0] && info.compute_units >= 1 && info.memory_total > 0);
+    assert_true(info.memory_free == 0);    /* OpenCL does not say */
+    assert_true(info.max_block_threads >= 1 && info.max_block_dims[0] >= 1 &&
+                info.shared_memory > 0);
     oklc_memory *m, *v;
     assert_ok(oklc_memory_alloc(d, 4 * d->view_align, &m));
     char message[200];
@@ -1184,6 +1193,17 @@ static void mock_memory(const Vendor *v)
     oklc_rt_dl_swap(v->ops->module->lib, getenv("OKLC_TEST_GPU_MOCK"));
     oklc_device *d = open_dev(v->mode), *s = open_dev("serial");
     check_memory_api(d, s, false);
+    oklc_device_info info;    /* the stand-in's numbers */
+    assert_ok(oklc_device_query(d, &info));
+    assert_string_equal(info.mode, v->mode);
+    assert_non_null(strstr(info.name, "Mock"));
+    assert_string_equal(info.vendor, v->mode[0] == 'c' ? "NVIDIA" : "AMD");
+    assert_string_equal(info.arch, v->mode[0] == 'c' ? "sm_90" : "gfx90a:sramecc+:xnack-");
+    assert_int_equal(info.compute_units, 132);
+    assert_true(info.max_block_threads == 1024 && info.max_block_dims[2] == 64 &&
+                info.shared_memory == 49152);
+    assert_true(info.memory_total == (v->mode[0] == 'c' ? 141ull : 64ull) << 30);
+    assert_true(info.memory_free == (v->mode[0] == 'c' ? 140ull : 60ull) << 30);
     oklc_device_close(s);
     oklc_device_close(d);
     oklc_rt_dl_swap(v->ops->module->lib, NULL);
