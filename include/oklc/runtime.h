@@ -113,6 +113,9 @@ typedef struct oklc_props oklc_props;
  *               name (without platform=, looked for on every platform);
  *               default: the platform's first device. CUDA, HIP: an index
  *               (default 0).
+ * OCCA's device strings are read too: "{mode: 'CUDA', device_id: 1}",
+ * "mode: 'OpenCL', platform_id: 0, device_id: 0" (braces optional, ' or "
+ * quotes; keys mode, device_id, platform_id, threads).
  * A key that does not apply to the mode is OKLC_ERR_ARGUMENT; a platform or
  * device that is not there too (the message lists what is);
  * OKLC_ERR_UNAVAILABLE when the vendor's library or any device is missing. */

@@ -8,6 +8,8 @@
  * cuda.c, hip.c, dpcpp.c, metal.c), which reads what applies to it from the
  * Spec. The modes: serial, openmp, cuda, hip, opencl, dpcpp (SYCL), metal
  * (macOS only, and not written yet: always OKLC_ERR_UNAVAILABLE).
+ * OCCA's device strings ("{mode: 'CUDA', device_id: 0}") are read as the
+ * same words.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -87,6 +89,72 @@ static oklc_status parse(Spec *s, char *copy, const char **mode)
     return OKLC_OK;
 }
 
+/* ---- OCCA's device strings -------------------------------------------------------- */
+
+/* OCCA's keys and ours. */
+static const char *const occa_keys[][2] = {
+    {"mode", "mode"}, {"device_id", "device"}, {"platform_id", "platform"},
+    {"threads", "threads"},
+};
+
+/* One `key: value` of OCCA's form as our word `key=value` added to *out. */
+static oklc_status occa_pair(Spec *s, char *pair, char **out)
+{
+    char *colon = strchr(pair, ':');
+    if (!colon)
+        return bad_spec(s, "'%s' is not OCCA's key: value", pair);
+    *colon = '\0';
+    char *key = pair, *value = colon + 1;
+    key += strspn(key, " \t\n");
+    key[strcspn(key, " \t\n")] = '\0';
+    value += strspn(value, " \t\n");
+    size_t n = strlen(value);
+    while (n && strchr(" \t\n", value[n - 1]))
+        value[--n] = '\0';
+    if (n >= 2 && (value[0] == '\'' || value[0] == '"') && value[n - 1] == value[0])
+        value[n - 1] = '\0', value++;
+    if (strchr(value, '{') || strchr(value, '['))
+        return bad_spec(s, "OCCA's nested property '%s' is not a device's: kernel "
+                        "properties are oklc_props", key);
+    for (size_t i = 0; i < OKLC_COUNTOF(occa_keys); i++) {
+        if (strcmp(key, occa_keys[i][0]))
+            continue;
+        char *more = oklc_rt_format("%s %s=%s", *out, occa_keys[i][1], value);
+        oklc_free(*out);
+        *out = more;
+        return more ? OKLC_OK : oklc_rt_oom();
+    }
+    return bad_spec(s, "unknown key '%s' in OCCA's form (keys: mode, device_id, platform_id, "
+                    "threads)", key);
+}
+
+/* "{mode: 'CUDA', device_id: 1}" (braces optional, quotes ' or ") as
+ * "mode=CUDA device=1". Values with blanks or commas do not occur. */
+static oklc_status occa_spec(Spec *s, const char *spec, char **out)
+{
+    char *copy = oklc_rt_strdup(spec), *save;
+    *out = oklc_rt_strdup("");
+    oklc_status st = copy && *out ? OKLC_OK : oklc_rt_oom();
+    char *body = copy ? copy + strspn(copy, " \t\n") : NULL;
+    size_t n = body ? strlen(body) : 0;
+    while (n && strchr(" \t\n", body[n - 1]))
+        body[--n] = '\0';
+    if (!st && body[0] == '{') {
+        if (!n || body[n - 1] != '}')
+            st = bad_spec(s, "%s", "OCCA's form opens '{' without closing it");
+        body[n - 1] = '\0', body++;
+    }
+    for (char *p = st ? NULL : strtok_r(body, ",", &save); p && !st; p = strtok_r(NULL, ",", &save))
+        if (p[strspn(p, " \t\n")])
+            st = occa_pair(s, p, out);
+    oklc_free(copy);
+    if (st) {
+        oklc_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 static oklc_status open_kind(const Spec *s, const char *mode, oklc_device **out)
 {
     for (size_t i = 0; i < OKLC_COUNTOF(kinds); i++) {
@@ -117,12 +185,14 @@ oklc_status oklc_device_open(const char *spec, oklc_device **out)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_open: NULL %s",
                             spec ? "out" : "spec");
     *out = NULL;
-    char *copy = oklc_rt_strdup(spec);
-    if (!copy)
-        return oklc_rt_oom();
     Spec s = {.text = spec};
+    char *copy = NULL;
+    oklc_status st = strchr(spec, ':') || strchr(spec, '{') ? occa_spec(&s, spec, &copy)
+                     : (copy = oklc_rt_strdup(spec)) ? OKLC_OK : oklc_rt_oom();
+    if (st)
+        return st;
     const char *mode = NULL;
-    oklc_status st = parse(&s, copy, &mode);
+    st = parse(&s, copy, &mode);
     if (!st)
         st = open_kind(&s, mode, out);
     oklc_free(copy);

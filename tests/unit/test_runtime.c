@@ -99,6 +99,9 @@ static void device_specs(void **state)
         {"serial", "serial", 0},         {"openmp", "openmp", 0},
         {"OpenMP", "openmp", 0},         {"  SERIAL\t", "serial", 0},
         {"mode=openmp threads=4", "openmp", 4}, {"threads=2 mode=OpenMP", "openmp", 2},
+        /* OCCA's device strings */
+        {"{mode: 'Serial'}", "serial", 0},   {" { mode : \"OpenMP\" } ", "openmp", 0},
+        {"mode: 'OpenMP', threads: 3", "openmp", 3}, {"{mode: 'Serial',}", "serial", 0},
     };
     for (size_t i = 0; i < OKLC_COUNTOF(good); i++) {
         oklc_device *d = open_dev(good[i].spec);
@@ -136,6 +139,17 @@ static void device_spec_errors(void **state)
         {"mode=dpcpp device=-1", OKLC_ERR_ARGUMENT, "device=-1 is not a device index"},
         {"metal threads=2", OKLC_ERR_ARGUMENT, "'threads' does not apply to the metal device"},
         {"mode=metal device=gpu", OKLC_ERR_ARGUMENT, "device=gpu is not a device index"},
+        {"{mode: 'Serial'", OKLC_ERR_ARGUMENT, "OCCA's form opens '{' without closing it"},
+        {"{mode 'Serial'}", OKLC_ERR_ARGUMENT, "'mode 'Serial'' is not OCCA's key: value"},
+        {"{mode: 'Serial', kernel: {verbose: true}}", OKLC_ERR_ARGUMENT,
+         "OCCA's nested property 'kernel' is not a device's: kernel properties are oklc_props"},
+        {"{mode: 'Serial', colour: 'red'}", OKLC_ERR_ARGUMENT,
+         "unknown key 'colour' in OCCA's form (keys: mode, device_id, platform_id, threads)"},
+        {"{mode: 'CUDA', device_id: 'x'}", OKLC_ERR_ARGUMENT, "device=x is not a device index"},
+        {"{mode: 'Serial', device_id: 0}", OKLC_ERR_ARGUMENT,
+         "device spec '{mode: 'Serial', device_id: 0}': 'device' does not apply to the serial"},
+        {"{mode: 'Vulkan'}", OKLC_ERR_ARGUMENT, "unknown mode 'Vulkan'"},
+        {"{}", OKLC_ERR_ARGUMENT, "no mode"},
     };
     for (size_t i = 0; i < OKLC_COUNTOF(bad); i++) {
         oklc_device *d = (oklc_device *)1;
