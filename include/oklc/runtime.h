@@ -300,7 +300,12 @@ oklc_status oklc_props_compiler_flags(oklc_props *p, const char *flags);
  * with the defines (-D), include paths (-I) and included files (-include)
  * of the props and its own folder for "..." includes; the kernel `name` is
  * its symbol `extern "C" void name(void *const *args)`, args[i] pointing to
- * argument i's value (for memory, to a variable holding the address).
+ * argument i's value (for memory, to a variable holding the address), or
+ * OCCA's form `extern "C" void name(const int &n, const float *x, ...)`:
+ * scalars and structs by reference, memory as its address. The build asks
+ * the compiler which form `name` has (and how many parameters: at most 64);
+ * a run of OCCA's form with another number of arguments is
+ * OKLC_ERR_ARGUMENT.
  * For GPU-like devices it is OpenCL C, CUDA or HIP source, built with the
  * props' defines (-D), include paths (-I) and its own folder (-I), its
  * included files as #include lines before it; the kernel `name` is a

@@ -26,7 +26,7 @@
 
 #include "rt.h"
 
-enum { ALIGNMENT = 64 };
+enum { ALIGNMENT = 64, OCCA_FORM_MAX = 64 };
 
 static oklc_status open_device(oklc_device *d, const Spec *s, bool openmp)
 {
@@ -285,6 +285,27 @@ static void *symbol(void *lib, const char *name, void (**fn)(void))
     return p;
 }
 
+/* A native kernel: oklc's form, void NAME(void *const *args), or OCCA's,
+ * whose parameter count the build's probe left in _oklc_arity_NAME (none:
+ * a binary not built by this runtime, taken as oklc's). */
+static oklc_status native_form(oklc_kernel *k, void (*fn)(void))
+{
+    memcpy(&k->native_entry, &fn, sizeof fn);
+    char probe[300];
+    snprintf(probe, sizeof probe, "_oklc_arity_%s", k->name);
+    const int *arity = dlsym(k->lib, probe);
+    if (!arity || *arity < 0)
+        return OKLC_OK;
+    if (*arity > OCCA_FORM_MAX)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' has %d parameters written as OCCA "
+                            "writes them; oklc calls such kernels with at most %d: take "
+                            "them as void NAME(void *const *args) (docs/launchers.md)",
+                            k->name, *arity, OCCA_FORM_MAX);
+    k->occa_form = true;
+    k->occa_nargs = *arity;
+    return OKLC_OK;
+}
+
 /* An OpenMP build stays mapped after dlclose (RTLD_NODELETE), and with it
  * the OpenMP runtime it brought: the runtime's idle worker threads live on
  * in its code, and unmapping it under them crashes. */
@@ -308,7 +329,7 @@ static oklc_status load(oklc_kernel *k, const char *dir, const char *metadata,
     else if (dlsym(k->lib, "_occa_entry_refuses"))   /* oklc's output */
         memcpy(&k->entry, &fn, sizeof fn);
     else
-        memcpy(&k->native_entry, &fn, sizeof fn);
+        st = native_form(k, fn);
     if (!st && openmp && symbol(k->lib, "_occa_set_num_threads", &fn))
         memcpy(&k->set_threads, &fn, sizeof fn);
     oklc_free(binary);
@@ -321,16 +342,124 @@ static void unload(oklc_kernel *k)
         dlclose(k->lib);
 }
 
+/* ---- native kernels of OCCA's form --------------------------------------------------- */
+
+/* A native kernel written as OCCA's are, `void NAME(const int &n, float *x,
+ * ...)`, takes each argument as one pointer: memory as its address, a
+ * scalar or struct by reference (the address of its value). Its parameter
+ * count comes from the build (source.c's probe, _oklc_arity_NAME); the call
+ * has exactly that many, through the matching function type. */
+#define T1 void *
+#define T2 T1, T1
+#define T4 T2, T2
+#define T8 T4, T4
+#define T16 T8, T8
+#define T32 T16, T16
+#define T64 T32, T32
+#define A1(o) a[o]
+#define A2(o) A1(o), A1(o + 1)
+#define A4(o) A2(o), A2(o + 2)
+#define A8(o) A4(o), A4(o + 4)
+#define A16(o) A8(o), A8(o + 8)
+#define A32(o) A16(o), A16(o + 16)
+#define A64(o) A32(o), A32(o + 32)
+
+static void call_occa_form(void (*f)(void), int n, void *const *a)
+{
+    switch (n) {
+    case 0: ((void (*)(void))f)(); break;
+    case 1: ((void (*)(T1))f)(A1(0)); break;
+    case 2: ((void (*)(T2))f)(A2(0)); break;
+    case 3: ((void (*)(T2, T1))f)(A2(0), A1(2)); break;
+    case 4: ((void (*)(T4))f)(A4(0)); break;
+    case 5: ((void (*)(T4, T1))f)(A4(0), A1(4)); break;
+    case 6: ((void (*)(T4, T2))f)(A4(0), A2(4)); break;
+    case 7: ((void (*)(T4, T2, T1))f)(A4(0), A2(4), A1(6)); break;
+    case 8: ((void (*)(T8))f)(A8(0)); break;
+    case 9: ((void (*)(T8, T1))f)(A8(0), A1(8)); break;
+    case 10: ((void (*)(T8, T2))f)(A8(0), A2(8)); break;
+    case 11: ((void (*)(T8, T2, T1))f)(A8(0), A2(8), A1(10)); break;
+    case 12: ((void (*)(T8, T4))f)(A8(0), A4(8)); break;
+    case 13: ((void (*)(T8, T4, T1))f)(A8(0), A4(8), A1(12)); break;
+    case 14: ((void (*)(T8, T4, T2))f)(A8(0), A4(8), A2(12)); break;
+    case 15: ((void (*)(T8, T4, T2, T1))f)(A8(0), A4(8), A2(12), A1(14)); break;
+    case 16: ((void (*)(T16))f)(A16(0)); break;
+    case 17: ((void (*)(T16, T1))f)(A16(0), A1(16)); break;
+    case 18: ((void (*)(T16, T2))f)(A16(0), A2(16)); break;
+    case 19: ((void (*)(T16, T2, T1))f)(A16(0), A2(16), A1(18)); break;
+    case 20: ((void (*)(T16, T4))f)(A16(0), A4(16)); break;
+    case 21: ((void (*)(T16, T4, T1))f)(A16(0), A4(16), A1(20)); break;
+    case 22: ((void (*)(T16, T4, T2))f)(A16(0), A4(16), A2(20)); break;
+    case 23: ((void (*)(T16, T4, T2, T1))f)(A16(0), A4(16), A2(20), A1(22)); break;
+    case 24: ((void (*)(T16, T8))f)(A16(0), A8(16)); break;
+    case 25: ((void (*)(T16, T8, T1))f)(A16(0), A8(16), A1(24)); break;
+    case 26: ((void (*)(T16, T8, T2))f)(A16(0), A8(16), A2(24)); break;
+    case 27: ((void (*)(T16, T8, T2, T1))f)(A16(0), A8(16), A2(24), A1(26)); break;
+    case 28: ((void (*)(T16, T8, T4))f)(A16(0), A8(16), A4(24)); break;
+    case 29: ((void (*)(T16, T8, T4, T1))f)(A16(0), A8(16), A4(24), A1(28)); break;
+    case 30: ((void (*)(T16, T8, T4, T2))f)(A16(0), A8(16), A4(24), A2(28)); break;
+    case 31: ((void (*)(T16, T8, T4, T2, T1))f)(A16(0), A8(16), A4(24), A2(28), A1(30)); break;
+    case 32: ((void (*)(T32))f)(A32(0)); break;
+    case 33: ((void (*)(T32, T1))f)(A32(0), A1(32)); break;
+    case 34: ((void (*)(T32, T2))f)(A32(0), A2(32)); break;
+    case 35: ((void (*)(T32, T2, T1))f)(A32(0), A2(32), A1(34)); break;
+    case 36: ((void (*)(T32, T4))f)(A32(0), A4(32)); break;
+    case 37: ((void (*)(T32, T4, T1))f)(A32(0), A4(32), A1(36)); break;
+    case 38: ((void (*)(T32, T4, T2))f)(A32(0), A4(32), A2(36)); break;
+    case 39: ((void (*)(T32, T4, T2, T1))f)(A32(0), A4(32), A2(36), A1(38)); break;
+    case 40: ((void (*)(T32, T8))f)(A32(0), A8(32)); break;
+    case 41: ((void (*)(T32, T8, T1))f)(A32(0), A8(32), A1(40)); break;
+    case 42: ((void (*)(T32, T8, T2))f)(A32(0), A8(32), A2(40)); break;
+    case 43: ((void (*)(T32, T8, T2, T1))f)(A32(0), A8(32), A2(40), A1(42)); break;
+    case 44: ((void (*)(T32, T8, T4))f)(A32(0), A8(32), A4(40)); break;
+    case 45: ((void (*)(T32, T8, T4, T1))f)(A32(0), A8(32), A4(40), A1(44)); break;
+    case 46: ((void (*)(T32, T8, T4, T2))f)(A32(0), A8(32), A4(40), A2(44)); break;
+    case 47: ((void (*)(T32, T8, T4, T2, T1))f)(A32(0), A8(32), A4(40), A2(44), A1(46)); break;
+    case 48: ((void (*)(T32, T16))f)(A32(0), A16(32)); break;
+    case 49: ((void (*)(T32, T16, T1))f)(A32(0), A16(32), A1(48)); break;
+    case 50: ((void (*)(T32, T16, T2))f)(A32(0), A16(32), A2(48)); break;
+    case 51: ((void (*)(T32, T16, T2, T1))f)(A32(0), A16(32), A2(48), A1(50)); break;
+    case 52: ((void (*)(T32, T16, T4))f)(A32(0), A16(32), A4(48)); break;
+    case 53: ((void (*)(T32, T16, T4, T1))f)(A32(0), A16(32), A4(48), A1(52)); break;
+    case 54: ((void (*)(T32, T16, T4, T2))f)(A32(0), A16(32), A4(48), A2(52)); break;
+    case 55: ((void (*)(T32, T16, T4, T2, T1))f)
+        (A32(0), A16(32), A4(48), A2(52), A1(54)); break;
+    case 56: ((void (*)(T32, T16, T8))f)(A32(0), A16(32), A8(48)); break;
+    case 57: ((void (*)(T32, T16, T8, T1))f)(A32(0), A16(32), A8(48), A1(56)); break;
+    case 58: ((void (*)(T32, T16, T8, T2))f)(A32(0), A16(32), A8(48), A2(56)); break;
+    case 59: ((void (*)(T32, T16, T8, T2, T1))f)
+        (A32(0), A16(32), A8(48), A2(56), A1(58)); break;
+    case 60: ((void (*)(T32, T16, T8, T4))f)(A32(0), A16(32), A8(48), A4(56)); break;
+    case 61: ((void (*)(T32, T16, T8, T4, T1))f)
+        (A32(0), A16(32), A8(48), A4(56), A1(60)); break;
+    case 62: ((void (*)(T32, T16, T8, T4, T2))f)
+        (A32(0), A16(32), A8(48), A4(56), A2(60)); break;
+    case 63: ((void (*)(T32, T16, T8, T4, T2, T1))f)
+        (A32(0), A16(32), A8(48), A4(56), A2(60), A1(62)); break;
+    case 64: ((void (*)(T64))f)(A64(0)); break;
+    default: break;    /* more than OCCA_FORM_MAX: refused at load */
+    }
+}
+
 /* The number of threads is set before every run: omp_set_num_threads acts
  * on the calling thread, and the caller may run kernels from several. */
 static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
 {
-    (void)nargs;
-    (void)args;
+    if (k->occa_form && nargs != k->occa_nargs)
+        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' takes %d argument%s (its parameters as "
+                            "OCCA writes them), but %d %s given", k->name, k->occa_nargs,
+                            k->occa_nargs == 1 ? "" : "s", nargs, nargs == 1 ? "was" : "were");
     if (k->set_threads && k->dev->threads)
         k->set_threads(k->dev->threads);
     char why[512];
-    if (k->native_entry)
+    if (k->occa_form) {
+        void *a[OCCA_FORM_MAX];
+        for (int i = 0; i < nargs; i++)    /* memory: its address, not the slot's */
+            a[i] = args[i].kind == OKLC_ARG_MEMORY ? *(void *const *)ptrs[i] : ptrs[i];
+        void (*f)(void);
+        memcpy(&f, &k->native_entry, sizeof f);
+        call_occa_form(f, nargs, a);
+    } else if (k->native_entry)
         k->native_entry(ptrs);
     else if (k->entry(ptrs, why, sizeof why))
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "cannot run '%s' on the %s device: %s", k->name,

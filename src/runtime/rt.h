@@ -724,6 +724,8 @@ struct oklc_kernel {
      * the run, saying why in message), or any other's */
     int        (*entry)(void *const *args, char *message, size_t size);
     void       (*native_entry)(void *const *args);
+    bool         occa_form;    /* native_entry takes OCCA's form: occa_nargs pointers */
+    int          occa_nargs;
     void       (*set_threads)(int);   /* OpenMP builds: _occa_set_num_threads */
     /* GPU-like devices */
     int        (*launch)(const LaunchApi *api, void *const *args);   /* OKL: the launcher */

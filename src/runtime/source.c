@@ -8,6 +8,7 @@
  * cache key: with its "..." includes inlined, editing a header it includes
  * changes the key, as it does for OKL.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,12 +192,44 @@ static oklc_status preprocess(Build *b, const char *text, size_t len)
     return oom ? oklc_rt_oom() : OKLC_OK;
 }
 
+/* Does `name`, an identifier, occur in text as a whole word? */
+static bool mentions(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    if (!n || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != n)
+        return false;
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name))
+        if ((p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+            !(isalnum((unsigned char)p[n]) || p[n] == '_'))
+            return true;
+    return false;
+}
+
+/* Native CPU source: the compiler says how the kernel takes its arguments,
+ * in _oklc_arity_NAME (cpu.c): -1 for oklc's void NAME(void *const *args),
+ * else the parameter count of OCCA's form, void NAME(const int &n, float
+ * *x, ...). Only where the source names the kernel (else the build's
+ * "no kernel" is the message). */
+static const char arity_probe[] =
+    "\n// oklc: how '%s' takes its arguments (oklc's form or OCCA's)\n"
+    "namespace {\n"
+    "template <class R, class... A> constexpr int _oklc_arity(R (*)(A...))\n"
+    "{ return sizeof...(A); }\n"
+    "constexpr int _oklc_arity(void (*)(void *const *)) { return -1; }\n"
+    "constexpr int _oklc_arity(void (*)(void **)) { return -1; }\n"
+    "}\n"
+    "extern \"C\" const int _oklc_arity_%s = _oklc_arity(&%s);\n";
+
 static oklc_status native(Build *b, const char *text, size_t len)
 {
-    b->source_len = len;
-    b->source = oklc_malloc(len + 1);
-    if (b->source)
-        memcpy(b->source, text, len + 1);
+    bool cpu = b->dev->ops->backend == OKLC_BACKEND_SERIAL ||
+               b->dev->ops->backend == OKLC_BACKEND_OPENMP;
+    char *probe = cpu && mentions(text, b->name)
+                      ? oklc_rt_format(arity_probe, b->name, b->name, b->name) : NULL;
+    b->source = cpu && !probe && mentions(text, b->name) ? NULL    /* out of memory */
+                : oklc_rt_format("%s%s", text, probe ? probe : "");
+    oklc_free(probe);
+    b->source_len = b->source ? strlen(b->source) : 0;
     b->metadata = oklc_rt_format("{\"oklc\": \"%s\", \"backend\": \"%s\", \"native\": true, "
                                  "\"kernels\": []}\n", oklc_version(), b->dev->ops->name);
     b->source_dir = folder(b->path);

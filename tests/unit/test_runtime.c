@@ -564,6 +564,73 @@ static void native_build_and_run(void **state)
     oklc_props_free(p);
 }
 
+/* A native kernel written as OCCA's are (scalars by reference, memory as
+ * pointers) runs right on both CPU devices, by build and by build-only +
+ * load; a wrong argument count is refused, never run. */
+static void native_occa_form(void **state)
+{
+    (void)state;
+    fresh_cache();
+    const char *occa = put("occa/add.cpp",
+        "struct Scale { double by; int add; };\n"
+        "extern \"C\" void scaled(const int &n, const Scale &s, const double &x,\n"
+        "                       const float *a, float *out) {\n"
+        "  for (int i = 0; i < n; ++i) out[i] = (float)(a[i] * s.by * x + s.add);\n}\n"
+        "extern \"C\" void addVectors(const int &entries, const float *a, const float *b,\n"
+        "                           float *ab) {\n"
+        "  for (int i = 0; i < entries; ++i) ab[i] = a[i] + b[i];\n}\n"
+        "extern \"C\" void none() {}\n");
+    oklc_props *p = native();
+    for (int i = 0; i < 2; i++) {
+        oklc_device *d = open_dev(i ? "mode=openmp threads=2" : "serial");
+        oklc_kernel *k;
+        assert_ok(oklc_kernel_build(d, occa, "addVectors", p, &k));
+        check_add(d, k);
+        oklc_arg three[] = {oklc_arg_int(1), oklc_arg_int(2), oklc_arg_int(3)};
+        assert_fails(oklc_kernel_run(k, 3, three), OKLC_ERR_ARGUMENT,
+                     "'addVectors' takes 4 arguments (its parameters as OCCA writes them), "
+                     "but 3 were given");
+        oklc_kernel_free(k);
+        char *dir;
+        assert_ok(oklc_kernel_build_only(d, occa, "scaled", p, &dir));
+        assert_ok(oklc_kernel_load(d, dir, "scaled", &k));
+        free(dir);
+        float a[5] = {1, 2, 3, 4, 5}, out[5];
+        struct { double by; int add; } s = {2, 1};
+        oklc_memory *ma, *mo;
+        assert_ok(oklc_memory_alloc(d, sizeof a, &ma));
+        assert_ok(oklc_memory_alloc(d, sizeof out, &mo));
+        assert_ok(oklc_memory_copy_from_host(ma, a, sizeof a, 0));
+        oklc_arg args[] = {oklc_arg_int(5), oklc_arg_struct(&s, sizeof s), oklc_arg_double(3),
+                           oklc_arg_mem(ma), oklc_arg_mem(mo)};
+        assert_ok(oklc_kernel_run(k, 5, args));
+        assert_ok(oklc_memory_copy_to_host(mo, out, sizeof out, 0));
+        for (int j = 0; j < 5; j++)
+            assert_true(out[j] == a[j] * 6 + 1);
+        oklc_kernel_free(k);
+        assert_ok(oklc_kernel_build(d, occa, "none", p, &k));
+        assert_ok(oklc_kernel_run(k, 0, NULL));
+        assert_fails(oklc_kernel_run(k, 1, args), OKLC_ERR_ARGUMENT, "'none' takes 0 arguments");
+        oklc_kernel_free(k);
+        oklc_memory_free(ma);
+        oklc_memory_free(mo);
+        oklc_device_close(d);
+    }
+    /* more parameters than oklc calls in OCCA's form */
+    char text[8192];
+    int n = snprintf(text, sizeof text, "extern \"C\" void wide(");
+    for (int i = 0; i < 65; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%sint *a%d", i ? ", " : "", i);
+    snprintf(text + n, sizeof text - (size_t)n, ") {}\n");
+    oklc_device *d = open_dev("serial");
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, put("occa/wide.cpp", text), "wide", p, &k),
+                 OKLC_ERR_ARGUMENT, "'wide' has 65 parameters written as OCCA writes them; "
+                 "oklc calls such kernels with at most 64");
+    oklc_device_close(d);
+    oklc_props_free(p);
+}
+
 /* OpenMP builds get -fopenmp, and the device's thread count through the
  * library's _occa_set_num_threads; the serial device gets neither. */
 static void openmp_threads(void **state)
@@ -1914,6 +1981,7 @@ int main(void)
         cmocka_unit_test(device_query),
         cmocka_unit_test(memory_allocations_fail),
         cmocka_unit_test(native_build_and_run),
+        cmocka_unit_test(native_occa_form),
         cmocka_unit_test(openmp_threads),
         cmocka_unit_test(native_props),
         cmocka_unit_test(compiler_choice),
