@@ -64,6 +64,39 @@ expect 0 "$oklc" info --format=json;  stdout_has '"devices":'; stdout_has '"memo
 stdout_has '"unavailable":'
 grep -m1 '"mode":' "$tmp/stdout" | grep -q '"serial"' || fail "oklc info's first device is not serial"
 expect 2 "$oklc" info --format=xml;  stderr_has "--format needs text or json"
+# cache: list, show, prune, clear on a cache of two made-up entries
+c=$tmp/cache k1=0123456789abcdef0123456789abcdef k2=fedcba9876543210fedcba9876543210
+mkdir -m 700 "$c" && mkdir -p "$c/$k1" "$c/failed/$k2" "$c/pch" "$c/not-ours"
+printf '{"kernel": "addVectors", "mode": "serial", "source": "/src/add.okl", "command": "c++ -O3"}' \
+  >"$c/$k1/entry.json"
+echo 'int kernel_text;' >"$c/$k1/source.cpp"
+printf '{"kernel": "broken", "mode": "openmp", "source": "/src/b.okl"}' >"$c/failed/$k2/entry.json"
+echo 'error: no such thing' >"$c/failed/$k2/build.log"
+touch -d '3 days ago' "$c/$k1"
+export OKLC_CACHE_DIR=$c
+expect 0 "$oklc" cache list;   stdout_has "2 entries"; stdout_has "addVectors"; stdout_has "/src/add.okl"
+stdout_has "broken (failed)"
+expect 0 "$oklc" cache list --format=json;  stdout_has '"kernel":	"addVectors"'; stdout_has '"failed":	true'
+expect 0 "$oklc" cache show 0123;  stdout_has "command    c++ -O3"; stdout_has "int kernel_text;"
+expect 0 "$oklc" cache show fedcba;  stdout_has "(a failed build)"; stdout_has "error: no such thing"
+expect 2 "$oklc" cache show 01;    stderr_has "'01' is no entry ID"
+expect 1 "$oklc" cache show 9999;  stderr_has "no entry of the cache has an ID that starts with '9999'"
+expect 2 "$oklc" cache show;       stderr_has "show needs an entry ID"
+expect 2 "$oklc" cache prune;      stderr_has "prune needs --older-than"
+expect 2 "$oklc" cache prune --older-than 2x;  stderr_has "--older-than needs an age"
+expect 2 "$oklc" cache list --older-than 1d;   stderr_has "--older-than only applies to prune"
+expect 2 "$oklc" cache clear --format=json;    stderr_has "--format only applies to list"
+expect 2 "$oklc" cache;            stderr_has "no subcommand (list, show, clear, prune)"
+expect 2 "$oklc" cache frob;       stderr_has "unknown subcommand 'frob'"
+expect 0 "$oklc" cache --help;     stdout_has "usage: oklc cache list"
+expect 0 "$oklc" cache prune --older-than 2d;  stdout_has "removed 1 entry"
+[ -d "$c/$k1" ] && fail "prune kept an entry unused for 3 days"
+[ -d "$c/failed/$k2" ] || fail "prune removed a fresh failed build"
+expect 0 "$oklc" cache clear;      stdout_has "removed 2 entries"
+[ -e "$c/failed" ] || [ -e "$c/pch" ] && fail "clear left failed/ or pch/"
+[ -d "$c/not-ours" ] || fail "clear removed a folder the cache did not make"
+expect 0 "$oklc" cache list;       stdout_has "0 entries"
+unset OKLC_CACHE_DIR
 expect 2 "$oklc" info extra;         stderr_has "unknown argument 'extra'"
 
 # usage errors exit 2

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "compile_commands.h"
 #include "info.h"
+#include "cache.h"
 
 #define COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -55,6 +56,9 @@ static const struct Command {
     {"info", "[--format text|json]",
      "list the devices oklc finds: name, vendor, architecture, memory,\n"
      "compute units, block limits"},
+    {"cache", "list|show ID|clear|prune --older-than AGE",
+     "the kernel cache: its entries (kernel, kind, size, last use, input),\n"
+     "one entry's command and generated source, removing all or the old"},
     {"help", "[COMMAND]", "show this help, or a command's"},
 };
 
@@ -137,7 +141,7 @@ static bool applies(const struct Option *o, const char *command)
 {
     if (!o->commands)
         return strcmp(command, "compile-commands") && strcmp(command, "info") &&
-               strcmp(command, "help");
+               strcmp(command, "cache") && strcmp(command, "help");
     size_t n = strlen(command);
     for (const char *p = strstr(o->commands, command); p; p = strstr(p + 1, command))
         if ((p == o->commands || p[-1] == ' ') && (!p[n] || p[n] == ' '))
@@ -185,8 +189,8 @@ static int command_help(const char *name)
         char name0[] = "compile-commands", help[] = "--help", *argv[] = {name0, help, NULL};
         return oklc_cmd_compile_commands(2, argv);
     }
-    if (!strcmp(name, "info")) {
-        fputs(oklc_info_help, stdout);
+    if (!strcmp(name, "info") || !strcmp(name, "cache")) {
+        fputs(name[0] == 'i' ? oklc_info_help : oklc_cache_help, stdout);
         return 0;
     }
     const struct Command *c = NULL;
@@ -194,7 +198,7 @@ static int command_help(const char *name)
         c = !strcmp(commands[i].name, name) ? &commands[i] : NULL;
     if (!c)
         return usage_error("unknown command '%s' (normalize, preprocess, check, transpile, "
-                           "stats, compile-commands, info, help)", name);
+                           "stats, compile-commands, info, cache, help)", name);
     if (!strcmp(name, "help")) {
         usage();
         return 0;
@@ -413,12 +417,12 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     }
     if (!o->command)
         return usage_error("%s", "no command given (normalize, preprocess, check, transpile, "
-                                 "stats, compile-commands, info, help)");
+                                 "stats, compile-commands, info, cache, help)");
     if (strcmp(o->command, "normalize") && strcmp(o->command, "preprocess") &&
         strcmp(o->command, "check") && strcmp(o->command, "transpile") &&
         strcmp(o->command, "stats"))
         return usage_error("unknown command '%s' (normalize, preprocess, check, transpile, "
-                           "stats, compile-commands, info, help)",
+                           "stats, compile-commands, info, cache, help)",
                            o->command);
     if (o->stats_given && strcmp(o->command, "stats"))
         return usage_error("%s", "--param, --format and --machine only apply to stats");
@@ -731,6 +735,8 @@ int main(int argc, char **argv)
         return oklc_cmd_compile_commands(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "info"))
         return oklc_cmd_info(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "cache"))
+        return oklc_cmd_cache(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "help")) {
         if (argc > 3)
             return usage_error("help takes one command ('%s' is more)", argv[3]);

@@ -264,6 +264,34 @@ size_t oklc_pool_used(const oklc_pool *p);
 size_t oklc_pool_size(const oklc_pool *p);
 void oklc_pool_free(oklc_pool *p);
 
+/* ---- the kernel cache (oklc cache) -------------------------------------------- */
+
+/* An entry of the cache, or a failed build kept in its failed/ folder
+ * (the source and the log). */
+typedef struct oklc_cache_entry {
+    char     id[33];          /* its key: the folder's name */
+    char     path[4096];      /* the folder */
+    /* what the entry says of itself; "" for an entry that does not (made by
+     * an older oklc; the DPC++ support library) */
+    char     kernel[256];     /* the name built: "addVectors", "scale<float, 8>" */
+    char     mode[16];        /* "openmp" */
+    char     source[1024];    /* the input file (absolute) */
+    uint64_t bytes;
+    int64_t  last_used;       /* seconds since the epoch: built or last loaded */
+    bool     failed;
+} oklc_cache_entry;
+
+/* The cache's folder ($OKLC_CACHE_DIR, ...), created if missing; free()
+ * it. */
+oklc_status oklc_cache_dir(char **dir);
+/* Every entry and failed build, the last used first; free() the array. */
+oklc_status oklc_cache_list(oklc_cache_entry **entries, size_t *n);
+/* Removes the entries, failed builds and temporary folders last used more
+ * than `age` seconds ago; *removed and *bytes (if given) say what went. */
+oklc_status oklc_cache_prune(int64_t age, size_t *removed, uint64_t *bytes);
+/* Removes all of them, and the command's precompiled prelude (pch/). */
+oklc_status oklc_cache_clear(size_t *removed, uint64_t *bytes);
+
 /* ---- kernel properties ------------------------------------------------------- */
 
 /* What changes how a kernel is built (OCCA's "kernel properties"). */

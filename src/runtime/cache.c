@@ -19,9 +19,12 @@
  * process uses it. An entry whose files do not match its manifest (a disk
  * that filled up, a crash before the data reached the disk, a truncated
  * file), or that has none (an older oklc made it), is built again and
- * swapped in with one rename (RENAME_EXCHANGE). Temporary folders of killed
- * processes are swept when older than an hour; removal never follows a
- * symbolic link.
+ * swapped in with one rename (RENAME_EXCHANGE). A failed compile's folder
+ * becomes failed/<key> (its source and log, for the user; the last failure
+ * of each key, gone when the key builds). Temporary folders of killed
+ * processes are swept when older than an hour, failed builds after a day;
+ * removal never follows a symbolic link. oklc_cache_list and the others
+ * (cachelist.c) show and remove entries for `oklc cache`.
  */
 #define _GNU_SOURCE    /* renameat2 and RENAME_EXCHANGE: a damaged entry replaced in one step */
 #include <dirent.h>
@@ -274,6 +277,7 @@ oklc_status oklc_rt_cache_tmp(const char *root, const char *key, char **tmp)
  * not tampering: whoever could tamper could rewrite the manifest too, which
  * is why the folder must be private. */
 #define MANIFEST "manifest"
+#define FAILED "failed"          /* root/failed/<key>: the last failed build of a key */
 #define MANIFEST_HEADER "oklc cache entry 1\n"
 
 enum {
@@ -582,16 +586,16 @@ oklc_status oklc_rt_cache_publish(const char *tmp, const char *entry)
 
 /* Only names the cache makes, only things of ours, never through a link
  * (a link named like a temporary folder is removed, not followed). */
-void oklc_rt_cache_sweep(const char *root, long age)
+static void sweep_folder(const char *dir, bool all, long age)
 {
-    DIR *d = opendir(root);
+    DIR *d = opendir(dir);
     if (!d)
         return;
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d))) {
         struct stat st;
-        if (strstr(e->d_name, ".tmp.") &&
+        if ((all ? e->d_name[0] != '.' : strstr(e->d_name, ".tmp.") != NULL) &&
             fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
             st.st_uid == geteuid() && now - st.st_mtime > age)
             oklc_rt_remove_at(dirfd(d), e->d_name);
@@ -599,13 +603,80 @@ void oklc_rt_cache_sweep(const char *root, long age)
     closedir(d);
 }
 
+/* Temporary folders older than `age`; failed builds a day older still. */
+void oklc_rt_cache_sweep(const char *root, long age)
+{
+    sweep_folder(root, false, age);
+    char *failed = oklc_rt_path(root, FAILED);
+    if (failed)
+        sweep_folder(failed, true, age + 24 * 3600);
+    oklc_free(failed);
+}
+
+/* text with each `from` made `to` (oklc_free it); NULL when memory runs out. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + lf, from))
+        n++;
+    char *out = oklc_malloc(strlen(text) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
+    for (const char *p = text, *hit; out; p = hit + lf) {
+        if (!(hit = strstr(p, from))) {
+            strcpy(o, p);
+            break;
+        }
+        memcpy(o, p, (size_t)(hit - p));
+        o += hit - p;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    return out;
+}
+
+/* root/failed/key of the entry root/key (oklc_free it). */
+static char *failed_path(const char *entry)
+{
+    const char *slash = strrchr(entry, '/');
+    return slash ? oklc_rt_format("%.*s/" FAILED "/%s", (int)(slash - entry), entry, slash + 1)
+                 : NULL;
+}
+
+/* A failed compile: its folder becomes failed/<key>, in place of the last
+ * failure of that key, and the message names it there. */
+static oklc_status keep_failure(const char *tmp, const char *entry, oklc_status st)
+{
+    char *failed = failed_path(entry), *message = oklc_rt_strdup(oklc_last_error());
+    char *dir = failed ? oklc_rt_format("%.*s", (int)(strrchr(failed, '/') - failed), failed)
+                       : NULL;
+    bool moved = dir && message && (mkdir(dir, 0700) == 0 || errno == EEXIST);
+    if (moved) {
+        oklc_rt_remove_tree(failed);
+        moved = rename(tmp, failed) == 0;
+    }
+    char *moved_message = moved ? replace_all(message, tmp, failed) : NULL;
+    if (moved_message)
+        st = oklc_rt_fail(st, "%s", moved_message);
+    oklc_free(moved_message);
+    oklc_free(dir);
+    oklc_free(failed);
+    oklc_free(message);
+    return st;
+}
+
 oklc_status oklc_rt_cache_commit(const char *tmp, const char *entry, oklc_status st)
 {
     if (!st)
         st = oklc_rt_cache_seal(tmp);
-    if (!st)
+    if (!st) {
         st = oklc_rt_cache_publish(tmp, entry);
-    else if (tmp && st != OKLC_ERR_COMPILE)
+        char *failed = failed_path(entry);    /* a failure of this key is history */
+        if (!st && failed)
+            oklc_rt_remove_tree(failed);
+        oklc_free(failed);
+    } else if (tmp && st == OKLC_ERR_COMPILE) {
+        st = keep_failure(tmp, entry, st);
+    } else if (tmp) {
         oklc_rt_remove_tree(tmp);
+    }
     return st;
 }

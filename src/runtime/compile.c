@@ -223,7 +223,7 @@ static oklc_status failed(const char *what, const char *line, int code, const ch
         snprintf(status, sizeof status, "exited with status %d", code);
     return oklc_rt_fail(OKLC_ERR_COMPILE,
                         "cannot compile the kernel source of '%s': the compiler %s\n"
-                        "command: %s\n(the source stays in %s for an hour)\n%s",
+                        "command: %s\n(the source and its log stay in %s)\n%s",
                         what, status, line, dir, output);
 }
 

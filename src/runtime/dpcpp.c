@@ -493,8 +493,8 @@ static oklc_status build_device(const oklc_device *d, const Build *b, const char
         st = oklc_rt_oom();
     if (!st && code)
         st = oklc_rt_fail(OKLC_ERR_COMPILE, "cannot compile the kernel source of '%s' for '%s': "
-                          "the SYCL compiler %s %d\ncommand: %s\n(the source stays in %s for "
-                          "an hour)\n%s", b->path, d->label,
+                          "the SYCL compiler %s %d\ncommand: %s\n(the source and its log stay in "
+                          "%s)\n%s", b->path, d->label,
                           code < 0 ? "was killed, status" : "exited with status", code, line,
                           dir, output);
     free_words(argv, n);

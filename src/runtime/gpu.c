@@ -849,7 +849,7 @@ oklc_status oklc_gpu_module_build(const oklc_device *d, const Build *b, const ch
                                           &size, log);
     if (st == OKLC_ERR_COMPILE)
         st = oklc_rt_fail(st, "cannot compile the kernel source of '%s' for '%s'\n"
-                          "(the source stays in %s for an hour)\n%s", b->path, d->label, dir,
+                          "(the source and its log stay in %s)\n%s", b->path, d->label, dir,
                           oklc_last_error());
     if (!st)
         st = oklc_rt_write_file(path, binary, size);

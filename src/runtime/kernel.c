@@ -10,18 +10,47 @@
  * kept (template.c); each run deduces its instance, built here on the
  * first run like any named instance and loaded from its cache entry.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
 
 #include "rt.h"
 
 enum { STALE_SECONDS = 3600, LOCAL_ARGS = 16 };
 
+/* entry.json: what `oklc cache` shows of an entry (its kernel, device
+ * kind, input file, the compile command or the device compiler's options). */
+static oklc_status describe_entry(const Build *b, const char *tmp)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *source = oklc_rt_absolute(b->path);
+    char *cmd = b->ncmd ? oklc_rt_command_line((const char *const *)b->cmd) : NULL;
+    char *opts = b->nopts ? oklc_rt_command_line((const char *const *)b->opts) : NULL;
+    if (o && source) {
+        cJSON_AddStringToObject(o, "kernel", b->name);
+        cJSON_AddStringToObject(o, "mode", b->dev->ops->name);
+        cJSON_AddStringToObject(o, "source", source);
+        cJSON_AddBoolToObject(o, "okl", b->props->okl);
+        cJSON_AddStringToObject(o, "command", cmd ? cmd : "");
+        cJSON_AddStringToObject(o, "device_options", opts ? opts : "");
+        cJSON_AddStringToObject(o, "oklc", oklc_version());
+    }
+    char *text = o ? cJSON_Print(o) : NULL, *path = oklc_rt_path(tmp, "entry.json");
+    oklc_status st = text && path && source && (!b->ncmd || cmd) && (!b->nopts || opts)
+                         ? oklc_rt_write_file(path, text, strlen(text)) : oklc_rt_oom();
+    cJSON_Delete(o);
+    cJSON_free(text);
+    oklc_free(source), oklc_free(cmd), oklc_free(opts), oklc_free(path);
+    return st;
+}
+
 /* Writes the inputs into a temporary folder, compiles there, seals it (its
- * manifest, last) and renames it into the entry. A failed compile leaves
- * the folder for the user to read (the message says where); the sweep
- * removes it later. */
+ * manifest, last) and renames it into the entry. A failed compile's folder
+ * is kept for the user to read (cache.c; the message says where). */
 static oklc_status compile_entry(const Build *b, const char *root, const char *key,
                                  const char *entry)
 {
@@ -41,6 +70,8 @@ static oklc_status compile_entry(const Build *b, const char *root, const char *k
         st = oklc_rt_write_file(meta, b->metadata, strlen(b->metadata));
     if (!st && b->launcher)
         st = oklc_rt_write_file(launcher, b->launcher, strlen(b->launcher));
+    if (!st)
+        st = describe_entry(b, tmp);
     if (!st)
         st = ops->compile(b->dev, b, tmp);
     st = oklc_rt_cache_commit(tmp, entry, st);
@@ -80,6 +111,8 @@ static oklc_status find_or_compile(const Build *b, char **entry)
     }
     if (st == OKLC_ERR_LOAD)
         st = found ? rebuild(b, root, key, dir) : compile_entry(b, root, key, dir);
+    else if (!st)
+        utimensat(AT_FDCWD, dir, NULL, 0);    /* its time: when last used (oklc cache prune) */
     if (!st && oklc_rt_verbose())
         fprintf(stderr, "oklc: source of '%s': %s/%s\n", b->name, dir, ops->source_name);
     if (!st) {

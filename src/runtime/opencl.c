@@ -703,10 +703,10 @@ static oklc_status build_failed(const oklc_device *d, cl_int err, const char *wh
                             ? OKLC_ERR_COMPILE
                             : OKLC_ERR_DEVICE,
                         "cannot build the OpenCL program of '%s'%s%s%s for '%s': "
-                        "clBuildProgram: %s (%d)\noptions: %s\n(the source %s in %s%s)\n%s",
+                        "clBuildProgram: %s (%d)\noptions: %s\n(the source %s in %s)\n%s",
                         what, kernel ? " (kernel '" : "", kernel ? kernel : "",
                         kernel ? "')" : "", d->label, error_name(err), (int)err, options,
-                        tmp ? "stays" : "is", dir, tmp ? " for an hour" : "", log ? log : "");
+                        tmp ? "and its log stay" : "is", dir, log ? log : "");
 }
 
 /* The program's binary for our one device (empty when it gives none). */

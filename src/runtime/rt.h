@@ -614,12 +614,14 @@ OKLC_INTERNAL bool oklc_rt_cache_sealed(const char *entry);
  * when it is damaged, swaps ours in (RENAME_EXCHANGE) and removes it. */
 OKLC_INTERNAL oklc_status oklc_rt_cache_publish(const char *tmp, const char *entry);
 /* The end of a build in `tmp` whose steps gave `st`: OK, sealed and
- * published as `entry`; a failed compile leaves the folder for its log
- * (the sweep removes it later); any other failure removes it. */
+ * published as `entry` (a failure of its key kept before goes); a failed
+ * compile becomes root/failed/<key>, the last failure of that key, which
+ * the message names; any other failure removes it. */
 OKLC_INTERNAL oklc_status oklc_rt_cache_commit(const char *tmp, const char *entry,
                                               oklc_status st);
-/* Removes temporary folders of ours older than `age` seconds (a link so
- * named is removed, its target never touched). */
+/* Removes temporary folders of ours older than `age` seconds, failed
+ * builds a day older still (a link so named is removed, its target never
+ * touched). */
 OKLC_INTERNAL void oklc_rt_cache_sweep(const char *root, long age);
 
 /* ---- args.c --------------------------------------------------------------------- */

@@ -235,7 +235,8 @@ static oklc_props *props_with_includes(const char *dir, const char *define)
 
 /* Builds `get` of `text`, which has an error, on the device `spec` in a
  * fresh cache: OKLC_ERR_COMPILE with `part`, no kernel, and the source
- * stays (its folder, the only one in the cache). Returns the message. */
+ * and the log stay in failed/<key>, the only folder in the cache, no
+ * temporary one left. Returns the message. */
 static const char *compile_fails(const char *spec, const char *file, const char *text,
                                  const char *part)
 {
@@ -246,8 +247,16 @@ static const char *compile_fails(const char *spec, const char *file, const char 
     oklc_kernel *k;
     assert_fails(oklc_kernel_build(d, path, "get", p, &k), OKLC_ERR_COMPILE, part);
     assert_null(k);
-    assert_non_null(strstr(oklc_last_error(), ".tmp."));    /* where the source stays */
-    assert_int_equal(entries(cache), 1);                    /* only that folder */
+    const char *at = strstr(oklc_last_error(), "stay in ");
+    assert_non_null(at);    /* where the source and the log stay */
+    char kept[4300], path_in[4400];
+    snprintf(kept, sizeof kept, "%.*s", (int)strcspn(at + 8, ")\n"), at + 8);
+    assert_non_null(strstr(kept, "/failed/"));
+    snprintf(path_in, sizeof path_in, "%s/build.log", kept);
+    assert_int_equal(access(path_in, R_OK), 0);
+    snprintf(path_in, sizeof path_in, "%s/failed", cache);
+    assert_int_equal(entries(cache), 1);    /* only failed/ */
+    assert_int_equal(entries(path_in), 1);     /* that build */
     oklc_device_close(d);
     oklc_props_free(p);
     return oklc_last_error();

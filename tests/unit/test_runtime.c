@@ -261,7 +261,8 @@ static void dpcpp_bad_compiler(void **state)
                       "its SYCL compiler cannot build oklc's SYCL support library: ");
     assert_non_null(strstr(msg, "half-sycl: error: sycl/sycl.hpp: not found"));
     assert_non_null(strstr(msg, "-std=c++17 -shared -fPIC -O2"));
-    assert_non_null(strstr(msg, "(the source stays in"));
+    assert_non_null(strstr(msg, "(the source and its log stay in "));
+    assert_non_null(strstr(msg, "/failed/"));
     assert_int_equal(oklc_rt_compile_count(), compiles + 1);
     assert_int_equal(entries(cache), 1);    /* the failed build's folder, for its log */
 
@@ -867,8 +868,8 @@ static void cache_hits(void **state)
     char *dir;
     assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
     assert_int_equal(oklc_rt_compile_count(), before + 1);
-    /* source.cpp kernel.so metadata.json build.log manifest */
-    assert_int_equal(entries(dir), 5);
+    /* source.cpp kernel.so metadata.json entry.json build.log manifest */
+    assert_int_equal(entries(dir), 6);
     assert_int_equal(strncmp(dir, cache, strlen(cache)), 0);
     oklc_kernel *k;
     assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
@@ -940,6 +941,61 @@ static void cache_folder(void **state)
     unsetenv("OCCA_CACHE_DIR");
     setenv("HOME", saved_home, 1);
     free(saved_home);
+}
+
+/* What `oklc cache` lists: each entry with what its entry.json says, the
+ * failed builds; prune by last use (a load is a use), clear. */
+static void cache_list_prune_clear(void **state)
+{
+    (void)state;
+    const char *cache = fresh_cache();
+    oklc_props *p = native();
+    oklc_device *d = open_dev("serial");
+    char *dir;
+    assert_ok(oklc_kernel_build_only(d, add_cpp(), "addVectors", p, &dir));
+    oklc_kernel *k;
+    assert_fails(oklc_kernel_build(d, put("list/bad.cpp", "int x = undeclared;\n"), "get", p, &k),
+                 OKLC_ERR_COMPILE, "cannot compile");
+    char pch[4300];
+    snprintf(pch, sizeof pch, "%s/pch", cache);
+    assert_int_equal(mkdir(pch, 0700), 0);    /* the command's, cleared with the rest */
+    oklc_cache_entry *e;
+    size_t n;
+    assert_ok(oklc_cache_list(&e, &n));
+    assert_int_equal(n, 2);
+    int good = e[0].failed ? 1 : 0;
+    assert_string_equal(e[good].kernel, "addVectors");
+    assert_string_equal(e[good].mode, "serial");
+    assert_string_equal(e[good].path, dir);
+    assert_non_null(strstr(e[good].source, "/add.cpp"));
+    assert_true(e[good].bytes > 1000 && !e[good].failed);
+    assert_true(e[!good].failed && !strcmp(e[!good].kernel, "get"));
+    assert_non_null(strstr(e[!good].path, "/failed/"));
+    free(e);
+    /* two days unused; a load makes it used again */
+    struct timespec old[2] = {{time(NULL) - 2 * 86400, 0}, {time(NULL) - 2 * 86400, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, dir, old, 0), 0);
+    assert_ok(oklc_kernel_build(d, add_cpp(), "addVectors", p, &k));
+    oklc_kernel_free(k);
+    size_t removed;
+    uint64_t bytes;
+    assert_ok(oklc_cache_prune(86400, &removed, &bytes));
+    assert_int_equal(removed, 0);
+    assert_int_equal(utimensat(AT_FDCWD, dir, old, 0), 0);
+    assert_ok(oklc_cache_prune(86400, &removed, &bytes));
+    assert_int_equal(removed, 1);
+    assert_true(bytes > 1000);
+    assert_int_equal(access(dir, F_OK), -1);
+    assert_ok(oklc_cache_clear(&removed, NULL));
+    assert_int_equal(removed, 2);    /* the failed build, pch/ */
+    assert_ok(oklc_cache_list(&e, &n));
+    assert_int_equal(n, 0);
+    free(e);
+    assert_int_equal(entries(cache), 0);
+    assert_fails(oklc_cache_prune(-1, NULL, NULL), OKLC_ERR_ARGUMENT, "a negative age");
+    free(dir);
+    oklc_device_close(d);
+    oklc_props_free(p);
 }
 
 /* Whoever can write the cache can put code into our kernels. */
@@ -1239,7 +1295,7 @@ static const char *spoil(const char *dir, const char *good, Damage what)
     static const char *const said[] = {
         "kernel.so has ", "metadata.json does not match its hash in the manifest",
         "it has no manifest (an older oklc made it)", "its manifest is not valid",
-        "it holds 5 files, its manifest lists 4", "source.cpp: No such file or directory",
+        "it holds 6 files, its manifest lists 5", "source.cpp: No such file or directory",
         "kernel.so: a symbolic link"};
     snprintf(path, sizeof path, "%s/%s", dir, names[what]);
     switch (what) {
@@ -1285,7 +1341,7 @@ static void cache_damaged_entry(void **state)
         in_child(child_builds, add_cpp());
         assert_ok(oklc_rt_cache_verify(dir, &found));
         assert_int_equal(entries(cache), 1);    /* no temporary folder stays */
-        assert_int_equal(entries(dir), 5);
+        assert_int_equal(entries(dir), 6);
     }
     free(dir);
     oklc_device_close(d);
@@ -1486,7 +1542,7 @@ static int whole_entries(const char *cache)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        n += e->d_name[0] != '.' && !strstr(e->d_name, ".tmp.");
+        n += e->d_name[0] != '.' && !strstr(e->d_name, ".tmp.") && strcmp(e->d_name, "failed");
     closedir(d);
     return n;
 }
@@ -1993,6 +2049,7 @@ int main(void)
         cmocka_unit_test(cache_header_edit),
         cmocka_unit_test(cache_folder),
         cmocka_unit_test(cache_folder_refused),
+        cmocka_unit_test(cache_list_prune_clear),
         cmocka_unit_test(cache_publish_race),
         cmocka_unit_test(cache_sweep),
         cmocka_unit_test(cache_damaged_entry),
