@@ -46,6 +46,9 @@ bench: build
 	@bash bench/rewrites.sh $(BUILD)
 	@echo
 	@bash bench/gpu.sh $(BUILD) opencl
+	@echo
+	@echo "Streams: copies in one stream while a kernel runs in another"
+	@for d in serial openmp opencl; do $(BUILD)/bench_streams $$d; done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

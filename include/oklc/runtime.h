@@ -98,6 +98,8 @@ typedef struct oklc_device oklc_device;
 typedef struct oklc_memory oklc_memory;
 typedef struct oklc_kernel oklc_kernel;
 typedef struct oklc_pool oklc_pool;
+typedef struct oklc_stream oklc_stream;
+typedef struct oklc_event oklc_event;
 typedef struct oklc_props oklc_props;
 
 /* ---- devices ----------------------------------------------------------- */
@@ -126,6 +128,44 @@ void oklc_device_close(oklc_device *d);
 const char *oklc_device_mode(const oklc_device *d);
 /* Waits until everything queued on the device is done. */
 oklc_status oklc_device_finish(oklc_device *d);
+
+/* ---- streams ------------------------------------------------------------------ */
+
+/* A stream is an in-order queue of a device's work: kernel runs and copies
+ * go to the device's current stream, in the order given; work of two
+ * streams may overlap (a copy in one while a kernel runs in another).
+ * Every device starts on its default stream (NULL below). CUDA and HIP
+ * streams, OpenCL command queues; a thread per stream on serial and OpenMP
+ * devices (their default stream runs work in the calling thread); on
+ * DPC++, every stream is the device's one queue (ordered, never
+ * overlapping). */
+oklc_status oklc_stream_create(oklc_device *d, oklc_stream **out);
+/* Finishes it first; the device goes back to its default stream when it
+ * was current. */
+void oklc_stream_free(oklc_stream *s);
+/* Kernel runs and copies go to s from now on (NULL: the default stream);
+ * a stream of another device is OKLC_ERR_ARGUMENT. */
+oklc_status oklc_device_set_stream(oklc_device *d, oklc_stream *s);
+/* The current stream; NULL for the default one. */
+oklc_stream *oklc_device_stream(const oklc_device *d);
+/* Waits until the work in s is done (NULL: the default stream of d), and
+ * reports the first failure of that work (a kernel that refused its run). */
+oklc_status oklc_stream_finish(oklc_device *d, oklc_stream *s);
+/* Copies queued in the current stream: they return at once, and happen
+ * in order with its kernels; the host memory must stay until the stream
+ * finishes (page-locked memory, oklc_host_alloc, lets CUDA and HIP
+ * overlap them with kernels). */
+oklc_status oklc_memory_copy_from_host_async(oklc_memory *m, const void *src, size_t bytes,
+                                             size_t offset);
+oklc_status oklc_memory_copy_to_host_async(const oklc_memory *m, void *dst, size_t bytes,
+                                           size_t offset);
+/* A tag (OCCA's) in the current stream: done when the work queued before
+ * it is. */
+oklc_status oklc_event_record(oklc_device *d, oklc_event **out);
+oklc_status oklc_event_wait(oklc_event *e);
+/* Seconds between two events of one device (waited for). */
+oklc_status oklc_event_elapsed(oklc_event *from, oklc_event *to, double *seconds);
+void oklc_event_free(oklc_event *e);
 
 /* What a device is and what it allows. A number the device does not say
  * is 0 (OpenCL has no free memory; DPC++ says its name alone). */

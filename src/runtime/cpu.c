@@ -70,12 +70,18 @@ static void free_memory(oklc_device *d, void *ptr)
     free(ptr);
 }
 
+/* In a stream of ours: queued (and waited for when `wait`). */
 static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
-                        size_t offset)
+                        size_t offset, bool wait)
 {
     char *at = (char *)m->ptr + offset;
-    memcpy(src ? at : dst, src ? src : at, bytes);
-    return OKLC_OK;
+    void *s = oklc_rt_stream(m->dev);
+    oklc_status st = s && wait ? oklc_cpu_stream_finish(m->dev, s) : OKLC_OK;
+    if (s && !wait)
+        return oklc_cpu_stream_copy(s, src ? at : dst, src ? src : at, bytes);
+    if (!st)
+        memcpy(src ? at : dst, src ? src : at, bytes);
+    return st;
 }
 
 static oklc_status copy_device(const oklc_memory *dst, size_t dst_offset,
@@ -443,7 +449,8 @@ static void call_occa_form(void (*f)(void), int n, void *const *a)
 
 /* The number of threads is set before every run: omp_set_num_threads acts
  * on the calling thread, and the caller may run kernels from several. */
-static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
+oklc_status oklc_cpu_run_now(oklc_kernel *k, int nargs, const oklc_arg *args,
+                             void *const *ptrs)
 {
     if (k->occa_form && nargs != k->occa_nargs)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' takes %d argument%s (its parameters as "
@@ -467,10 +474,23 @@ static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *co
     return OKLC_OK;
 }
 
+/* In a stream of ours, queued; in the default stream, now. */
+static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
+{
+    void *s = oklc_rt_stream(k->dev);
+    if (k->occa_form && nargs != k->occa_nargs)
+        return oklc_cpu_run_now(k, nargs, args, ptrs);    /* refused at once, not later */
+    return s ? oklc_cpu_stream_run(s, k, nargs, args, ptrs)
+             : oklc_cpu_run_now(k, nargs, args, ptrs);
+}
+
 #define CPU_OPS                                                                        \
     .source_name = "source.cpp", .binary_name = "kernel.so", .close = close_device,    \
     .alloc = alloc, .free = free_memory, .copy = copy, .copy_device = copy_device,     \
-    .query = query,                                                                    \
+    .query = query, .stream_new = oklc_cpu_stream_new,                                 \
+    .stream_free = oklc_cpu_stream_free, .stream_finish = oklc_cpu_stream_finish,      \
+    .event_record = oklc_cpu_event_record, .event_wait = oklc_cpu_event_wait,          \
+    .event_elapsed = oklc_cpu_event_elapsed, .event_free = oklc_cpu_event_free,        \
     .finish = finish, .command = command, .compile = compile, .load = load,            \
     .unload = unload, .run = run
 

@@ -61,6 +61,8 @@ static struct CuApi {
     CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
     CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, void *);
+    CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, void *);
     CUresult (*MemAllocHost)(void **, size_t);
     CUresult (*MemFreeHost)(void *);
     CUresult (*GetErrorName)(CUresult, const char **);
@@ -84,6 +86,16 @@ static const DlSym cu_syms[] = {
     SYM(MemcpyHtoD, "cuMemcpyHtoD_v2"),
     SYM(MemcpyDtoH, "cuMemcpyDtoH_v2"),
     SYM(MemcpyDtoD, "cuMemcpyDtoD_v2"),
+    SYM(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+    SYM(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+    SYM(calls.stream_create, "cuStreamCreate"),
+    SYM(calls.stream_destroy, "cuStreamDestroy_v2"),
+    SYM(calls.stream_synchronize, "cuStreamSynchronize"),
+    SYM(calls.event_create, "cuEventCreate"),
+    SYM(calls.event_record, "cuEventRecord"),
+    SYM(calls.event_synchronize, "cuEventSynchronize"),
+    SYM(calls.event_elapsed, "cuEventElapsedTime"),
+    SYM(calls.event_destroy, "cuEventDestroy_v2"),
     SYM(MemAllocHost, "cuMemAllocHost_v2"),
     SYM(MemFreeHost, "cuMemFreeHost"),
     SYM(calls.total_memory, "cuDeviceTotalMem_v2"),
@@ -289,6 +301,15 @@ static int copy(void *dst, const void *src, size_t bytes, GpuCopy way)
     return cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes);
 }
 
+/* Host and device, in a stream (device to device: memory.c's copies wait
+ * for the streams and use copy). */
+static int copy_async(void *dst, const void *src, size_t bytes, GpuCopy way, void *stream)
+{
+    if (way == GPU_TO_DEVICE)
+        return cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, stream);
+    return cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, stream);
+}
+
 static int host_alloc(void **ptr, size_t bytes)
 {
     return cu.MemAllocHost(ptr, bytes);
@@ -354,10 +375,11 @@ static const ModuleApi module_api = {
              .alloc = "cuMemAlloc", .to_device = "cuMemcpyHtoD", .to_host = "cuMemcpyDtoH",
              .on_device = "cuMemcpyDtoD", .host_alloc = "cuMemAllocHost",
              .attribute = "cuDeviceGetAttribute", .total_memory = "cuDeviceTotalMem",
-             .memory_info = "cuMemGetInfo"},
+             .memory_info = "cuMemGetInfo", .stream = "cuStream*", .event = "cuEvent*"},
     .not_started = "the CUDA driver does not start", .lib = &cu_lib,
     .no_device = no_device, .state = sizeof(Cu), .open = open_device, .close = close_device,
     .select = select_context, .alloc = alloc, .free = free_memory, .copy = copy,
+    .copy_async = copy_async,
     .host_alloc = host_alloc, .host_free = host_free, .query = query,
     .attributes = {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,

@@ -204,6 +204,8 @@ void oklc_device_close(oklc_device *d)
     oklc_rt_dl_enter();
     if (!d)
         return;
+    while (d->streams)    /* those not freed: their threads and queues end */
+        oklc_stream_free(d->streams);
     d->ops->close(d);
     oklc_free(d->id);
     oklc_free(d->label);
@@ -227,10 +229,3 @@ const char *oklc_device_mode(const oklc_device *d)
     return d ? d->ops->name : "";
 }
 
-oklc_status oklc_device_finish(oklc_device *d)
-{
-    oklc_rt_dl_enter();
-    if (!d)
-        return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_device_finish: the device is NULL");
-    return d->ops->finish(d);
-}

@@ -416,9 +416,11 @@ static void free_memory(oklc_device *d, void *ptr)
 }
 
 /* DeviceOps.copy */
+/* DeviceOps.copy: waited for always (one queue, no streams of its own) */
 static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
-                        size_t offset)
+                        size_t offset, bool wait)
 {
+    (void)wait;
     Sycl *c = m->dev->gpu;
     char *at = (char *)m->ptr + offset;
     const char *e = src ? sycl.copy(c->handle, at, src, bytes)

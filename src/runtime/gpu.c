@@ -713,16 +713,22 @@ void oklc_gpu_module_free(oklc_device *d, void *ptr)
         d->ops->module->free(ptr);
 }
 
-/* The device address is a number to CUDA (CUdeviceptr): offset as one. */
+/* The device address is a number to CUDA (CUdeviceptr): offset as one.
+ * In a stream of ours: the asynchronous copy, then its end when waited
+ * for; in the default stream: the synchronous copy. */
 oklc_status oklc_gpu_module_copy(const oklc_memory *mem, const void *src, void *dst,
-                                 size_t bytes, size_t offset)
+                                 size_t bytes, size_t offset, bool wait)
 {
     const DeviceOps *ops = mem->dev->ops;
     const ModuleApi *m = ops->module;
-    void *at = (void *)((uintptr_t)mem->ptr + offset);
+    void *at = (void *)((uintptr_t)mem->ptr + offset), *s = oklc_rt_stream(mem->dev);
     oklc_status st = oklc_gpu_select(mem->dev);
-    int r = st ? 0 : src ? m->copy(at, src, bytes, GPU_TO_DEVICE)
-                         : m->copy(dst, at, bytes, GPU_TO_HOST);
+    int r = st ? 0
+            : s ? m->copy_async(src ? at : dst, src ? src : at, bytes,
+                                src ? GPU_TO_DEVICE : GPU_TO_HOST, s)
+            : src ? m->copy(at, src, bytes, GPU_TO_DEVICE) : m->copy(dst, at, bytes, GPU_TO_HOST);
+    if (!r && !st && s && wait)
+        r = m->calls->stream_synchronize(s);
     if (r)
         return oklc_gpu_fail(ops, OKLC_ERR_DEVICE, r, src ? m->call.to_device : m->call.to_host,
                              "%s: %zu bytes at offset %zu on '%s'",
@@ -910,5 +916,71 @@ int oklc_gpu_module_launch(oklc_kernel *k, int index, const size_t grid[3],
     /* kernelParams is void **: the driver only reads the values */
     return m->calls->launch(k->functions[index], (unsigned)grid[0], (unsigned)grid[1],
                             (unsigned)grid[2], (unsigned)block[0], (unsigned)block[1],
-                            (unsigned)block[2], 0, NULL, (void **)args, NULL);
+                            (unsigned)block[2], 0, oklc_rt_stream(k->dev), (void **)args,
+                            NULL);
+}
+
+/* ---- streams and events: the vendor's --------------------------------------------- */
+
+static oklc_status module_fail(oklc_device *d, int r, const char *call, const char *what)
+{
+    return oklc_gpu_fail(d->ops, OKLC_ERR_DEVICE, r, call, "%s on '%s'", what, d->label);
+}
+
+oklc_status oklc_gpu_module_stream_new(oklc_device *d, void **stream)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->calls->stream_create(stream, 0);
+    return r ? module_fail(d, r, m->call.stream, "oklc_stream_create") : st;
+}
+
+void oklc_gpu_module_stream_free(oklc_device *d, void *stream)
+{
+    if (!oklc_gpu_select(d))
+        d->ops->module->calls->stream_destroy(stream);
+}
+
+oklc_status oklc_gpu_module_stream_finish(oklc_device *d, void *stream)
+{
+    if (!stream)
+        return oklc_gpu_module_finish(d);
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->calls->stream_synchronize(stream);
+    return r ? module_fail(d, r, m->call.stream, "oklc_stream_finish") : st;
+}
+
+oklc_status oklc_gpu_module_event_record(oklc_device *d, void *stream, void **event)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->calls->event_create(event, 0);
+    if (!r && !st && (r = m->calls->event_record(*event, stream)))
+        m->calls->event_destroy(*event);
+    return r ? module_fail(d, r, m->call.event, "oklc_event_record") : st;
+}
+
+oklc_status oklc_gpu_module_event_wait(oklc_device *d, void *event)
+{
+    const ModuleApi *m = d->ops->module;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->calls->event_synchronize(event);
+    return r ? module_fail(d, r, m->call.event, "oklc_event_wait") : st;
+}
+
+oklc_status oklc_gpu_module_event_elapsed(oklc_device *d, void *from, void *to, double *seconds)
+{
+    const ModuleApi *m = d->ops->module;
+    float ms = 0;
+    oklc_status st = oklc_gpu_select(d);
+    int r = st ? 0 : m->calls->event_elapsed(&ms, from, to);
+    *seconds = ms / 1e3;
+    return r ? module_fail(d, r, m->call.event, "oklc_event_elapsed") : st;
+}
+
+void oklc_gpu_module_event_free(oklc_device *d, void *event)
+{
+    if (!oklc_gpu_select(d))
+        d->ops->module->calls->event_destroy(event);
 }

@@ -46,6 +46,7 @@ static struct HipApi {
     hipError_t (*Malloc)(void **, size_t);
     hipError_t (*Free)(void *);
     hipError_t (*Memcpy)(void *, const void *, size_t, int);
+    hipError_t (*MemcpyAsync)(void *, const void *, size_t, int, void *);
     hipError_t (*HostMalloc)(void **, size_t, unsigned);
     hipError_t (*HostFree)(void *);
     const char *(*GetErrorName)(hipError_t);
@@ -57,7 +58,12 @@ static const DlSym hip_syms[] = {
     CALL(init, "hipInit"), SYM(DriverGetVersion, false), SYM(RuntimeGetVersion, false),
     CALL(count, "hipGetDeviceCount"), SYM(SetDevice, false), SYM(GetDeviceProperties, false),
     SYM(GetDevicePropertiesR0600, true), SYM(Malloc, false), SYM(Free, false),
-    SYM(Memcpy, false), SYM(HostMalloc, false), SYM(HostFree, false),
+    SYM(Memcpy, false), SYM(MemcpyAsync, false), SYM(HostMalloc, false),
+    CALL(stream_create, "hipStreamCreateWithFlags"), CALL(stream_destroy, "hipStreamDestroy"),
+    CALL(stream_synchronize, "hipStreamSynchronize"),
+    CALL(event_create, "hipEventCreateWithFlags"), CALL(event_record, "hipEventRecord"),
+    CALL(event_synchronize, "hipEventSynchronize"),
+    CALL(event_elapsed, "hipEventElapsedTime"), CALL(event_destroy, "hipEventDestroy"), SYM(HostFree, false),
     CALL(attribute, "hipDeviceGetAttribute"), CALL(total_memory, "hipDeviceTotalMem"),
     CALL(memory_info, "hipMemGetInfo"), CALL(synchronize, "hipDeviceSynchronize"),
     CALL(load, "hipModuleLoadData"), CALL(function, "hipModuleGetFunction"),
@@ -206,6 +212,12 @@ static int copy(void *dst, const void *src, size_t bytes, GpuCopy way)
                                                             : hipMemcpyDeviceToDevice);
 }
 
+static int copy_async(void *dst, const void *src, size_t bytes, GpuCopy way, void *stream)
+{
+    return hip.MemcpyAsync(dst, src, bytes, way == GPU_TO_DEVICE ? hipMemcpyHostToDevice
+                                            : hipMemcpyDeviceToHost, stream);
+}
+
 static int host_alloc(void **ptr, size_t bytes)
 {
     return hip.HostMalloc(ptr, bytes, 0);
@@ -248,10 +260,11 @@ static const ModuleApi module_api = {
              .launch = "hipModuleLaunchKernel", .alloc = "hipMalloc", .to_device = "hipMemcpy",
              .to_host = "hipMemcpy", .on_device = "hipMemcpy", .host_alloc = "hipHostMalloc",
              .attribute = "hipDeviceGetAttribute", .total_memory = "hipDeviceTotalMem",
-             .memory_info = "hipMemGetInfo"},
+             .memory_info = "hipMemGetInfo", .stream = "hipStream*", .event = "hipEvent*"},
     .not_started = "the HIP runtime does not start", .lib = &hip_lib,
     .no_device = no_device, .state = sizeof(Hip), .open = open_device, .close = close_device,
     .select = set_device, .alloc = alloc, .free = free_memory, .copy = copy,
+    .copy_async = copy_async,
     .host_alloc = host_alloc, .host_free = host_free, .query = query,
     .attributes = {hipDeviceAttributeMultiprocessorCount, hipDeviceAttributeMaxThreadsPerBlock,
                    hipDeviceAttributeMaxBlockDimX, hipDeviceAttributeMaxBlockDimX + 1,

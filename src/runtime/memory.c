@@ -188,27 +188,40 @@ static oklc_status check(const oklc_memory *m, const void *host, size_t bytes, s
     return OKLC_OK;
 }
 
-/* Both copies: into the device's memory from src, or out of it into dst. */
+/* Both copies: into the device's memory from src, or out of it into dst;
+ * in the current stream, waited for when `wait`. */
 static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
-                        size_t offset, const char *call)
+                        size_t offset, bool wait, const char *call)
 {
     oklc_rt_dl_enter();    /* the device's copy may call a driver */
     oklc_status st = check(m, src ? src : dst, bytes, offset, call);
     if (st || !bytes)
         return st;
-    return m->dev->ops->copy(m, src, dst, bytes, offset);
+    return m->dev->ops->copy(m, src, dst, bytes, offset, wait);
 }
 
 oklc_status oklc_memory_copy_from_host(oklc_memory *m, const void *src, size_t bytes,
                                        size_t offset)
 {
-    return copy(m, src, NULL, bytes, offset, "oklc_memory_copy_from_host");
+    return copy(m, src, NULL, bytes, offset, true, "oklc_memory_copy_from_host");
 }
 
 oklc_status oklc_memory_copy_to_host(const oklc_memory *m, void *dst, size_t bytes,
                                      size_t offset)
 {
-    return copy(m, NULL, dst, bytes, offset, "oklc_memory_copy_to_host");
+    return copy(m, NULL, dst, bytes, offset, true, "oklc_memory_copy_to_host");
+}
+
+oklc_status oklc_memory_copy_from_host_async(oklc_memory *m, const void *src, size_t bytes,
+                                             size_t offset)
+{
+    return copy(m, src, NULL, bytes, offset, false, "oklc_memory_copy_from_host_async");
+}
+
+oklc_status oklc_memory_copy_to_host_async(const oklc_memory *m, void *dst, size_t bytes,
+                                           size_t offset)
+{
+    return copy(m, NULL, dst, bytes, offset, false, "oklc_memory_copy_to_host_async");
 }
 
 /* ---- views, copies between memories, addresses ----------------------------------------- */
@@ -305,6 +318,12 @@ oklc_status oklc_memory_copy(oklc_memory *dst, size_t dst_offset, const oklc_mem
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "oklc_memory_copy: the %zu bytes at offset %zu "
                             "of the source and at offset %zu of the destination overlap in "
                             "one allocation", bytes, src_offset, dst_offset);
+    /* after the work of the current streams (the copy runs outside them) */
+    st = dst->dev->current ? oklc_stream_finish(dst->dev, dst->dev->current) : OKLC_OK;
+    if (!st && src->dev != dst->dev && src->dev->current)
+        st = oklc_stream_finish(src->dev, src->dev->current);
+    if (st)
+        return st;
     if (src->dev != dst->dev) {       /* two CPU devices: host memory both */
         memcpy((char *)dst->ptr + dst_offset, (const char *)src->ptr + src_offset, bytes);
         return OKLC_OK;

@@ -56,6 +56,11 @@ static struct ClApi {
                               cl_int *);
     cl_int (*EnqueueCopyBuffer)(cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t,
                                 cl_uint, const cl_event *, cl_event *);
+    cl_int (*EnqueueMarkerWithWaitList)(cl_command_queue, cl_uint, const cl_event *,
+                                        cl_event *);
+    cl_int (*WaitForEvents)(cl_uint, const cl_event *);
+    cl_int (*GetEventProfilingInfo)(cl_event, cl_profiling_info, size_t, void *, size_t *);
+    cl_int (*ReleaseEvent)(cl_event);
     cl_int (*EnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t,
                                  const void *, cl_uint, const cl_event *, cl_event *);
     cl_int (*EnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *,
@@ -85,7 +90,8 @@ static const DlSym syms[] = {
     SYM(GetPlatformIDs), SYM(GetPlatformInfo), SYM(GetDeviceIDs), SYM(GetDeviceInfo),
     SYM(CreateContext), SYM(ReleaseContext), SYM(CreateCommandQueue),
     SYM(ReleaseCommandQueue), SYM(CreateBuffer), SYM(ReleaseMemObject),
-    SYM(CreateSubBuffer), SYM(EnqueueCopyBuffer),
+    SYM(CreateSubBuffer), SYM(EnqueueCopyBuffer), SYM(EnqueueMarkerWithWaitList),
+    SYM(WaitForEvents), SYM(GetEventProfilingInfo), SYM(ReleaseEvent),
     SYM(EnqueueWriteBuffer), SYM(EnqueueReadBuffer), SYM(Finish),
     SYM(CreateProgramWithSource), SYM(CreateProgramWithBinary), SYM(BuildProgram),
     SYM(GetProgramBuildInfo), SYM(GetProgramInfo), SYM(ReleaseProgram), SYM(CreateKernel),
@@ -452,7 +458,8 @@ static oklc_status create(oklc_device *d, Cl *c)
     if (!c->context)
         return cl_fail(OKLC_ERR_DEVICE, err, "clCreateContext", "the OpenCL device '%s'",
                        d->label);
-    c->queue = cl.CreateCommandQueue(c->context, c->device, 0, &err);
+    /* profiling: the time between two events (oklc_event_elapsed) */
+    c->queue = cl.CreateCommandQueue(c->context, c->device, CL_QUEUE_PROFILING_ENABLE, &err);
     if (!c->queue)
         return cl_fail(OKLC_ERR_DEVICE, err, "clCreateCommandQueue", "the OpenCL device '%s'",
                        d->label);
@@ -530,15 +537,21 @@ static void free_memory(oklc_device *d, void *ptr)
     cl.ReleaseMemObject(ptr);
 }
 
+/* The current stream's queue. */
+static cl_command_queue queue_of(const oklc_device *d)
+{
+    void *s = oklc_rt_stream(d);
+    return s ? (cl_command_queue)s : ((const Cl *)d->gpu)->queue;
+}
+
 /* DeviceOps.copy */
 static oklc_status copy(const oklc_memory *m, const void *src, void *dst, size_t bytes,
-                        size_t offset)
+                        size_t offset, bool wait)
 {
-    Cl *c = m->dev->gpu;
-    cl_int err = src ? cl.EnqueueWriteBuffer(c->queue, m->ptr, CL_TRUE, offset, bytes, src, 0,
-                                             NULL, NULL)
-                     : cl.EnqueueReadBuffer(c->queue, m->ptr, CL_TRUE, offset, bytes, dst, 0,
-                                            NULL, NULL);
+    cl_command_queue q = queue_of(m->dev);
+    cl_bool block = wait ? CL_TRUE : CL_FALSE;
+    cl_int err = src ? cl.EnqueueWriteBuffer(q, m->ptr, block, offset, bytes, src, 0, NULL, NULL)
+                     : cl.EnqueueReadBuffer(q, m->ptr, block, offset, bytes, dst, 0, NULL, NULL);
     if (err)
         return cl_fail(memory_status(err), err,
                        src ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer",
@@ -623,6 +636,72 @@ static oklc_status finish(oklc_device *d)
     if (err)
         return cl_fail(OKLC_ERR_DEVICE, err, "clFinish", "the OpenCL device '%s'", d->label);
     return OKLC_OK;
+}
+
+/* ---- streams: a command queue each, with profiling ------------------------------------ */
+
+static oklc_status stream_new(oklc_device *d, void **stream)
+{
+    Cl *c = d->gpu;
+    cl_int err;
+    *stream = cl.CreateCommandQueue(c->context, c->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    return *stream ? OKLC_OK
+                   : cl_fail(OKLC_ERR_DEVICE, err, "clCreateCommandQueue", "oklc_stream_create "
+                             "on '%s'", d->label);
+}
+
+static void stream_free(oklc_device *d, void *stream)
+{
+    (void)d;
+    cl.Finish(stream);
+    cl.ReleaseCommandQueue(stream);
+}
+
+static oklc_status stream_finish(oklc_device *d, void *stream)
+{
+    cl_int err = cl.Finish(stream ? (cl_command_queue)stream : ((Cl *)d->gpu)->queue);
+    return err ? cl_fail(OKLC_ERR_DEVICE, err, "clFinish", "oklc_stream_finish on '%s'",
+                         d->label)
+               : OKLC_OK;
+}
+
+static oklc_status event_record(oklc_device *d, void *stream, void **event)
+{
+    cl_event e = NULL;
+    cl_int err = cl.EnqueueMarkerWithWaitList(stream ? (cl_command_queue)stream
+                                                     : ((Cl *)d->gpu)->queue, 0, NULL, &e);
+    *event = e;
+    return err ? cl_fail(OKLC_ERR_DEVICE, err, "clEnqueueMarkerWithWaitList",
+                         "oklc_event_record on '%s'", d->label)
+               : OKLC_OK;
+}
+
+static oklc_status event_wait(oklc_device *d, void *event)
+{
+    cl_event e = event;
+    cl_int err = cl.WaitForEvents(1, &e);
+    return err ? cl_fail(OKLC_ERR_DEVICE, err, "clWaitForEvents", "oklc_event_wait on '%s'",
+                         d->label)
+               : OKLC_OK;
+}
+
+/* The markers' ends, in nanoseconds of the device's clock. */
+static oklc_status event_elapsed(oklc_device *d, void *from, void *to, double *seconds)
+{
+    cl_ulong a = 0, b = 0;
+    cl_int err = cl.GetEventProfilingInfo(from, CL_PROFILING_COMMAND_END, sizeof a, &a, NULL);
+    if (!err)
+        err = cl.GetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+    *seconds = ((double)b - (double)a) * 1e-9;
+    return err ? cl_fail(OKLC_ERR_DEVICE, err, "clGetEventProfilingInfo",
+                         "oklc_event_elapsed on '%s'", d->label)
+               : OKLC_OK;
+}
+
+static void event_free(oklc_device *d, void *event)
+{
+    (void)d;
+    cl.ReleaseEvent(event);
 }
 
 /* ---- building -------------------------------------------------------------------------- */
@@ -895,7 +974,6 @@ static void unload_device(oklc_kernel *k)
 static int launch(oklc_kernel *k, int index, const size_t grid[3], const size_t block[3],
                   int nargs, void *const *args, const size_t *sizes, const char **call)
 {
-    Cl *c = k->dev->gpu;
     size_t global[3];
     for (int i = 0; i < 3; i++) {
         if (block[i] && grid[i] > SIZE_MAX / block[i]) {
@@ -917,7 +995,8 @@ static int launch(oklc_kernel *k, int index, const size_t grid[3], const size_t 
         }
     }
     if (!err) {
-        err = cl.EnqueueNDRangeKernel(c->queue, kern, 3, NULL, global, block, 0, NULL, NULL);
+        err = cl.EnqueueNDRangeKernel(queue_of(k->dev), kern, 3, NULL, global, block, 0, NULL,
+                                      NULL);
         *call = "clEnqueueNDRangeKernel";
     }
     pthread_mutex_unlock(k->lock);
@@ -928,7 +1007,9 @@ const DeviceOps oklc_opencl_ops = {
     .name = "opencl", .title = "OpenCL", .backend = OKLC_BACKEND_OPENCL,
     .source_name = "source.cl", .binary_name = "program.bin",
     .open = open_device, .close = close_device, .alloc = alloc, .free = free_memory,
-    .copy = copy, .query = query, .view = view, .unview = free_memory, .copy_device = copy_device,
+    .copy = copy, .query = query, .view = view, .stream_new = stream_new,
+    .stream_free = stream_free, .stream_finish = stream_finish, .event_record = event_record,
+    .event_wait = event_wait, .event_elapsed = event_elapsed, .event_free = event_free, .unview = free_memory, .copy_device = copy_device,
     .finish = finish, OKLC_GPU_OPS,
     .device_options = device_options, .build_device = build_device,
     .load_device = load_device, .unload_device = unload_device, .launch = launch,

@@ -145,10 +145,23 @@ typedef struct DeviceOps {
     oklc_status (*alloc)(oklc_device *d, size_t bytes, void **ptr);
     void (*free)(oklc_device *d, void *ptr);
     /* `bytes` at `offset` of m: from the host's src when src is given
-     * (oklc_memory_copy_from_host), else to the host's dst. */
+     * (oklc_memory_copy_from_host), else to the host's dst; in the current
+     * stream, done when it returns when `wait`. */
     oklc_status (*copy)(const oklc_memory *m, const void *src, void *dst, size_t bytes,
-                        size_t offset);
+                        size_t offset, bool wait);
     oklc_status (*finish)(oklc_device *d);
+    /* Streams (stream.c): the kind's handle of a new one; its end; waiting
+     * for one (NULL: the default stream). Events: one recorded in a stream
+     * (NULL: the default), waited for, the seconds between two. NULL
+     * hooks: every stream is the device's one queue; an event finishes it
+     * and reads the host's clock. */
+    oklc_status (*stream_new)(oklc_device *d, void **stream);
+    void (*stream_free)(oklc_device *d, void *stream);
+    oklc_status (*stream_finish)(oklc_device *d, void *stream);
+    oklc_status (*event_record)(oklc_device *d, void *stream, void **event);
+    oklc_status (*event_wait)(oklc_device *d, void *event);
+    oklc_status (*event_elapsed)(oklc_device *d, void *from, void *to, double *seconds);
+    void (*event_free)(oklc_device *d, void *event);
     /* What the device says of itself (info zeroed, mode and name set). */
     oklc_status (*query)(oklc_device *d, oklc_device_info *info);
     /* A view: `bytes` at `offset` of root's storage as kernel arguments and
@@ -216,8 +229,28 @@ struct oklc_device {
     char            *id;         /* GPU-like devices: what makes its binaries (for keys) */
     char            *label;      /* GPU-like devices: its name, for messages */
     size_t           used;       /* bytes of oklc_memory_alloc's not yet freed (atomic) */
+    oklc_stream     *current;    /* where work goes; NULL: the default stream */
+    oklc_stream     *streams;    /* those created, not freed (a list: oklc_device_finish) */
     size_t           view_align; /* a view's offset must be a multiple (OpenCL); 0: 1 */
 };
+
+struct oklc_stream {
+    oklc_device *dev;
+    void        *handle;     /* the kind's (CpuStream, CUstream, cl_command_queue...) */
+    oklc_stream *next;       /* the device's list */
+};
+
+struct oklc_event {
+    oklc_device *dev;
+    void        *handle;     /* the kind's; NULL where its hooks are NULL */
+    double       host_time;  /* then: the host's clock when recorded */
+};
+
+/* The kind's handle of the device's current stream; NULL: the default. */
+static inline void *oklc_rt_stream(const oklc_device *d)
+{
+    return d->current ? d->current->handle : NULL;
+}
 
 struct oklc_memory {
     oklc_device *dev;
@@ -249,6 +282,27 @@ OKLC_INTERNAL extern const DeviceOps oklc_openmp_ops;
  * can do (its first processor's model and feature lines), or NULL when
  * memory ran out. */
 OKLC_INTERNAL char *oklc_rt_cpu_identity(const char *cpuinfo);
+
+/* Runs k now, in the calling thread (a stream's worker, or the default
+ * stream's caller). */
+OKLC_INTERNAL oklc_status oklc_cpu_run_now(oklc_kernel *k, int nargs, const oklc_arg *args,
+                                           void *const *ptrs);
+
+/* ---- cpu_stream.c: the CPU devices' streams (DeviceOps hooks), and their
+ * work queued: a run (its arguments copied), a copy ----------------------------- */
+
+OKLC_INTERNAL oklc_status oklc_cpu_stream_new(oklc_device *d, void **stream);
+OKLC_INTERNAL void oklc_cpu_stream_free(oklc_device *d, void *stream);
+OKLC_INTERNAL oklc_status oklc_cpu_stream_finish(oklc_device *d, void *stream);
+OKLC_INTERNAL oklc_status oklc_cpu_event_record(oklc_device *d, void *stream, void **event);
+OKLC_INTERNAL oklc_status oklc_cpu_event_wait(oklc_device *d, void *event);
+OKLC_INTERNAL oklc_status oklc_cpu_event_elapsed(oklc_device *d, void *from, void *to,
+                                                 double *seconds);
+OKLC_INTERNAL void oklc_cpu_event_free(oklc_device *d, void *event);
+OKLC_INTERNAL oklc_status oklc_cpu_stream_run(void *stream, oklc_kernel *k, int nargs,
+                                              const oklc_arg *args, void *const *ptrs);
+OKLC_INTERNAL oklc_status oklc_cpu_stream_copy(void *stream, void *dst, const void *src,
+                                               size_t bytes);
 
 /* ---- gpu.c ---------------------------------------------------------------------- */
 
@@ -354,6 +408,15 @@ typedef struct DriverCalls {
     int (*attribute)(int *value, int attribute, int device);
     int (*total_memory)(size_t *bytes, int device);
     int (*memory_info)(size_t *free, size_t *total);    /* of the current device */
+    /* streams and events: CUstream and CUevent, hipStream_t and hipEvent_t */
+    int (*stream_create)(void **stream, unsigned flags);
+    int (*stream_destroy)(void *stream);
+    int (*stream_synchronize)(void *stream);
+    int (*event_create)(void **event, unsigned flags);
+    int (*event_record)(void *event, void *stream);
+    int (*event_synchronize)(void *event);
+    int (*event_elapsed)(float *ms, void *from, void *to);
+    int (*event_destroy)(void *event);
 } DriverCalls;
 
 enum { GPU_ARCH_OPTION = 320 };    /* ModuleApi.arch: room for the option */
@@ -368,7 +431,7 @@ struct ModuleApi {
     struct {
         const char *init, *count, *synchronize, *select, *load, *function, *launch, *alloc,
             *to_device, *to_host, *on_device, *host_alloc, *attribute, *total_memory,
-            *memory_info;
+            *memory_info, *stream, *event;
     } call;                       /* the calls' names, for messages */
     const char *not_started;      /* "the CUDA driver does not start" */
     DlSwap     *lib;              /* the vendor's library, filling `calls` */
@@ -386,6 +449,7 @@ struct ModuleApi {
     int (*alloc)(void **ptr, size_t bytes);
     int (*free)(void *ptr);
     int (*copy)(void *dst, const void *src, size_t bytes, GpuCopy way);
+    int (*copy_async)(void *dst, const void *src, size_t bytes, GpuCopy way, void *stream);
     /* Page-locked host memory. */
     int (*host_alloc)(void **ptr, size_t bytes);
     int (*host_free)(void *ptr);
@@ -410,7 +474,13 @@ OKLC_INTERNAL oklc_status oklc_gpu_select(const oklc_device *d);
     .alloc = oklc_gpu_module_alloc, .free = oklc_gpu_module_free,                         \
     .copy = oklc_gpu_module_copy, .copy_device = oklc_gpu_module_copy_device,             \
     .host_alloc = oklc_gpu_module_host_alloc, .host_free = oklc_gpu_module_host_free,     \
-    .query = oklc_gpu_module_query,                                                       \
+    .query = oklc_gpu_module_query, .stream_new = oklc_gpu_module_stream_new,             \
+    .stream_free = oklc_gpu_module_stream_free,                                           \
+    .stream_finish = oklc_gpu_module_stream_finish,                                       \
+    .event_record = oklc_gpu_module_event_record,                                         \
+    .event_wait = oklc_gpu_module_event_wait,                                             \
+    .event_elapsed = oklc_gpu_module_event_elapsed,                                       \
+    .event_free = oklc_gpu_module_event_free,                                             \
     .finish = oklc_gpu_module_finish, .device_options = oklc_gpu_module_options,          \
     .build_device = oklc_gpu_module_build, .load_device = oklc_gpu_module_load,           \
     .unload_device = oklc_gpu_module_unload, .launch = oklc_gpu_module_launch
@@ -419,7 +489,17 @@ OKLC_INTERNAL void oklc_gpu_module_close(oklc_device *d);
 OKLC_INTERNAL oklc_status oklc_gpu_module_alloc(oklc_device *d, size_t bytes, void **ptr);
 OKLC_INTERNAL void oklc_gpu_module_free(oklc_device *d, void *ptr);
 OKLC_INTERNAL oklc_status oklc_gpu_module_copy(const oklc_memory *m, const void *src,
-                                               void *dst, size_t bytes, size_t offset);
+                                               void *dst, size_t bytes, size_t offset,
+                                               bool wait);
+OKLC_INTERNAL oklc_status oklc_gpu_module_stream_new(oklc_device *d, void **stream);
+OKLC_INTERNAL void oklc_gpu_module_stream_free(oklc_device *d, void *stream);
+OKLC_INTERNAL oklc_status oklc_gpu_module_stream_finish(oklc_device *d, void *stream);
+OKLC_INTERNAL oklc_status oklc_gpu_module_event_record(oklc_device *d, void *stream,
+                                                       void **event);
+OKLC_INTERNAL oklc_status oklc_gpu_module_event_wait(oklc_device *d, void *event);
+OKLC_INTERNAL oklc_status oklc_gpu_module_event_elapsed(oklc_device *d, void *from, void *to,
+                                                        double *seconds);
+OKLC_INTERNAL void oklc_gpu_module_event_free(oklc_device *d, void *event);
 OKLC_INTERNAL oklc_status oklc_gpu_module_copy_device(const oklc_memory *dst,
                                                       size_t dst_offset,
                                                       const oklc_memory *src,

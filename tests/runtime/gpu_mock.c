@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -215,17 +216,19 @@ EXPORT int cuMemFree_v2(unsigned long long p)
     free((void *)(uintptr_t)p);
     return CU(SUCCESS);
 }
-EXPORT int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n)
+static int cu_copy(void *dst, const void *src, size_t n)
 {
     if (!CU(0))
-        memcpy((void *)(uintptr_t)dst, src, n);
+        memcpy(dst, src, n);
     return CU(SUCCESS);
+}
+EXPORT int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n)
+{
+    return cu_copy((void *)(uintptr_t)dst, src, n);
 }
 EXPORT int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n)
 {
-    if (!CU(0))
-        memcpy(dst, (const void *)(uintptr_t)src, n);
-    return CU(SUCCESS);
+    return cu_copy(dst, (const void *)(uintptr_t)src, n);
 }
 EXPORT int cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n)
 {
@@ -244,6 +247,56 @@ EXPORT int cuMemFreeHost(void *p)
 {
     free(p);
     return SUCCESS;
+}
+/* Streams run their work at once (in order, as a stream must); an event
+ * is the time it was recorded. */
+static int stream_count;
+static int new_stream(void **s)
+{
+    *s = malloc(1);
+    stream_count += *s != NULL;
+    return *s ? SUCCESS : OUT_OF_MEMORY;
+}
+static int destroy_stream(void *s)
+{
+    stream_count -= s != NULL;
+    free(s);
+    return SUCCESS;
+}
+static int new_event(double **e)
+{
+    *e = malloc(sizeof **e);
+    return *e ? SUCCESS : OUT_OF_MEMORY;
+}
+static int record_event(double *e)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    *e = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return SUCCESS;
+}
+static int elapsed(float *ms, const double *a, const double *b)
+{
+    *ms = (float)((*b - *a) * 1e3);
+    return SUCCESS;
+}
+EXPORT int cuStreamCreate(void **s, unsigned flags) { (void)flags; return CU(0) ? CU(0) : new_stream(s); }
+EXPORT int cuStreamDestroy_v2(void *s) { return destroy_stream(s); }
+EXPORT int cuStreamSynchronize(void *s) { (void)s; return CU(SUCCESS); }
+EXPORT int cuEventCreate(double **e, unsigned flags) { (void)flags; return CU(0) ? CU(0) : new_event(e); }
+EXPORT int cuEventRecord(double *e, void *s) { (void)s; return CU(0) ? CU(0) : record_event(e); }
+EXPORT int cuEventSynchronize(double *e) { (void)e; return CU(SUCCESS); }
+EXPORT int cuEventElapsedTime(float *ms, double *a, double *b) { return CU(0) ? CU(0) : elapsed(ms, a, b); }
+EXPORT int cuEventDestroy_v2(double *e) { free(e); return SUCCESS; }
+EXPORT int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t n, void *s)
+{
+    (void)s;
+    return cu_copy((void *)(uintptr_t)dst, src, n);
+}
+EXPORT int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *s)
+{
+    (void)s;
+    return cu_copy(dst, (const void *)(uintptr_t)src, n);
 }
 EXPORT int cuModuleLoadData(Module **m, const void *image)
 {
@@ -328,7 +381,9 @@ EXPORT int hipFree(void *p)
     free(p);
     return SUCCESS;
 }
-EXPORT int hipMemcpy(void *dst, const void *src, size_t n, int kind)
+/* Static: within the namespace the runtime loads HIP into, an exported
+ * name may bind to the real libamdhip64's, loaded there before. */
+static int hip_copy(void *dst, const void *src, size_t n, int kind)
 {
     if (HIP(0))
         return HIP(0);
@@ -336,6 +391,10 @@ EXPORT int hipMemcpy(void *dst, const void *src, size_t n, int kind)
         return INVALID_VALUE;
     memcpy(dst, src, n);
     return SUCCESS;
+}
+EXPORT int hipMemcpy(void *dst, const void *src, size_t n, int kind)
+{
+    return hip_copy(dst, src, n, kind);
 }
 EXPORT int hipHostMalloc(void **p, size_t n, unsigned flags)
 {
@@ -348,6 +407,19 @@ EXPORT int hipHostFree(void *p)
 {
     free(p);
     return SUCCESS;
+}
+EXPORT int hipStreamCreateWithFlags(void **s, unsigned flags) { (void)flags; return HIP(0) ? HIP(0) : new_stream(s); }
+EXPORT int hipStreamDestroy(void *s) { return destroy_stream(s); }
+EXPORT int hipStreamSynchronize(void *s) { (void)s; return HIP(SUCCESS); }
+EXPORT int hipEventCreateWithFlags(double **e, unsigned flags) { (void)flags; return HIP(0) ? HIP(0) : new_event(e); }
+EXPORT int hipEventRecord(double *e, void *s) { (void)s; return HIP(0) ? HIP(0) : record_event(e); }
+EXPORT int hipEventSynchronize(double *e) { (void)e; return HIP(SUCCESS); }
+EXPORT int hipEventElapsedTime(float *ms, double *a, double *b) { return HIP(0) ? HIP(0) : elapsed(ms, a, b); }
+EXPORT int hipEventDestroy(double *e) { free(e); return SUCCESS; }
+EXPORT int hipMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *s)
+{
+    (void)s;
+    return hip_copy(dst, src, n, kind);
 }
 EXPORT int hipDeviceSynchronize(void) { return HIP(SUCCESS); }
 EXPORT int hipModuleLoadData(Module **m, const void *image)

@@ -634,4 +634,94 @@ static void check_memory_api(oklc_device *d, oklc_device *other, bool kernels)
     assert_int_equal(oklc_device_memory_used(d), used);
 }
 
+/* ---- streams and events --------------------------------------------------------------- */
+
+/* Two streams: copies and (with `kernels`) runs of `scale` queued in each,
+ * in order within a stream; events and the time between them; streams of
+ * another device refused; a freed current stream leaves the default. */
+static void check_streams(oklc_device *d, oklc_device *other, bool kernels)
+{
+    enum { N = 256 };
+    static const char scale[] =
+        "@kernel void scale(const int n, float *x) {\n"
+        "  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner))\n"
+        "    x[i] = 2 * x[i] + 1;\n}\n";
+    float *host[2], want[2][N];
+    oklc_memory *m[2];
+    oklc_stream *s[2];
+    oklc_kernel *k = NULL;
+    if (kernels)
+        assert_ok(oklc_kernel_build_string(d, "scale.okl", scale, "scale", NULL, &k));
+    assert_null(oklc_device_stream(d));
+    for (int j = 0; j < 2; j++) {
+        assert_ok(oklc_host_alloc(d, N * sizeof(float), (void **)&host[j]));
+        assert_ok(oklc_memory_alloc(d, N * sizeof(float), &m[j]));
+        assert_ok(oklc_stream_create(d, &s[j]));
+        for (int i = 0; i < N; i++) {
+            host[j][i] = (float)(i + 100 * j);
+            want[j][i] = host[j][i];
+            for (int r = 0; kernels && r < 3 + j; r++)
+                want[j][i] = 2 * want[j][i] + 1;
+        }
+    }
+    oklc_event *e[3];
+    assert_ok(oklc_event_record(d, &e[0]));    /* the default stream */
+    for (int j = 0; j < 2; j++) {              /* copy in, runs, copy out: one stream each */
+        assert_ok(oklc_device_set_stream(d, s[j]));
+        assert_true(oklc_device_stream(d) == s[j]);
+        assert_ok(oklc_memory_copy_from_host_async(m[j], host[j], N * sizeof(float), 0));
+        for (int r = 0; kernels && r < 3 + j; r++) {
+            oklc_arg args[] = {oklc_arg_int(N), oklc_arg_mem(m[j])};
+            assert_ok(oklc_kernel_run(k, 2, args));
+        }
+        assert_ok(oklc_memory_copy_to_host_async(m[j], host[j], N * sizeof(float), 0));
+        assert_ok(oklc_event_record(d, &e[1 + j]));
+    }
+    assert_ok(oklc_stream_finish(d, s[0]));
+    assert_memory_equal(host[0], want[0], sizeof want[0]);
+    assert_ok(oklc_device_finish(d));    /* every stream */
+    assert_memory_equal(host[1], want[1], sizeof want[1]);
+    double t01, t02;
+    assert_ok(oklc_event_wait(e[2]));
+    assert_ok(oklc_event_elapsed(e[0], e[1], &t01));
+    assert_ok(oklc_event_elapsed(e[0], e[2], &t02));
+    assert_true(t01 >= 0 && t01 < 60 && t02 >= 0 && t02 < 60);
+    /* a blocking copy in a stream comes after its work */
+    float one = 5;
+    assert_ok(oklc_memory_copy_from_host(m[1], &one, sizeof one, 0));
+    if (kernels) {
+        oklc_arg args[] = {oklc_arg_int(1), oklc_arg_mem(m[1])};
+        assert_ok(oklc_kernel_run(k, 2, args));
+    }
+    assert_ok(oklc_memory_copy_to_host(m[1], &one, sizeof one, 0));
+    assert_true(one == (kernels ? 11 : 5));
+    /* errors */
+    oklc_stream *theirs;
+    assert_ok(oklc_stream_create(other, &theirs));
+    assert_fails(oklc_device_set_stream(d, theirs), OKLC_ERR_ARGUMENT,
+                 "oklc_device_set_stream: the stream is one of another device");
+    assert_fails(oklc_stream_finish(d, theirs), OKLC_ERR_ARGUMENT, "another device");
+    oklc_event *their_event;
+    assert_ok(oklc_event_record(other, &their_event));
+    assert_fails(oklc_event_elapsed(e[0], their_event, &t01), OKLC_ERR_ARGUMENT,
+                 "the events are of two devices");
+    assert_fails(oklc_stream_create(NULL, &theirs), OKLC_ERR_ARGUMENT, "NULL device");
+    oklc_event_free(their_event);
+    oklc_stream_free(other->streams);
+    /* the current stream freed: the default again */
+    oklc_stream_free(s[1]);
+    assert_null(oklc_device_stream(d));
+    assert_ok(oklc_device_set_stream(d, s[0]));
+    assert_ok(oklc_device_set_stream(d, NULL));
+    for (int j = 0; j < 3; j++)
+        oklc_event_free(e[j]);
+    oklc_stream_free(s[0]);
+    oklc_stream_free(NULL);
+    for (int j = 0; j < 2; j++) {
+        oklc_memory_free(m[j]);
+        oklc_host_free(d, host[j]);
+    }
+    oklc_kernel_free(k);
+}
+
 #endif

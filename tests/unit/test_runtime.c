@@ -521,6 +521,39 @@ static void memory_api(void **state)
     oklc_device_close(o);
 }
 
+/* Streams on the CPU devices: a thread each, their work in order; a run a
+ * stream's kernel refuses is reported by the stream's finish. */
+static void streams(void **state)
+{
+    (void)state;
+    fresh_cache();
+    oklc_device *s = open_dev("serial"), *o = open_dev("mode=openmp threads=2");
+    check_streams(s, o, true);
+    check_streams(o, s, true);
+    static const char stepped[] =
+        "@kernel void stepped(const int n, const int step, float *x) {\n"
+        "  for (int i = 0; i < n; i += step; @outer)\n"
+        "    for (int j = 0; j < 1; ++j; @inner)\n"
+        "      x[i] = 1;\n}\n";
+    oklc_kernel *k;
+    oklc_memory *m;
+    oklc_stream *st;
+    assert_ok(oklc_kernel_build_string(s, "stepped.okl", stepped, "stepped", NULL, &k));
+    assert_ok(oklc_memory_alloc(s, 64, &m));
+    assert_ok(oklc_stream_create(s, &st));
+    assert_ok(oklc_device_set_stream(s, st));
+    oklc_arg args[] = {oklc_arg_int(4), oklc_arg_int(0), oklc_arg_mem(m)};
+    assert_ok(oklc_kernel_run(k, 3, args));    /* queued: refused when it runs */
+    assert_fails(oklc_stream_finish(s, st), OKLC_ERR_ARGUMENT, "in a stream: cannot run "
+                 "'stepped' on the serial device: ");
+    assert_ok(oklc_stream_finish(s, st));      /* reported once */
+    oklc_stream_create(s, &st);                /* left to oklc_device_close */
+    oklc_kernel_free(k);
+    oklc_memory_free(m);
+    oklc_device_close(s);
+    oklc_device_close(o);
+}
+
 /* What a CPU device says of itself: the machine's CPU and memory, its
  * threads, no block limits. */
 static void device_query(void **state)
@@ -2035,6 +2068,7 @@ int main(void)
         cmocka_unit_test(memory_errors),
         cmocka_unit_test(memory_api),
         cmocka_unit_test(device_query),
+        cmocka_unit_test(streams),
         cmocka_unit_test(memory_allocations_fail),
         cmocka_unit_test(native_build_and_run),
         cmocka_unit_test(native_occa_form),

@@ -198,6 +198,7 @@ static void opencl_memory_api(void **state)
     oklc_device *d = open_dev("opencl"), *s = open_dev("serial");
     assert_true(d->view_align >= 4);
     check_memory_api(d, s, true);
+    check_streams(d, s, true);    /* a command queue each */
     oklc_device_info info;
     assert_ok(oklc_device_query(d, &info));
     assert_string_equal(info.mode, "opencl");
@@ -1193,6 +1194,7 @@ static void mock_memory(const Vendor *v)
     oklc_rt_dl_swap(v->ops->module->lib, getenv("OKLC_TEST_GPU_MOCK"));
     oklc_device *d = open_dev(v->mode), *s = open_dev("serial");
     check_memory_api(d, s, false);
+    check_streams(d, s, false);
     oklc_device_info info;    /* the stand-in's numbers */
     assert_ok(oklc_device_query(d, &info));
     assert_string_equal(info.mode, v->mode);
