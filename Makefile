@@ -49,6 +49,9 @@ bench: build
 	@echo
 	@echo "Streams: copies in one stream while a kernel runs in another"
 	@for d in serial openmp opencl; do $(BUILD)/bench_streams $$d; done
+	@echo
+	@echo "Transpiling many files: a process each against one (--out-dir)"
+	@bash bench/batch.sh $(BUILD) serial
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

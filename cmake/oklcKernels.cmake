@@ -11,6 +11,11 @@
 #     [OUTPUT_DIR <dir>]             default: ${CMAKE_CURRENT_BINARY_DIR}/oklc/<target>
 #     [METADATA]                     also <name>.<backend>.json (docs/metadata.md)
 #     [LAUNCHERS]                    also <name>.<backend>.launcher.cpp (GPU backends)
+#     [BATCH]                        one oklc process per backend for all FILES
+#                                    (oklc transpile --out-dir): less start-up for
+#                                    many small kernels; an edit of one kernel then
+#                                    transpiles all of the backend's again, and a
+#                                    backend's kernels are not transpiled in parallel
 #     [OUTPUTS <variable>])          the generated files, for the caller
 #
 # Each FILE and BACKEND gives OUTPUT_DIR/<name>.<backend>.<ext> (.cpp for
@@ -38,8 +43,47 @@ function(_oklc_extension backend out)
   set(${out} ${ext} PARENT_SCOPE)
 endfunction()
 
+# BATCH: one command per backend; its depfile makes the first output depend
+# on every file the kernels read. --out-dir writes the metadata and the
+# launchers whether asked for or not.
+function(_oklc_batch backend files flags track out)
+  _oklc_extension(${backend} ext)
+  set(made)
+  set(names)
+  foreach(file IN LISTS files)
+    get_filename_component(name "${file}" NAME_WE)
+    if(name IN_LIST names)
+      message(FATAL_ERROR "oklc_add_kernels: two kernels named '${name}': their outputs "
+                          "would be the same files")
+    endif()
+    list(APPEND names ${name})
+    list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.${ext})
+    if(K_METADATA)
+      list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.json)
+    endif()
+    if(K_LAUNCHERS AND backend MATCHES "^(cuda|hip|opencl|dpcpp|metal)$")
+      list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.launcher.cpp)
+    endif()
+  endforeach()
+  list(JOIN names ".okl " list_text)
+  set(list_text "${list_text}.okl")
+  set(depends)
+  if(track)
+    set(depends DEPFILE ${K_OUTPUT_DIR}/${backend}.batch.d)
+  endif()
+  add_custom_command(
+    OUTPUT ${made}
+    COMMAND oklc::cli transpile -b ${backend} ${flags} --out-dir ${K_OUTPUT_DIR}
+            --depfile ${K_OUTPUT_DIR}/${backend}.batch.d ${files}
+    DEPENDS ${files}
+    ${depends}
+    COMMENT "oklc: ${list_text} for ${backend}"
+    VERBATIM COMMAND_EXPAND_LISTS)
+  set(${out} ${made} PARENT_SCOPE)
+endfunction()
+
 function(oklc_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 K "METADATA;LAUNCHERS" "OUTPUT_DIR;OUTPUTS"
+  cmake_parse_arguments(PARSE_ARGV 1 K "METADATA;LAUNCHERS;BATCH" "OUTPUT_DIR;OUTPUTS"
                         "BACKENDS;FILES;DEFINES;INCLUDE_DIRS;INCLUDES;OPTIONS")
   if(K_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "oklc_add_kernels: unknown arguments: ${K_UNPARSED_ARGUMENTS}")
@@ -82,6 +126,18 @@ function(oklc_add_kernels target)
 
   set(outputs)
   set(names)
+  set(abs_files)
+  foreach(file IN LISTS K_FILES)
+    get_filename_component(file "${file}" ABSOLUTE)
+    list(APPEND abs_files ${file})
+  endforeach()
+  if(K_BATCH)
+    foreach(backend IN LISTS K_BACKENDS)
+      _oklc_batch(${backend} "${abs_files}" "${flags}" ${track} made)
+      list(APPEND outputs ${made})
+    endforeach()
+    set(K_FILES)    # done
+  endif()
   foreach(file IN LISTS K_FILES)
     get_filename_component(file "${file}" ABSOLUTE)
     get_filename_component(name "${file}" NAME_WE)

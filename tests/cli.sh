@@ -64,6 +64,31 @@ expect 0 "$oklc" info --format=json;  stdout_has '"devices":'; stdout_has '"memo
 stdout_has '"unavailable":'
 grep -m1 '"mode":' "$tmp/stdout" | grep -q '"serial"' || fail "oklc info's first device is not serial"
 expect 2 "$oklc" info --format=xml;  stderr_has "--format needs text or json"
+# transpile --out-dir: several files in one process, each one's outputs beside it
+mkdir -p "$tmp/many"
+printf '@kernel void t(float *a) {\n  for (int i = 0; i < 8; ++i; @outer) {\n    for (int j = 0; j < 1; ++j; @inner) { a[i] = 2 * a[i]; }\n  }\n}\n' >"$tmp/many/one.okl"
+cp "$tmp/many/one.okl" "$tmp/many/two.okl"
+printf '@kernel void k() { int x = @outer 1; }\n' >"$tmp/many/bad.okl"
+expect 0 "$oklc" transpile -b opencl --out-dir "$tmp/many/out" \
+  --depfile "$tmp/many/all.d" "$tmp/many/one.okl" "$tmp/many/two.okl"
+for f in one.opencl.cl one.opencl.json one.opencl.launcher.cpp one.opencl.cl.d two.opencl.cl; do
+  [ -s "$tmp/many/out/$f" ] || fail "--out-dir did not write $f"
+done
+grep -q "one.opencl.cl:" "$tmp/many/all.d" && grep -q "two.okl" "$tmp/many/all.d" ||
+  fail "--out-dir's --depfile is not one rule for all inputs"
+expect 1 "$oklc" transpile -b serial --out-dir "$tmp/many/out2" "$tmp/many/one.okl" \
+  "$tmp/many/bad.okl" "$tmp/many/two.okl"
+stderr_has "bad.okl:1:"
+[ -s "$tmp/many/out2/one.serial.cpp" ] && [ -s "$tmp/many/out2/two.serial.cpp" ] ||
+  fail "a failing input kept the others from being written"
+[ -e "$tmp/many/out2/bad.serial.cpp" ] && fail "a failing input left an output"
+[ -e "$tmp/many/out2/one.serial.launcher.cpp" ] && fail "a launcher for serial"
+expect 2 "$oklc" transpile -b serial "$tmp/many/one.okl" "$tmp/many/two.okl"
+stderr_has "several need --out-dir DIR"
+expect 2 "$oklc" transpile -b serial --out-dir "$tmp/x" -o "$tmp/x.cpp" "$tmp/many/one.okl"
+stderr_has "--out-dir names each input's outputs itself"
+expect 2 "$oklc" check --out-dir "$tmp/x" "$tmp/many/one.okl";  stderr_has "--out-dir only applies to transpile"
+expect 2 "$oklc" transpile -b serial --out-dir "$tmp/x" -;  stderr_has "not standard input"
 # cache: list, show, prune, clear on a cache of two made-up entries
 c=$tmp/cache k1=0123456789abcdef0123456789abcdef k2=fedcba9876543210fedcba9876543210
 mkdir -m 700 "$c" && mkdir -p "$c/$k1" "$c/failed/$k2" "$c/pch" "$c/not-ours"

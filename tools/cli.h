@@ -14,5 +14,7 @@ bool cli_is_option(const char *a, const char *name);
 /* The text to path (standard output when NULL): atomically for a regular
  * file, straight into a pipe or device; a message when it fails. */
 bool cli_write_output(const char *path, const char *text, size_t len);
+/* mkdir -p DIR (0777 less the umask); 0, else -1 with errno. */
+int cli_mkdirs(const char *dir);
 
 #endif

@@ -39,7 +39,7 @@ static const struct Command {
     {"check", "[options] FILE",
      "parse the kernel with Clang and check every OKL rule; prints\n"
      "nothing when all is well (with --dump-model: the kernel model)"},
-    {"transpile", "-b BACKEND [options] FILE",
+    {"transpile", "-b BACKEND [options] FILE  (or --out-dir DIR FILE...)",
      "translate the kernel for a backend (-b serial, openmp, cuda,\n"
      "hip, opencl, dpcpp, metal): the backend's source, with --metadata\n"
      "its JSON metadata, with --launcher its host launcher (GPU backends)"},
@@ -101,6 +101,10 @@ static const struct Option {
     {"  --depfile FILE       write to FILE a Make rule: the output (-o, needed) depends on\n"
      "                       the kernel, every file it includes, and the --include,\n"
      "                       --intrinsics and --plugin files (for build systems)\n", NULL},
+    {"  --out-dir DIR        (transpile) several FILEs in one process: each one's output,\n"
+     "                       metadata, launcher (GPU backends) and depfile in DIR as\n"
+     "                       NAME.BACKEND.EXT, .json, .launcher.cpp, .EXT.d; with\n"
+     "                       --depfile, one rule for all of them\n", "transpile"},
     {"  --instance K<ARGS>   (transpile) instantiate template kernel K: 'scale<float, 8>'\n"
      "                       (repeatable)\n", "transpile"},
     {"  --keep-macros        normalize without expanding macros or includes, keeping\n"
@@ -237,6 +241,11 @@ typedef struct Options {
     oklc_stats_options stats;      /* --format, --machine */
     bool stats_given;              /* one of them */
     bool count_ops;                /* --count-ops */
+    const char **inputs;           /* the files given; more than one with --out-dir */
+    int ninputs;
+    const char *out_dir;           /* --out-dir: each input's outputs there */
+    char *out_paths[4];            /* their names (batch_outputs) */
+    bool clash;                    /* an output is an input or another output */
 } Options;
 
 /* bw=3.3e12,flops=6.7e13 */
@@ -313,10 +322,13 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         } else if (!strcmp(a, "-") || a[0] != '-') {
             if (!o->command)
                 o->command = a;
-            else if (!o->input)
-                o->input = a;
             else
-                return usage_error("more than one input file ('%s')", a);
+                o->inputs[o->ninputs++] = a;
+            o->input = o->ninputs ? o->inputs[0] : NULL;
+        } else if (cli_is_option(a, "--out-dir")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--out-dir")) || !*v)
+                return usage_error("option '%s' needs a folder", "--out-dir");
+            o->out_dir = v;
         } else if (cli_is_option(a, "-o")) {
             if (!(v = cli_option_value(argc, argv, &i, "-o")))
                 return usage_error("option '%s' needs a file name", "-o");
@@ -428,6 +440,17 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         return usage_error("%s", "--param, --format and --machine only apply to stats");
     if (!o->input)
         return usage_error("%s", "no input file");
+    if (o->ninputs > 1 && !o->out_dir)
+        return usage_error("more than one input file ('%s'): several need --out-dir DIR "
+                           "(transpile)", o->inputs[1]);
+    if (o->out_dir && strcmp(o->command, "transpile"))
+        return usage_error("%s", "--out-dir only applies to transpile");
+    if (o->out_dir && (o->output || o->metadata || o->launcher || o->launcher_metadata))
+        return usage_error("%s", "--out-dir names each input's outputs itself: not with -o, "
+                                 "--metadata, --launcher or --launcher-metadata");
+    for (int k = 0; o->out_dir && k < o->ninputs; k++)
+        if (!strcmp(o->inputs[k], "-"))
+            return usage_error("%s", "--out-dir reads files, not standard input ('-')");
     struct stat in, out;
     if (o->output && strcmp(o->input, "-") && stat(o->input, &in) == 0 &&
         stat(o->output, &out) == 0 && S_ISREG(out.st_mode) && in.st_dev == out.st_dev &&
@@ -454,8 +477,9 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
         return usage_error("%s", "--cpu-rewrites only applies to transpile");
     if (o->occa && strcmp(o->command, "transpile"))
         return usage_error("%s", "--convention only applies to transpile");
-    if (o->depfile && !o->output)
-        return usage_error("%s", "--depfile needs -o FILE: the rule it writes is for that file");
+    if (o->depfile && !o->output && !o->out_dir)
+        return usage_error("%s", "--depfile needs -o FILE (or --out-dir): the rule it writes is "
+                                 "for that file");
     if (!strcmp(o->command, "transpile") && !o->backend_given)
         return usage_error("%s", "transpile needs a backend: -b serial, openmp, cuda, hip or "
                                  "opencl");
@@ -727,6 +751,204 @@ static void free_options(Options *o)
     free(o->params);
     free(o->plugins);
     free(o->intrinsics);
+    free(o->inputs);
+    for (int i = 0; i < 4; i++)
+        free(o->out_paths[i]);
+}
+
+/* The stage on o->input (run_file), its outputs written all or nothing. */
+static bool run_file(oklc_ctx *c, Options *o)
+{
+    bool ok;
+    unsigned flags = (o->keep_macros ? OKLC_KEEP_MACROS : 0) | (o->dump_model ? OKLC_DUMP_MODEL : 0);
+    const char *path = o->input;
+    char *text = NULL;
+    size_t len = 0;
+    if (!strcmp(o->input, "-")) {
+        text = read_stdin(&len);
+        path = "<stdin>";
+        if (!text) {
+            fprintf(stderr, "oklc: error: cannot read standard input\n");
+            return false;
+        }
+    }
+    if (!strcmp(o->command, "normalize"))
+        ok = text ? oklc_normalize_buffer(c, path, text, len, flags) : oklc_normalize(c, path, flags);
+    else if (!strcmp(o->command, "check"))
+        ok = text ? oklc_check_buffer(c, path, text, len, flags) : oklc_check(c, path, flags);
+    else if (!strcmp(o->command, "transpile"))
+        ok = text ? oklc_transpile_buffer(c, path, text, len, flags)
+                  : oklc_transpile(c, path, flags);
+    else if (!strcmp(o->command, "stats"))
+        ok = (o->stats.params = o->params, text)
+                 ? oklc_stats_buffer(c, path, text, len, &o->stats) : oklc_stats(c, path, &o->stats);
+    else
+        ok = text ? oklc_preprocess_buffer(c, path, text, len) : oklc_preprocess(c, path);
+    free(text);
+    oklc_diag_print(c, stderr,
+                    o->json ? OKLC_DIAG_JSON
+                            : use_color(o->color) ? OKLC_DIAG_TEXT_COLOR : OKLC_DIAG_TEXT);
+    if (ok && outputs_clash(c, o)) {
+        o->clash = true;
+        return false;
+    }
+    if (!ok)
+        return false;
+    size_t out_len;
+    const char *out = oklc_output(c, &out_len);
+    ok = cli_write_output(o->output, out, out_len);
+    if (ok && o->metadata) {
+        size_t mlen;
+        const char *meta = oklc_metadata(c, &mlen);
+        ok = cli_write_output(o->metadata, meta, mlen);
+    }
+    if (ok && o->launcher)
+        ok = write_launcher_part(c, o, oklc_launcher, o->launcher);
+    if (ok && o->launcher_metadata)
+        ok = write_launcher_part(c, o, oklc_launcher_metadata, o->launcher_metadata);
+    if (ok && o->depfile)
+        ok = write_depfile(c, o);
+    if (!ok && o->output)
+        unlink(o->output);          /* all or nothing */
+    if (!ok && o->metadata)
+        unlink(o->metadata);
+    if (!ok && o->launcher)
+        unlink(o->launcher);
+    if (!ok && o->launcher_metadata)
+        unlink(o->launcher_metadata);
+    return ok;
+}
+
+/* --out-dir: the outputs of input i, DIR/NAME.BACKEND.EXT and beside it its
+ * metadata (.json), a GPU backend's launcher (.launcher.cpp) and a depfile
+ * (.EXT.d); the names oklc_add_kernels gives them. */
+static bool batch_outputs(Options *o, int i)
+{
+    static const char *const ext[OKLC_BACKEND_COUNT_] = {
+        [OKLC_BACKEND_SERIAL] = "cpp", [OKLC_BACKEND_OPENMP] = "cpp",
+        [OKLC_BACKEND_CUDA] = "cu",    [OKLC_BACKEND_HIP] = "hip.cpp",
+        [OKLC_BACKEND_OPENCL] = "cl",  [OKLC_BACKEND_DPCPP] = "cpp",
+        [OKLC_BACKEND_METAL] = "metal"};
+    const char *base = strrchr(o->inputs[i], '/');
+    base = base ? base + 1 : o->inputs[i];
+    int stem = (int)(strrchr(base, '.') ? strrchr(base, '.') - base : (long)strlen(base));
+    const char *e = o->backend_plugin ? "txt" : ext[o->backend_id];
+    o->input = o->inputs[i];
+    bool gpu = !o->backend_plugin && o->backend_id != OKLC_BACKEND_SERIAL &&
+               o->backend_id != OKLC_BACKEND_OPENMP;
+    o->output = o->out_paths[0] ? o->out_paths[0] : (o->out_paths[0] = malloc(4200));
+    o->metadata = o->out_paths[1] ? o->out_paths[1] : (o->out_paths[1] = malloc(4200));
+    o->depfile = o->out_paths[2] ? o->out_paths[2] : (o->out_paths[2] = malloc(4200));
+    o->launcher = o->out_paths[3] ? o->out_paths[3] : (o->out_paths[3] = malloc(4200));
+    if (!o->out_paths[0] || !o->out_paths[1] || !o->out_paths[2] || !o->out_paths[3])
+        return false;
+    snprintf(o->out_paths[0], 4200, "%s/%.*s.%s.%s", o->out_dir, stem, base, o->backend, e);
+    snprintf(o->out_paths[1], 4200, "%s/%.*s.%s.json", o->out_dir, stem, base, o->backend);
+    snprintf(o->out_paths[2], 4200, "%s.d", o->out_paths[0]);
+    snprintf(o->out_paths[3], 4200, "%s/%.*s.%s.launcher.cpp", o->out_dir, stem, base,
+             o->backend);
+    if (!gpu)
+        o->launcher = NULL;
+    return true;
+}
+
+static int batch(int argc, char **argv, const Options *o);
+
+/* One process: the options read for a context of its own (a context runs
+ * one input), then the stage; `which` >= 0: input `which` of --out-dir.
+ * The exit status. */
+static int run(int argc, char **argv, int which, FILE *deps)
+{
+    oklc_ctx *c = oklc_ctx_new();
+    if (!c) {
+        fprintf(stderr, "oklc: error: out of memory\n");
+        return 1;
+    }
+    use_pch_dir(c);
+    Options o = {.color = -1};
+    o.plugins = calloc((size_t)argc, sizeof *o.plugins);
+    o.intrinsics = calloc((size_t)argc, sizeof *o.intrinsics);
+    o.params = calloc((size_t)argc, sizeof *o.params);
+    o.inputs = calloc((size_t)argc, sizeof *o.inputs);
+    int status = o.plugins && o.intrinsics && o.params && o.inputs ? parse(argc, argv, &o, c) : 1;
+    if (!status && o.out_dir && which < 0) {    /* each input in a context of its own */
+        oklc_ctx_free(c);
+        status = batch(argc, argv, &o);
+        free_options(&o);
+        return status;
+    }
+    if (!status && which >= 0 && !batch_outputs(&o, which))
+        status = 1;
+    if (!status)
+        status = load_plugins(c, &o);
+    if (!status)
+        status = load_intrinsics(c, &o);
+    if (!status)
+        status = run_file(c, &o) ? 0 : o.clash ? 2 : 1;
+    if (!status && deps)
+        for (size_t i = 0; oklc_input_file(c, i); i++)
+            fprintf(deps, "%s\n", oklc_input_file(c, i));
+    free_options(&o);
+    oklc_ctx_free(c);
+    return status;
+}
+
+/* --out-dir's --depfile: its first output depending on `names` (a line
+ * each, what the inputs read) and the plugins. */
+static bool write_batch_depfile(const Options *o, char *names)
+{
+    Options first = *o;
+    memset(first.out_paths, 0, sizeof first.out_paths);
+    bool ok = batch_outputs(&first, 0);
+    char *text = NULL, **seen = NULL;
+    size_t len = 0, n = 0;
+    FILE *f = ok ? open_memstream(&text, &len) : NULL;
+    if (f) {
+        char *out = realpath(first.output, NULL);
+        make_escaped(f, out ? out : first.output);
+        free(out);
+        fputc(':', f);
+        for (char *p = names, *nl; p && *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            *nl = '\0';
+            add_dependency(f, &seen, &n, p);
+        }
+        for (int i = 0; i < o->nplugins; i++)
+            add_dependency(f, &seen, &n, o->plugins[i]);
+        fputc('\n', f);
+        ok = fclose(f) == 0 && cli_write_output(o->depfile, text, len);
+    }
+    while (n)
+        free(seen[--n]);
+    free(seen);
+    free(text);
+    for (int i = 0; i < 4; i++)
+        free(first.out_paths[i]);
+    return ok && f;
+}
+
+/* --out-dir DIR FILE...: each file transpiled in this process (libclang
+ * loaded once); --depfile: one rule, the first output depending on every
+ * file any of them read. The worst exit status. */
+static int batch(int argc, char **argv, const Options *o)
+{
+    char *names = NULL;
+    size_t len = 0;
+    FILE *deps = o->depfile ? open_memstream(&names, &len) : NULL;
+    if (cli_mkdirs(o->out_dir)) {
+        fprintf(stderr, "oklc: error: cannot create the folder '%s': %s\n", o->out_dir,
+                strerror(errno));
+        return 1;
+    }
+    int worst = 0;
+    for (int i = 0; i < o->ninputs; i++) {
+        int st = run(argc, argv, i, deps);
+        worst = st > worst ? st : worst;
+    }
+    if (deps && fclose(deps) == 0 && !worst)
+        worst = write_batch_depfile(o, names) ? 0 : 1;
+    free(names);
+    return worst;
 }
 
 int main(int argc, char **argv)
@@ -745,86 +967,5 @@ int main(int argc, char **argv)
         usage();
         return 0;
     }
-    oklc_ctx *c = oklc_ctx_new();
-    if (!c) {
-        fprintf(stderr, "oklc: error: out of memory\n");
-        return 1;
-    }
-    use_pch_dir(c);
-    Options o = {.color = -1};
-    o.plugins = calloc((size_t)argc, sizeof *o.plugins);
-    o.intrinsics = calloc((size_t)argc, sizeof *o.intrinsics);
-    o.params = calloc((size_t)argc, sizeof *o.params);
-    int status = o.plugins && o.intrinsics && o.params ? parse(argc, argv, &o, c) : 1;
-    if (!status)
-        status = load_plugins(c, &o);
-    if (!status)
-        status = load_intrinsics(c, &o);
-    if (status) {
-        free_options(&o);
-        oklc_ctx_free(c);
-        return status;
-    }
-    bool ok;
-    unsigned flags = (o.keep_macros ? OKLC_KEEP_MACROS : 0) | (o.dump_model ? OKLC_DUMP_MODEL : 0);
-    const char *path = o.input;
-    char *text = NULL;
-    size_t len = 0;
-    if (!strcmp(o.input, "-")) {
-        text = read_stdin(&len);
-        path = "<stdin>";
-        if (!text) {
-            fprintf(stderr, "oklc: error: cannot read standard input\n");
-            oklc_ctx_free(c);
-            return 1;
-        }
-    }
-    if (!strcmp(o.command, "normalize"))
-        ok = text ? oklc_normalize_buffer(c, path, text, len, flags) : oklc_normalize(c, path, flags);
-    else if (!strcmp(o.command, "check"))
-        ok = text ? oklc_check_buffer(c, path, text, len, flags) : oklc_check(c, path, flags);
-    else if (!strcmp(o.command, "transpile"))
-        ok = text ? oklc_transpile_buffer(c, path, text, len, flags)
-                  : oklc_transpile(c, path, flags);
-    else if (!strcmp(o.command, "stats"))
-        ok = (o.stats.params = o.params, text)
-                 ? oklc_stats_buffer(c, path, text, len, &o.stats) : oklc_stats(c, path, &o.stats);
-    else
-        ok = text ? oklc_preprocess_buffer(c, path, text, len) : oklc_preprocess(c, path);
-    free(text);
-    oklc_diag_print(c, stderr,
-                    o.json ? OKLC_DIAG_JSON
-                           : use_color(o.color) ? OKLC_DIAG_TEXT_COLOR : OKLC_DIAG_TEXT);
-    if (ok && outputs_clash(c, &o)) {
-        free_options(&o);
-        oklc_ctx_free(c);
-        return 2;
-    }
-    if (ok) {
-        size_t out_len;
-        const char *out = oklc_output(c, &out_len);
-        ok = cli_write_output(o.output, out, out_len);
-        if (ok && o.metadata) {
-            size_t mlen;
-            const char *meta = oklc_metadata(c, &mlen);
-            ok = cli_write_output(o.metadata, meta, mlen);
-        }
-        if (ok && o.launcher)
-            ok = write_launcher_part(c, &o, oklc_launcher, o.launcher);
-        if (ok && o.launcher_metadata)
-            ok = write_launcher_part(c, &o, oklc_launcher_metadata, o.launcher_metadata);
-        if (ok && o.depfile)
-            ok = write_depfile(c, &o);
-        if (!ok && o.output)
-            unlink(o.output);          /* all or nothing */
-        if (!ok && o.metadata)
-            unlink(o.metadata);
-        if (!ok && o.launcher)
-            unlink(o.launcher);
-        if (!ok && o.launcher_metadata)
-            unlink(o.launcher_metadata);
-    }
-    free_options(&o);
-    oklc_ctx_free(c);
-    return ok ? 0 : 1;
+    return run(argc, argv, -1, NULL);
 }

@@ -94,43 +94,46 @@ symbols)
     echo "liboklc.so: $(echo "$exported" | wc -l) symbols, all oklc_*"
     ;;
 kernels)
-    # A copy of the project: the test edits its header.
-    proj=$work/kproj out=$work/kproj-build/oklc/kernels
-    rm -rf "$proj" "$work/kproj-build"
-    cp -r "$here/kernels" "$proj"
-    build_kernels() {
-        cmake --build "$work/kproj-build" >"$work/kernels.log" 2>&1
-    }
-    cmake -S "$proj" -B "$work/kproj-build" -DCMAKE_PREFIX_PATH="$prefix" \
-          >"$work/kernels.log" 2>&1 || { cat "$work/kernels.log"; fail configure; }
-    build_kernels || { cat "$work/kernels.log"; fail build; }
-    for f in scale.serial.cpp scale.opencl.cl scale.cuda.cu scale.serial.json \
-             scale.opencl.launcher.cpp scale.cuda.launcher.cpp scale.cuda.json; do
-        [ -s "$out/$f" ] || fail "$f not generated"
+    for batch in OFF ON; do
+        # A copy of the project: the test edits its header.
+        proj=$work/kproj out=$work/kproj-build/oklc/kernels
+        rm -rf "$proj" "$work/kproj-build"
+        cp -r "$here/kernels" "$proj"
+        build_kernels() {
+            cmake --build "$work/kproj-build" >"$work/kernels.log" 2>&1
+        }
+        cmake -S "$proj" -B "$work/kproj-build" -DCMAKE_PREFIX_PATH="$prefix" -DOKLC_TEST_BATCH=$batch \
+              >"$work/kernels.log" 2>&1 || { cat "$work/kernels.log"; fail configure; }
+        build_kernels || { cat "$work/kernels.log"; fail build; }
+        for f in scale.serial.cpp scale.opencl.cl scale.cuda.cu scale.serial.json \
+                 scale.opencl.launcher.cpp scale.cuda.launcher.cpp scale.cuda.json; do
+            [ -s "$out/$f" ] || fail "$f not generated"
+        done
+        [ -e "$work/kproj-build/libscale_serial.so" ] || fail "the serial output did not compile"
+        grep -q '3\.5f' "$out/scale.cuda.cu" || fail "FACTOR from include/factor.h not in the output"
+        # Nothing changed: nothing transpiled again.
+        build_kernels || fail "second build"
+        if grep -q 'oklc: scale.okl' "$work/kernels.log"; then
+            fail "transpiled again with nothing changed"
+        fi
+        # The included header changes: every backend's output again.
+        sleep 1
+        echo '#define FACTOR 7.25f' >"$proj/include/factor.h"
+        build_kernels || { cat "$work/kernels.log"; fail "build after editing the header"; }
+        [ "$(grep -c 'oklc: scale.okl' "$work/kernels.log")" = 3 ] ||
+            { cat "$work/kernels.log"; fail "editing factor.h did not transpile the 3 outputs again"; }
+        for f in scale.serial.cpp scale.opencl.cl scale.cuda.cu; do
+            grep -q '7\.25f' "$out/$f" || fail "$f does not have the new FACTOR"
+        done
+        # A wrong kernel fails the build at its line, and leaves no output.
+        sleep 1
+        echo '#define FACTOR )' >"$proj/include/factor.h"
+        if build_kernels; then fail "a broken kernel built"; fi
+        grep -q 'scale.okl:7:.*error' "$work/kernels.log" ||
+            { cat "$work/kernels.log"; fail "no error at scale.okl:7"; }
     done
-    [ -e "$work/kproj-build/libscale_serial.so" ] || fail "the serial output did not compile"
-    grep -q '3\.5f' "$out/scale.cuda.cu" || fail "FACTOR from include/factor.h not in the output"
-    # Nothing changed: nothing transpiled again.
-    build_kernels || fail "second build"
-    if grep -q 'oklc: scale.okl' "$work/kernels.log"; then
-        fail "transpiled again with nothing changed"
-    fi
-    # The included header changes: every backend's output again.
-    sleep 1
-    echo '#define FACTOR 7.25f' >"$proj/include/factor.h"
-    build_kernels || { cat "$work/kernels.log"; fail "build after editing the header"; }
-    [ "$(grep -c 'oklc: scale.okl' "$work/kernels.log")" = 3 ] ||
-        { cat "$work/kernels.log"; fail "editing factor.h did not transpile the 3 outputs again"; }
-    for f in scale.serial.cpp scale.opencl.cl scale.cuda.cu; do
-        grep -q '7\.25f' "$out/$f" || fail "$f does not have the new FACTOR"
-    done
-    # A wrong kernel fails the build at its line, and leaves no output.
-    sleep 1
-    echo '#define FACTOR )' >"$proj/include/factor.h"
-    if build_kernels; then fail "a broken kernel built"; fi
-    grep -q 'scale.okl:7:.*error' "$work/kernels.log" ||
-        { cat "$work/kernels.log"; fail "no error at scale.okl:7"; }
-    echo "oklc_add_kernels: outputs, no rebuild when unchanged, header tracked, errors fail"
+    echo "oklc_add_kernels (a process per kernel, and BATCH): outputs, no rebuild when"
+    echo "unchanged, header tracked, errors fail"
     ;;
 moved)
     # Installed in one place, moved to another: nothing may point back.
