@@ -8,6 +8,8 @@
 #   run.sh kernels   BUILD SRC WORK   oklc_add_kernels: build-time kernels, header tracking
 #   run.sh moved     BUILD SRC WORK   a prefix moved after installing still works
 #   run.sh occa-deps BUILD SRC WORK   share/oklc/occa-transpiler as OCCA's deps/occa-transpiler
+#   run.sh no-test-tools BUILD SRC WORK   configuring with -DBUILD_TESTING=OFF needs
+#                                     only the build's libraries (no cmocka)
 # Each program builds examples/kernels/addVectors.okl on the serial device
 # and checks the sum. The later modes use the prefix "install" made.
 set -euo pipefail
@@ -187,6 +189,20 @@ occa-deps)
         grep -q '64 \* blockIdx.x' "$proj/out.cu" || fail "BLOCK=64 not applied ($how)"
     done
     echo "share/oklc/occa-transpiler as deps/occa-transpiler: linked and copied, built, installed"
+    ;;
+no-test-tools)
+    # pkg-config sees only what `scripts/deps.sh build` installs
+    pc=$work/pc-build-only
+    rm -rf "$pc" "$work/no-tests" "$work/with-tests" && mkdir -p "$pc"
+    for p in libcjson isl libxxhash; do
+        cp "$(pkg-config --variable=pcfiledir "$p")/$p.pc" "$pc/"
+    done
+    PKG_CONFIG_LIBDIR=$pc cmake -S "$src" -B "$work/no-tests" -DBUILD_TESTING=OFF \
+        >"$work/no-tests.log" 2>&1 || { cat "$work/no-tests.log"; fail "configure without tests"; }
+    if PKG_CONFIG_LIBDIR=$pc cmake -S "$src" -B "$work/with-tests" >"$work/with-tests.log" 2>&1
+    then fail "the tests configured without cmocka"; fi
+    grep -q "cmocka" "$work/with-tests.log" || fail "the failure does not name cmocka"
+    echo "-DBUILD_TESTING=OFF configures with the build's libraries alone; the tests need cmocka"
     ;;
 *)
     fail "unknown mode"
