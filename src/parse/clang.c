@@ -298,6 +298,11 @@ static bool clang_files_ok(oklc_ctx *c, const ParseOptions *o)
 
 Model *oklc_parse(oklc_ctx *c, const Normalized *nz, const ParseOptions *o)
 {
+    const char *why;
+    if (!oklc_libclang_load(&why)) {
+        oklc_diag_error(c, (Loc){0}, "%s", why);
+        return NULL;
+    }
     if (!clang_files_ok(c, o))
         return NULL;
     bool math;
@@ -379,6 +384,11 @@ static char libclang_version[128];
 
 static void read_libclang_version(void)
 {
+    const char *why;
+    if (!oklc_libclang_load(&why)) {
+        snprintf(libclang_version, sizeof libclang_version, "not loaded: %s", why);
+        return;
+    }
     CXString v = clang_getClangVersion();
     const char *s = clang_getCString(v);
     snprintf(libclang_version, sizeof libclang_version, "%s", s ? s : "?");

@@ -5,8 +5,7 @@
 #ifndef OKLC_CX_H
 #define OKLC_CX_H
 
-#include <clang-c/Index.h>
-
+#include "libclang.h"
 #include "model.h"
 
 typedef enum CXCursorKind CXCursorKind;
