@@ -3,7 +3,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build run test test-asan bench fuzz clean install
+.PHONY: all deps build run test test-asan bench fuzz clean install install-lib
 
 all: build
 
@@ -26,6 +26,15 @@ run: build
 PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The same without the tests and their tools (scripts/deps.sh build):
+# what a machine that only builds and installs oklc needs.
+LIB_BUILD ?= build-lib
+install-lib:
+	@bash scripts/deps.sh build
+	@cmake -S . -B $(LIB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build $(LIB_BUILD) -j $(JOBS)
+	@cmake --install $(LIB_BUILD) --prefix $(PREFIX)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -54,7 +63,7 @@ bench: build
 	@bash bench/batch.sh $(BUILD) serial
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(LIB_BUILD)
 
 # Fuzz the front half with libFuzzer (needs clang); not part of `make test`.
 fuzz:
