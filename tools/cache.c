@@ -51,18 +51,6 @@ static int failure(void)
     return 1;
 }
 
-/* 28.0 KiB */
-static const char *size_text(uint64_t n, char buf[32])
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double x = (double)n;
-    int u = 0;
-    while (x >= 1024 && u < 4)
-        x /= 1024, u++;
-    snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
-    return buf;
-}
-
 static const char *when(int64_t t, char buf[32])
 {
     time_t tt = (time_t)t;
@@ -109,12 +97,12 @@ static int list(bool json)
             snprintf(kernel, sizeof kernel, "%s%s", e[i].kernel[0] ? e[i].kernel : "?",
                      e[i].failed ? " (failed)" : "");
             printf("%-12.12s %-8s %-24s %10s  %-16s  %s\n", e[i].id,
-                   e[i].mode[0] ? e[i].mode : "?", kernel, size_text(e[i].bytes, a),
+                   e[i].mode[0] ? e[i].mode : "?", kernel, cli_bytes(e[i].bytes, a),
                    when(e[i].last_used, b), e[i].source[0] ? e[i].source : "?");
             total += e[i].bytes;
         }
         if (n)
-            printf("%zu entr%s, %s\n", n, n == 1 ? "y" : "ies", size_text(total, a));
+            printf("%zu entr%s, %s\n", n, n == 1 ? "y" : "ies", cli_bytes(total, a));
     }
     free(e);
     free(dir);
@@ -160,7 +148,7 @@ static int show(const char *id)
     char a[32], b[32];
     printf("id         %s%s\nfolder     %s\nkernel     %s\nkind       %s\nsource     %s\n"
            "size       %s\nlast used  %s\n", x->id, x->failed ? " (a failed build)" : "",
-           x->path, x->kernel, x->mode, x->source, size_text(x->bytes, a),
+           x->path, x->kernel, x->mode, x->source, cli_bytes(x->bytes, a),
            when(x->last_used, b));
     char path[4400], *text = NULL;
     snprintf(path, sizeof path, "%s/entry.json", x->path);
@@ -209,7 +197,7 @@ static int removed_report(oklc_status st, size_t n, uint64_t bytes)
     if (st)
         return failure();
     char a[32];
-    printf("removed %zu entr%s, %s\n", n, n == 1 ? "y" : "ies", size_text(bytes, a));
+    printf("removed %zu entr%s, %s\n", n, n == 1 ? "y" : "ies", cli_bytes(bytes, a));
     return 0;
 }
 

@@ -115,3 +115,14 @@ int cli_mkdirs(const char *dir)
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
 }
+
+const char *cli_bytes(unsigned long long n, char buf[32])
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)n;
+    int u = 0;
+    while (x >= 1024 && u < 4)
+        x /= 1024, u++;
+    snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
+    return buf;
+}

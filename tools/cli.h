@@ -14,6 +14,8 @@ bool cli_is_option(const char *a, const char *name);
 /* The text to path (standard output when NULL): atomically for a regular
  * file, straight into a pipe or device; a message when it fails. */
 bool cli_write_output(const char *path, const char *text, size_t len);
+/* n bytes for people: "23.4 GiB", "512 bytes"; in buf, returned. */
+const char *cli_bytes(unsigned long long n, char buf[32]);
 /* mkdir -p DIR (0777 less the umask); 0, else -1 with errno. */
 int cli_mkdirs(const char *dir);
 

@@ -51,34 +51,22 @@ static cJSON *device_json(const char *spec, const oklc_device_info *i)
     return o;
 }
 
-/* 23.4 GiB */
-static const char *bytes(uint64_t n, char buf[32])
-{
-    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    double x = (double)n;
-    int u = 0;
-    while (x >= 1024 && u < 4)
-        x /= 1024, u++;
-    snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
-    return buf;
-}
-
 static void device_text(const char *spec, const oklc_device_info *i)
 {
     char a[32], b[32];
     printf("%s: %s\n", spec, i->name);
     if (i->vendor[0] || i->arch[0])
         printf("  %-14s %s%s%s\n", "vendor, arch", i->vendor, i->vendor[0] ? ", " : "", i->arch);
-    printf("  %-14s %s", "memory", i->memory_total ? bytes(i->memory_total, a) : "?");
+    printf("  %-14s %s", "memory", i->memory_total ? cli_bytes(i->memory_total, a) : "?");
     if (i->memory_free)
-        printf(", %s free", bytes(i->memory_free, b));
+        printf(", %s free", cli_bytes(i->memory_free, b));
     printf("\n  %-14s %d\n", "compute units", i->compute_units);
     if (i->max_block_threads)
         printf("  %-14s %llu threads, %llu x %llu x %llu, %s @shared\n", "block",
                (unsigned long long)i->max_block_threads,
                (unsigned long long)i->max_block_dims[0],
                (unsigned long long)i->max_block_dims[1],
-               (unsigned long long)i->max_block_dims[2], bytes(i->shared_memory, a));
+               (unsigned long long)i->max_block_dims[2], cli_bytes(i->shared_memory, a));
     else
         printf("  %-14s no limit (a block's threads run in loops)\n", "block");
 }
