@@ -449,8 +449,9 @@ static void call_occa_form(void (*f)(void), int n, void *const *a)
 
 /* The number of threads is set before every run: omp_set_num_threads acts
  * on the calling thread, and the caller may run kernels from several. */
-oklc_status oklc_cpu_run_now(oklc_kernel *k, int nargs, const oklc_arg *args,
-                             void *const *ptrs)
+/* Runs k now, in the calling thread (a stream's worker, or the default
+ * stream's caller). */
+static oklc_status run_now(oklc_kernel *k, int nargs, const oklc_arg *args, void *const *ptrs)
 {
     if (k->occa_form && nargs != k->occa_nargs)
         return oklc_rt_fail(OKLC_ERR_ARGUMENT, "'%s' takes %d argument%s (its parameters as "
@@ -479,9 +480,9 @@ static oklc_status run(oklc_kernel *k, int nargs, const oklc_arg *args, void *co
 {
     void *s = oklc_rt_stream(k->dev);
     if (k->occa_form && nargs != k->occa_nargs)
-        return oklc_cpu_run_now(k, nargs, args, ptrs);    /* refused at once, not later */
-    return s ? oklc_cpu_stream_run(s, k, nargs, args, ptrs)
-             : oklc_cpu_run_now(k, nargs, args, ptrs);
+        return run_now(k, nargs, args, ptrs);    /* refused at once, not later */
+    return s ? oklc_cpu_stream_run(s, run_now, k, nargs, args, ptrs)
+             : run_now(k, nargs, args, ptrs);
 }
 
 #define CPU_OPS                                                                        \

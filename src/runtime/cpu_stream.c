@@ -26,7 +26,8 @@ typedef struct CpuEvent {
 typedef struct Task {
     struct Task *next;
     TaskKind     kind;
-    oklc_kernel *k;           /* T_RUN: the kernel, its arguments (the kinds), and */
+    CpuRun       run;         /* T_RUN: how, the kernel, its arguments (the kinds), and */
+    oklc_kernel *k;
     int          nargs;       /* the pointers to their values, into data */
     oklc_arg    *args;
     void       **ptrs;
@@ -66,7 +67,7 @@ static void execute(CpuStream *s, Task *t)
 {
     oklc_status st = OKLC_OK;
     if (t->kind == T_RUN)
-        st = oklc_cpu_run_now(t->k, t->nargs, t->args, t->ptrs);
+        st = t->run(t->k, t->nargs, t->args, t->ptrs);
     else if (t->kind == T_COPY)
         memcpy(t->dst, t->src, t->bytes);
     else
@@ -183,8 +184,8 @@ void oklc_cpu_stream_free(oklc_device *d, void *stream)
 
 /* A run queued: the arguments' values copied (a struct's bytes too), the
  * pointers made to point at the copies. */
-oklc_status oklc_cpu_stream_run(void *stream, oklc_kernel *k, int nargs, const oklc_arg *args,
-                                void *const *ptrs)
+oklc_status oklc_cpu_stream_run(void *stream, CpuRun run, oklc_kernel *k, int nargs,
+                                const oklc_arg *args, void *const *ptrs)
 {
     size_t size = (size_t)nargs * (sizeof(oklc_arg) + sizeof(void *) + sizeof(max_align_t));
     for (int i = 0; i < nargs; i++)
@@ -192,7 +193,7 @@ oklc_status oklc_cpu_stream_run(void *stream, oklc_kernel *k, int nargs, const o
     Task *t = task(T_RUN, size);
     if (!t)
         return oklc_rt_oom();
-    t->k = k, t->nargs = nargs;
+    t->run = run, t->k = k, t->nargs = nargs;
     t->args = (oklc_arg *)t->data;
     t->ptrs = (void **)(t->args + nargs);
     char *at = (char *)(t->ptrs + nargs);

@@ -160,8 +160,8 @@ void oklc_memory_free(oklc_memory *m)
         drop(m);
         return;
     }
-    if (m->pool)
-        oklc_rt_pool_release(m);
+    if (m->release)
+        m->release(m);
     if (m->dev->ops->unview && m->ptr)
         m->dev->ops->unview(m->dev, m->ptr);
     oklc_memory *root = m->root;

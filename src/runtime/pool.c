@@ -133,6 +133,8 @@ static size_t largest_free(const oklc_pool *p)
     return most;
 }
 
+static void release(oklc_memory *view);
+
 oklc_status oklc_pool_reserve(oklc_pool *p, size_t bytes, oklc_memory **out)
 {
     if (!p || !out)
@@ -153,6 +155,7 @@ oklc_status oklc_pool_reserve(oklc_pool *p, size_t bytes, oklc_memory **out)
     }
     if (!st) {
         (*out)->pool = p;
+        (*out)->release = release;
         __atomic_fetch_add(&p->used, bytes ? span(p, at, bytes) : 0, __ATOMIC_RELAXED);
         __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
     }
@@ -190,7 +193,8 @@ static void give_back(oklc_pool *p, size_t at, size_t bytes)
     }
 }
 
-void oklc_rt_pool_release(oklc_memory *view)
+/* oklc_memory_free of a view the pool reserved (its `release`). */
+static void release(oklc_memory *view)
 {
     oklc_pool *p = view->pool;
     pthread_mutex_lock(&p->lock);

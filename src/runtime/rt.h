@@ -23,6 +23,10 @@
  *              alive by a count on their root), copies between memories,
  *              wrapped and host memory
  *   pool.c     oklc_pool: one allocation handed out as views, first fit
+ *              (a view it reserved gives its range back through `release`)
+ *   stream.c   streams and events over the kinds' hooks; cpu_stream.c the
+ *              CPU devices' (a worker thread each)
+ *   toolchain.c what oklc --version reports of the compilers found
  *   source.c   a kernel's input made into backend source, metadata, hashes;
  *              the compile command's and device options' lists
  *   compile.c  finding and running a compiler (posix_spawnp, output piped)
@@ -266,13 +270,10 @@ struct oklc_memory {
     size_t       offset;     /* a view: bytes from the root's start */
     int          refs;       /* a root: 1 until it is freed, plus one a view (atomic) */
     bool         wrapped;    /* a root whose storage was allocated elsewhere: not freed */
-    oklc_pool   *pool;       /* a view a pool reserved: released when freed */
+    /* a view a pool reserved: given back to it when freed (pool.c's) */
+    oklc_pool   *pool;
+    void       (*release)(oklc_memory *view);
 };
-
-/* ---- pool.c ----------------------------------------------------------------------- */
-
-/* oklc_memory_free of a view the pool reserved: its range is free again. */
-OKLC_INTERNAL void oklc_rt_pool_release(oklc_memory *view);
 
 /* ---- cpu.c ---------------------------------------------------------------------- */
 
@@ -283,10 +284,9 @@ OKLC_INTERNAL extern const DeviceOps oklc_openmp_ops;
  * memory ran out. */
 OKLC_INTERNAL char *oklc_rt_cpu_identity(const char *cpuinfo);
 
-/* Runs k now, in the calling thread (a stream's worker, or the default
- * stream's caller). */
-OKLC_INTERNAL oklc_status oklc_cpu_run_now(oklc_kernel *k, int nargs, const oklc_arg *args,
-                                           void *const *ptrs);
+/* A CPU device's run of k now, in the calling thread (cpu.c's). */
+typedef oklc_status (*CpuRun)(oklc_kernel *k, int nargs, const oklc_arg *args,
+                              void *const *ptrs);
 
 /* ---- cpu_stream.c: the CPU devices' streams (DeviceOps hooks), and their
  * work queued: a run (its arguments copied), a copy ----------------------------- */
@@ -299,8 +299,10 @@ OKLC_INTERNAL oklc_status oklc_cpu_event_wait(oklc_device *d, void *event);
 OKLC_INTERNAL oklc_status oklc_cpu_event_elapsed(oklc_device *d, void *from, void *to,
                                                  double *seconds);
 OKLC_INTERNAL void oklc_cpu_event_free(oklc_device *d, void *event);
-OKLC_INTERNAL oklc_status oklc_cpu_stream_run(void *stream, oklc_kernel *k, int nargs,
-                                              const oklc_arg *args, void *const *ptrs);
+/* The run queued: `run` (cpu.c's) runs it in the stream's thread. */
+OKLC_INTERNAL oklc_status oklc_cpu_stream_run(void *stream, CpuRun run, oklc_kernel *k,
+                                              int nargs, const oklc_arg *args,
+                                              void *const *ptrs);
 OKLC_INTERNAL oklc_status oklc_cpu_stream_copy(void *stream, void *dst, const void *src,
                                                size_t bytes);
 
