@@ -43,43 +43,48 @@ function(_oklc_extension backend out)
   set(${out} ${ext} PARENT_SCOPE)
 endfunction()
 
-# BATCH: one command per backend; its depfile makes the first output depend
-# on every file the kernels read. --out-dir writes the metadata and the
-# launchers whether asked for or not.
-function(_oklc_batch backend files flags track out)
+# The files a kernel `name` gives for `backend` (the output first) and the
+# options that ask oklc for them.
+function(_oklc_outputs name backend made_out extra_out)
   _oklc_extension(${backend} ext)
-  set(made)
-  set(names)
-  foreach(file IN LISTS files)
-    get_filename_component(name "${file}" NAME_WE)
-    if(name IN_LIST names)
-      message(FATAL_ERROR "oklc_add_kernels: two kernels named '${name}': their outputs "
-                          "would be the same files")
-    endif()
-    list(APPEND names ${name})
-    list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.${ext})
-    if(K_METADATA)
-      list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.json)
-    endif()
-    if(K_LAUNCHERS AND backend MATCHES "^(cuda|hip|opencl|dpcpp|metal)$")
-      list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.launcher.cpp)
-    endif()
+  set(base ${K_OUTPUT_DIR}/${name}.${backend})
+  set(made ${base}.${ext})
+  set(extra)
+  if(K_METADATA)
+    list(APPEND made ${base}.json)
+    list(APPEND extra --metadata ${base}.json)
+  endif()
+  if(K_LAUNCHERS AND backend MATCHES "^(cuda|hip|opencl|dpcpp|metal)$")
+    list(APPEND made ${base}.launcher.cpp)
+    list(APPEND extra --launcher ${base}.launcher.cpp)
+  endif()
+  set(${made_out} ${made} PARENT_SCOPE)
+  set(${extra_out} ${extra} PARENT_SCOPE)
+endfunction()
+
+# BATCH: one command per backend (oklc transpile --out-dir, which writes the
+# metadata and the launchers whether asked for or not); its depfile makes
+# the first output depend on every file the kernels read.
+function(_oklc_batch backend files names flags track out)
+  set(all)
+  foreach(name IN LISTS names)
+    _oklc_outputs(${name} ${backend} made extra)
+    list(APPEND all ${made})
   endforeach()
   list(JOIN names ".okl " list_text)
-  set(list_text "${list_text}.okl")
   set(depends)
   if(track)
     set(depends DEPFILE ${K_OUTPUT_DIR}/${backend}.batch.d)
   endif()
   add_custom_command(
-    OUTPUT ${made}
+    OUTPUT ${all}
     COMMAND oklc::cli transpile -b ${backend} ${flags} --out-dir ${K_OUTPUT_DIR}
             --depfile ${K_OUTPUT_DIR}/${backend}.batch.d ${files}
     DEPENDS ${files}
     ${depends}
-    COMMENT "oklc: ${list_text} for ${backend}"
+    COMMENT "oklc: ${list_text}.okl for ${backend}"
     VERBATIM COMMAND_EXPAND_LISTS)
-  set(${out} ${made} PARENT_SCOPE)
+  set(${out} ${all} PARENT_SCOPE)
 endfunction()
 
 function(oklc_add_kernels target)
@@ -129,36 +134,29 @@ function(oklc_add_kernels target)
   set(abs_files)
   foreach(file IN LISTS K_FILES)
     get_filename_component(file "${file}" ABSOLUTE)
-    list(APPEND abs_files ${file})
-  endforeach()
-  if(K_BATCH)
-    foreach(backend IN LISTS K_BACKENDS)
-      _oklc_batch(${backend} "${abs_files}" "${flags}" ${track} made)
-      list(APPEND outputs ${made})
-    endforeach()
-    set(K_FILES)    # done
-  endif()
-  foreach(file IN LISTS K_FILES)
-    get_filename_component(file "${file}" ABSOLUTE)
     get_filename_component(name "${file}" NAME_WE)
     if(name IN_LIST names)
       message(FATAL_ERROR "oklc_add_kernels(${target}): two kernels named '${name}': their "
                           "outputs would be the same files")
     endif()
     list(APPEND names ${name})
+    list(APPEND abs_files ${file})
+  endforeach()
+
+  if(K_BATCH)
     foreach(backend IN LISTS K_BACKENDS)
-      _oklc_extension(${backend} ext)
-      set(out ${K_OUTPUT_DIR}/${name}.${backend}.${ext})
-      set(made ${out})
-      set(extra)
-      if(K_METADATA)
-        list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.json)
-        list(APPEND extra --metadata ${K_OUTPUT_DIR}/${name}.${backend}.json)
-      endif()
-      if(K_LAUNCHERS AND backend MATCHES "^(cuda|hip|opencl|dpcpp|metal)$")
-        list(APPEND made ${K_OUTPUT_DIR}/${name}.${backend}.launcher.cpp)
-        list(APPEND extra --launcher ${K_OUTPUT_DIR}/${name}.${backend}.launcher.cpp)
-      endif()
+      _oklc_batch(${backend} "${abs_files}" "${names}" "${flags}" ${track} made)
+      list(APPEND outputs ${made})
+    endforeach()
+    set(names)    # done
+  endif()
+  set(i 0)
+  foreach(name IN LISTS names)
+    list(GET abs_files ${i} file)
+    math(EXPR i "${i} + 1")
+    foreach(backend IN LISTS K_BACKENDS)
+      _oklc_outputs(${name} ${backend} made extra)
+      list(GET made 0 out)
       set(depends)
       if(track)
         set(depends DEPFILE ${out}.d)

@@ -89,6 +89,9 @@ expect 2 "$oklc" transpile -b serial --out-dir "$tmp/x" -o "$tmp/x.cpp" "$tmp/ma
 stderr_has "--out-dir names each input's outputs itself"
 expect 2 "$oklc" check --out-dir "$tmp/x" "$tmp/many/one.okl";  stderr_has "--out-dir only applies to transpile"
 expect 2 "$oklc" transpile -b serial --out-dir "$tmp/x" -;  stderr_has "not standard input"
+mkdir -p "$tmp/many/sub" && cp "$tmp/many/one.okl" "$tmp/many/sub/one.okl"
+expect 2 "$oklc" transpile -b serial --out-dir "$tmp/x" "$tmp/many/one.okl" "$tmp/many/sub/one.okl"
+stderr_has "two inputs named"
 # cache: list, show, prune, clear on a cache of two made-up entries
 c=$tmp/cache k1=0123456789abcdef0123456789abcdef k2=fedcba9876543210fedcba9876543210
 mkdir -m 700 "$c" && mkdir -p "$c/$k1" "$c/failed/$k2" "$c/pch" "$c/not-ours"

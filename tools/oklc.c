@@ -268,6 +268,16 @@ static bool machine(const char *v, oklc_stats_options *s)
     return true;
 }
 
+/* a/k.okl and b/k.okl: the same NAME of --out-dir's outputs */
+static bool same_stem(const char *a, const char *b)
+{
+    a = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
+    b = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+    size_t na = strrchr(a, '.') ? (size_t)(strrchr(a, '.') - a) : strlen(a);
+    size_t nb = strrchr(b, '.') ? (size_t)(strrchr(b, '.') - b) : strlen(b);
+    return na == nb && !strncmp(a, b, na);
+}
+
 static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
 {
     for (int i = 1; i < argc; i++) {
@@ -448,9 +458,14 @@ static int parse(int argc, char **argv, Options *o, oklc_ctx *c)
     if (o->out_dir && (o->output || o->metadata || o->launcher || o->launcher_metadata))
         return usage_error("%s", "--out-dir names each input's outputs itself: not with -o, "
                                  "--metadata, --launcher or --launcher-metadata");
-    for (int k = 0; o->out_dir && k < o->ninputs; k++)
+    for (int k = 0; o->out_dir && k < o->ninputs; k++) {
         if (!strcmp(o->inputs[k], "-"))
             return usage_error("%s", "--out-dir reads files, not standard input ('-')");
+        for (int l = 0; l < k; l++)
+            if (same_stem(o->inputs[k], o->inputs[l]))
+                return usage_error("--out-dir: two inputs named '%s' (their outputs would "
+                                   "be the same files)", o->inputs[k]);
+    }
     struct stat in, out;
     if (o->output && strcmp(o->input, "-") && stat(o->input, &in) == 0 &&
         stat(o->output, &out) == 0 && S_ISREG(out.st_mode) && in.st_dev == out.st_dev &&
