@@ -222,20 +222,22 @@ static const char arity_probe[] =
 
 static oklc_status native(Build *b, const char *text, size_t len)
 {
-    bool cpu = b->dev->ops->backend == OKLC_BACKEND_SERIAL ||
-               b->dev->ops->backend == OKLC_BACKEND_OPENMP;
-    char *probe = cpu && mentions(text, b->name)
-                      ? oklc_rt_format(arity_probe, b->name, b->name, b->name) : NULL;
-    b->source = cpu && !probe && mentions(text, b->name) ? NULL    /* out of memory */
-                : oklc_rt_format("%s%s", text, probe ? probe : "");
-    oklc_free(probe);
-    b->source_len = b->source ? strlen(b->source) : 0;
     b->metadata = oklc_rt_format("{\"oklc\": \"%s\", \"backend\": \"%s\", \"native\": true, "
                                  "\"kernels\": []}\n", oklc_version(), b->dev->ops->name);
     b->source_dir = folder(b->path);
-    if (!b->source || !b->metadata || !b->source_dir)
-        return oklc_rt_oom();
-    return preprocess(b, text, len);
+    oklc_status st = b->metadata && b->source_dir ? preprocess(b, text, len) : oklc_rt_oom();
+    if (st)
+        return st;
+    /* the name as the compiler sees it: a macro's expansion too */
+    bool cpu = b->dev->ops->backend == OKLC_BACKEND_SERIAL ||
+               b->dev->ops->backend == OKLC_BACKEND_OPENMP;
+    bool named = cpu && (mentions(text, b->name) ||
+                         (b->preprocessed && mentions(b->preprocessed, b->name)));
+    char *probe = named ? oklc_rt_format(arity_probe, b->name, b->name, b->name) : NULL;
+    b->source = named && !probe ? NULL : oklc_rt_format("%s%s", text, probe ? probe : "");
+    oklc_free(probe);
+    b->source_len = b->source ? strlen(b->source) : 0;
+    return b->source ? OKLC_OK : oklc_rt_oom();
 }
 
 oklc_status oklc_rt_source(Build *b, const char *text)

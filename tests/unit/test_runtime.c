@@ -613,7 +613,10 @@ static void native_occa_form(void **state)
         "extern \"C\" void addVectors(const int &entries, const float *a, const float *b,\n"
         "                           float *ab) {\n"
         "  for (int i = 0; i < entries; ++i) ab[i] = a[i] + b[i];\n}\n"
-        "extern \"C\" void none() {}\n");
+        "extern \"C\" void none() {}\n"
+        "#define KERNEL(a, b) extern \"C\" void a##b\n"    /* the name made by a macro */
+        "KERNEL(by, Macro)( const int& entries ,const float*a,\n"
+        "    const float *b , float* ab ) { for (int i = 0; i < entries; ++i) ab[i] = a[i] + b[i]; }\n");
     oklc_props *p = native();
     for (int i = 0; i < 2; i++) {
         oklc_device *d = open_dev(i ? "mode=openmp threads=2" : "serial");
@@ -624,6 +627,9 @@ static void native_occa_form(void **state)
         assert_fails(oklc_kernel_run(k, 3, three), OKLC_ERR_ARGUMENT,
                      "'addVectors' takes 4 arguments (its parameters as OCCA writes them), "
                      "but 3 were given");
+        oklc_kernel_free(k);
+        assert_ok(oklc_kernel_build(d, occa, "byMacro", p, &k));    /* named by a macro */
+        check_add(d, k);
         oklc_kernel_free(k);
         char *dir;
         assert_ok(oklc_kernel_build_only(d, occa, "scaled", p, &dir));
