@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rt.h"
 
@@ -47,17 +46,10 @@ typedef struct CpuStream {
     char           *error;    /* the first failure since the last finish */
 } CpuStream;
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void mark(CpuEvent *e)
 {
     pthread_mutex_lock(&e->lock);
-    e->time = now();
+    e->time = oklc_rt_seconds();
     e->done = true;
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);

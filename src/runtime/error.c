@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "rt.h"
 
 /* glibc's (since 2.18) registration of a thread-exit destructor, and the
@@ -138,6 +140,13 @@ const char *oklc_rt_env(const char *oklc, const char *occa, const char **from)
     if (from)
         *from = name;
     return v;
+}
+
+double oklc_rt_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 bool oklc_rt_verbose(void)

@@ -61,6 +61,8 @@ OKLC_INTERNAL char *oklc_rt_strdup(const char *s);
 /* The variable `oklc` of the environment, else OCCA's name for it
  * (`occa`), when set and not empty; *from (if given) says which. */
 OKLC_INTERNAL const char *oklc_rt_env(const char *oklc, const char *occa, const char **from);
+/* The host's monotonic clock, in seconds (events without a device's). */
+OKLC_INTERNAL double oklc_rt_seconds(void);
 /* OKLC_VERBOSE=1 (OCCA_VERBOSE): print what the runtime compiles and generates. */
 OKLC_INTERNAL bool oklc_rt_verbose(void);
 

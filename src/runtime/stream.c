@@ -7,7 +7,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rt.h"
 
@@ -95,13 +94,6 @@ oklc_status oklc_device_finish(oklc_device *d)
     return st;
 }
 
-static double host_clock(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 oklc_status oklc_event_record(oklc_device *d, oklc_event **out)
 {
     oklc_rt_dl_enter();
@@ -116,7 +108,7 @@ oklc_status oklc_event_record(oklc_device *d, oklc_event **out)
     oklc_status st = d->ops->event_record
                          ? d->ops->event_record(d, oklc_rt_stream(d), &e->handle)
                          : d->ops->finish(d);
-    e->host_time = host_clock();
+    e->host_time = oklc_rt_seconds();
     if (st) {
         oklc_free(e);
         return st;
