@@ -265,6 +265,20 @@ OKLC_INTERNAL OpMem *oklc_op_memory(oklc_ctx *c, const Model *m, const Kernel *k
 /* The first of m->ops (sorted by position) at or after off. */
 OKLC_INTERNAL size_t oklc_first_op(const Model *m, uint32_t off);
 
+/* ---- sum.c ------------------------------------------------------------------------------- */
+
+#include <isl/polynomial.h>
+
+/* f summed over its last set dimension, or over all of them: piecewise in
+ * the parameters. NULL where the sum is refused (a set whose points for
+ * fixed outer values are not an interval; a floor() of the dimension
+ * summed). */
+OKLC_INTERNAL isl_pw_qpolynomial *oklc_sum_last(__isl_take isl_pw_qpolynomial *f);
+OKLC_INTERNAL isl_pw_qpolynomial *oklc_sum_all(__isl_take isl_pw_qpolynomial *f);
+/* "N where N >= 1; 0 otherwise": each piece simplified on its domain, pieces
+ * of one polynomial joined. False when there are too many pieces. */
+OKLC_INTERNAL bool oklc_sum_print(__isl_keep isl_pw_qpolynomial *pw, Buf *b);
+
 /* ---- stats.c ------------------------------------------------------------------------------ */
 
 /* Each kernel's counts (oklc stats), as JSON or text into out; the model

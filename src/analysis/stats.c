@@ -21,6 +21,10 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <isl/ctx.h>
+#include <isl/options.h>
+#include <isl/polynomial.h>
+#include <isl/val.h>
 
 #include "analysis.h"
 
@@ -67,6 +71,7 @@ typedef struct Val {
 typedef struct Atom {          /* floor(n / d), or n mod d: a variable of the formulas */
     uint64_t    mask;         /* the counters and parameters n depends on */
     const char *name;         /* as printed */
+    const char *isl;          /* as isl reads it */
 } Atom;
 
 typedef struct Slot {
@@ -118,7 +123,26 @@ typedef struct Run {
     }            *parsed;     /* each range's tree, read once (open hashing) */
     size_t        nparsed, cap;
     uint32_t      stuck_at;   /* where a parameter's value was needed */
+    struct Dom   *dom;        /* a guarded nest being counted by isl (NULL: not) */
+    isl_ctx      *isl;
+    isl_pw_qpolynomial *pw[NCAT];   /* what the guarded nests counted (NULL: none) */
 } Run;
+
+enum { MAX_CONS = 2 * MAX_DEPTH + 32 };
+
+typedef struct Dom {
+    const char *cons[MAX_CONS];   /* the constraints in force */
+    int         ncons;
+    uint64_t    inner;            /* counters of @inner loops (a block's barriers: thread 0) */
+    const char *params;           /* "[N, M]" */
+    struct {
+        int         var;          /* a variable declared as `c ? a : b` (-1: none) */
+        const char *con[2];       /* c, !c */
+        Val         value[2];     /* a, b */
+    } fork;
+    bool        failed;
+    isl_pw_qpolynomial *sum[NCAT];
+} Dom;
 
 static void fail(Run *R, uint32_t at, const char *why)
 {
@@ -142,6 +166,34 @@ static const char *var_name(void *ctx, int v)
     if (v >= VAR_COUNTER)
         return oklc_arena_printf(&R->c->arena, "m%d", v - VAR_COUNTER);
     return R->vars.data[v]->name;
+}
+
+/* n as isl reads it: rational coefficients, counters m0, m1, ... */
+static void isl_text(Run *R, Num n, Buf *b)
+{
+    if (!n.p) {
+        oklc_buf_printf(b, "%lld", (long long)n.k);
+        return;
+    }
+    for (size_t i = 0; i < n.p->n; i++) {
+        const Term *t = &n.p->t[i];
+        long long m = t->num < 0 ? -(long long)t->num : (long long)t->num;
+        oklc_buf_printf(b, "%s", i ? (t->num < 0 ? " - " : " + ") : t->num < 0 ? "-" : "");
+        if (t->den != 1)
+            oklc_buf_printf(b, "%lld/%lld", m, (long long)t->den);
+        else if (m != 1 || !t->nv)
+            oklc_buf_printf(b, "%lld", m);
+        for (int j = 0; j < t->nv; j++) {
+            int v = t->var[j];
+            const char *x = v >= VAR_ATOM ? R->atoms.data[v - VAR_ATOM].isl
+                            : v >= VAR_COUNTER ? oklc_arena_printf(&R->c->arena, "m%d",
+                                                                   v - VAR_COUNTER)
+                            : R->vars.data[v]->name;
+            bool first = !j && m == 1 && t->den == 1;
+            oklc_buf_printf(b, t->exp[j] > 1 ? "%s(%s)^%d" : "%s(%s)", first ? "" : "*", x,
+                            t->exp[j]);
+        }
+    }
 }
 
 static uint64_t mask_of(Run *R, Num a)
@@ -227,7 +279,14 @@ static Val atom(Run *R, Num n, int64_t d, bool mod)
         fail(R, 0, "too many quotients");
         return data();
     }
-    Atom a = {mask_of(R, n), b.data};
+    Buf t;
+    oklc_buf_init(&t, &R->c->arena);
+    isl_text(R, n, &t);
+    const char *x = t.data;
+    Atom a = {mask_of(R, n), b.data,
+              mod ? oklc_arena_printf(&R->c->arena, "((%s) - %lld*floor((%s)/%lld))", x,
+                                      (long long)d, x, (long long)d)
+                  : oklc_arena_printf(&R->c->arena, "floor((%s)/%lld)", x, (long long)d)};
     vec_push(&R->c->arena, &R->atoms, a);
     return num(oklc_num_var(&R->P, VAR_ATOM + (int)R->atoms.len - 1));
 }
@@ -405,20 +464,39 @@ static Cat arith_cat(const Op *op)
     return (Cat)(p * NARITH + (op->kind - OP_ADD));
 }
 
-/* Is model op i evaluated, as the ?:, && and || around it decide? */
-static bool evaluated(Run *R, size_t i)
+static const char *cond_text(Run *R, const Expr *e, bool neg);
+static void dom_fail(Run *R);
+static void dom_flush(Run *R, Counts *c);
+static void dom_push(Run *R, const char *con);
+
+/* Is model op i evaluated, as the ?:, && and || around it decide? In a
+ * nest counted by isl, *when gets the constraint under which it is where
+ * that depends on the counters (NULL: always). */
+static bool evaluated(Run *R, size_t i, const char **when)
 {
     const OpInfo *in = &R->info[i];
     for (size_t g = 0; g < in->nguards; g++) {
         const Op *c = &R->m->ops[in->guards[g]];
+        uint64_t stuck = R->stuck;
         Val v = truth(R, eval_range(R, c->a));
+        bool in_b = oklc_in_range(c->b, R->m->ops[i].range.begin);
+        if (v.kind == V_STUCK && R->dom) {
+            R->stuck = stuck;
+            bool neg = c->kind == OP_COND ? !in_b : c->kind == OP_OR;
+            const char *t = cond_text(R, tree(R, c->a), neg);
+            if (!t) {
+                dom_fail(R);
+                return false;
+            }
+            *when = *when ? oklc_arena_printf(&R->c->arena, "(%s) and (%s)", *when, t) : t;
+            continue;
+        }
         if (v.kind == V_STUCK)
             return false;
         if (v.kind == V_DATA) {
             at_most(R, "an operand evaluated or not as data decide", c->range.begin);
             continue;
         }
-        bool in_b = oklc_in_range(c->b, R->m->ops[i].range.begin);
         bool taken = c->kind == OP_COND ? (v.n.k != 0) == in_b
                      : c->kind == OP_AND ? v.n.k != 0 : v.n.k == 0;
         if (!taken)
@@ -427,39 +505,57 @@ static bool evaluated(Run *R, size_t i)
     return true;
 }
 
+/* Model op i, once. */
+static void count_op(Run *R, size_t i, Counts *c)
+{
+    const Op *op = &R->m->ops[i];
+    const OpMem *in = &R->mem[i];
+    if (op->kind == OP_CALL) {
+        at_most(R, "a call of the file's function (its operations are not counted)",
+                op->range.begin);
+    } else if (op->kind <= OP_SPECIAL) {
+        bump(R, c, arith_cat(op), 1);
+    } else if (op->kind == OP_ELEMENT && in->atomic) {
+        bump(R, c, in->shared ? C_SATOMIC : C_GATOMIC, 1);
+    } else if (op->kind == OP_ELEMENT && in->use != MEM_NONE) {
+        int64_t bytes = op->bytes > 0 ? op->bytes : 0;
+        if (in->use != MEM_STORE) {
+            bump(R, c, in->shared ? C_SLOAD : C_GLOAD, 1);
+            bump(R, c, in->shared ? C_SLOAD_BYTES : C_GLOAD_BYTES, bytes);
+        }
+        if (in->use != MEM_LOAD) {
+            bump(R, c, in->shared ? C_SSTORE : C_GSTORE, 1);
+            bump(R, c, in->shared ? C_SSTORE_BYTES : C_GSTORE_BYTES, bytes);
+        }
+    }
+}
+
 /* The operations in range r, once. */
 static void count_ops(Run *R, Range r, Counts *c)
 {
     const Model *m = R->m;
     for (size_t i = oklc_first_op(m, r.begin); i < m->nops && m->ops[i].range.begin < r.end; i++) {
-        const Op *op = &m->ops[i];
-        const OpMem *in = &R->mem[i];
-        if (in->constant || !evaluated(R, i))
+        const char *when = NULL;
+        if (R->mem[i].constant || !evaluated(R, i, &when))
             continue;
-        if (op->kind == OP_CALL) {
-            at_most(R, "a call of the file's function (its operations are not counted)",
-                    op->range.begin);
-        } else if (op->kind <= OP_SPECIAL) {
-            bump(R, c, arith_cat(op), 1);
-        } else if (op->kind == OP_ELEMENT && in->atomic) {
-            bump(R, c, in->shared ? C_SATOMIC : C_GATOMIC, 1);
-        } else if (op->kind == OP_ELEMENT && in->use != MEM_NONE) {
-            int64_t bytes = op->bytes > 0 ? op->bytes : 0;
-            if (in->use != MEM_STORE) {
-                bump(R, c, in->shared ? C_SLOAD : C_GLOAD, 1);
-                bump(R, c, in->shared ? C_SLOAD_BYTES : C_GLOAD_BYTES, bytes);
-            }
-            if (in->use != MEM_LOAD) {
-                bump(R, c, in->shared ? C_SSTORE : C_GSTORE, 1);
-                bump(R, c, in->shared ? C_SSTORE_BYTES : C_GSTORE_BYTES, bytes);
-            }
+        if (!when) {
+            count_op(R, i, c);
+            continue;
         }
+        int mark = R->dom->ncons;   /* counted where its operand is evaluated */
+        dom_flush(R, c);
+        dom_push(R, when);
+        count_op(R, i, c);
+        dom_flush(R, c);
+        R->dom->ncons = mark;
     }
 }
 
 /* ---- statements -------------------------------------------------------------------------------- */
 
 static void stmt(Run *R, const Stmt *st, Counts *c);
+static void dom_branch(Run *R, const Stmt *st, Counts *c);
+static bool dom_fork(Run *R, int var, const Expr *e);
 
 static void set_var(Run *R, int i, Val v)
 {
@@ -496,14 +592,24 @@ static void decl(Run *R, const Stmt *st, Counts *c)
         const Var *v = st->decls[i];
         int at = var_index(R, v);
         bool known = v->is_int && v->init.end && !v->type.array && !v->type.pointer;
-        set_var(R, at, known ? eval_range(R, v->init) : data());
+        uint64_t stuck = R->stuck;
+        Val x = known ? eval_range(R, v->init) : data();
+        if (x.kind == V_STUCK && R->dom && dom_fork(R, at, tree(R, v->init)))
+            R->stuck = stuck;
+        set_var(R, at, x);
     }
 }
 
 static void branch(Run *R, const Stmt *st, Counts *c)
 {
     count_ops(R, st->head, c);
+    uint64_t stuck = R->stuck;
     Val v = truth(R, eval_range(R, st->head));
+    if (v.kind == V_STUCK && R->dom) {
+        R->stuck = stuck;
+        dom_branch(R, st, c);
+        return;
+    }
     if (v.kind == V_STUCK)
         return;
     const Stmt *then = st->nkids ? st->kids[0] : NULL, *other = st->nkids > 1 ? st->kids[1] : NULL;
@@ -730,9 +836,375 @@ static bool affine_header(Run *R, const Loop *l, Walked *s)
     return true;
 }
 
+/* ---- guarded nests, counted by isl ---------------------------------------------------------------
+ *
+ * Where a loop's body needs its iterator (a guard `if (i < N)` with i
+ * made of the block and the thread) and the parameters are not given, the
+ * nest runs once more with every loop's counter a variable of a set: each
+ * affine condition on them splits the run (the branch taken adds it, the
+ * other its negation), and what a part of the body counts is summed over
+ * the points of its set (sum.c): a formula piecewise in the parameters,
+ * like loopy's. Anything not affine gives up (the count then needs
+ * --param, as before). */
+
+static void dom_fail(Run *R)
+{
+    R->dom->failed = true;
+}
+
+/* w summed over the points of the constraints in force (of thread 0 of
+ * each @inner level too: a block's barriers), or NULL. */
+static isl_pw_qpolynomial *dom_sum(Run *R, Num w, bool thread0)
+{
+    Dom *D = R->dom;
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "%s -> { [", D->params);
+    for (int d = 0; d < R->depth; d++)
+        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    oklc_buf_printf(&b, "] -> (");
+    isl_text(R, w, &b);
+    oklc_buf_printf(&b, ") : 0 = 0");
+    for (int i = 0; i < D->ncons; i++)
+        oklc_buf_printf(&b, " and (%s)", D->cons[i]);
+    for (int d = 0; thread0 && d < R->depth; d++)
+        if (D->inner >> d & 1)
+            oklc_buf_printf(&b, " and m%d = 0", d);
+    oklc_buf_printf(&b, " }");
+    isl_pw_qpolynomial *f = isl_pw_qpolynomial_read_from_str(R->isl, b.data);
+    return f ? oklc_sum_all(f) : NULL;
+}
+
+/* What c counted, summed over the points of the constraints in force
+ * (the number of points counted once for every constant count). */
+static void dom_flush(Run *R, Counts *c)
+{
+    Dom *D = R->dom;
+    isl_pw_qpolynomial *points = NULL;
+    for (int k = 0; k < NCAT && !D->failed; k++) {
+        int64_t v;
+        if (!c->n[k].p && !c->n[k].k)
+            continue;
+        isl_pw_qpolynomial *f;
+        if (k != C_BARRIER && oklc_num_const(c->n[k], &v)) {
+            if (!points)
+                points = dom_sum(R, (Num){NULL, 1}, false);
+            f = points ? isl_pw_qpolynomial_scale_val(isl_pw_qpolynomial_copy(points),
+                                                      isl_val_int_from_si(R->isl, v))
+                       : NULL;
+        } else {
+            f = dom_sum(R, c->n[k], k == C_BARRIER);
+        }
+        if (!f)
+            dom_fail(R);
+        else
+            D->sum[k] = D->sum[k] ? isl_pw_qpolynomial_add(D->sum[k], f) : f;
+    }
+    isl_pw_qpolynomial_free(points);
+    memset(c, 0, sizeof *c);
+}
+
+static void dom_push(Run *R, const char *con)
+{
+    Dom *D = R->dom;
+    if (D->ncons == MAX_CONS || !con)
+        dom_fail(R);
+    else
+        D->cons[D->ncons++] = con;
+}
+
+static const char *const isl_cmp[] = {[X_LT] = "<", [X_LE] = "<=", [X_GT] = ">", [X_GE] = ">=",
+                                      [X_EQ] = "=", [X_NE] = "!="};
+
+/* The condition e (its negation when neg) as an isl constraint, or NULL. */
+static const char *cond_text(Run *R, const Expr *e, bool neg)
+{
+    Arena *a = &R->c->arena;
+    switch (e->op) {
+    case X_NOT:
+        return cond_text(R, e->a, !neg);
+    case X_AND: case X_OR: {
+        const char *x = cond_text(R, e->a, neg), *y = x ? cond_text(R, e->b, neg) : NULL;
+        bool both = (e->op == X_AND) != neg;
+        return y ? oklc_arena_printf(a, "(%s) %s (%s)", x, both ? "and" : "or", y) : NULL;
+    }
+    default:
+        break;
+    }
+    bool cmp = e->op >= X_LT && e->op <= X_NE;
+    uint64_t stuck = R->stuck;
+    Val x = eval(R, cmp ? e->a : e), y = cmp ? eval(R, e->b) : konst(0);
+    bool ok = x.kind == V_NUM && y.kind == V_NUM && R->stuck == stuck;
+    R->stuck = stuck;
+    if (!ok)
+        return NULL;
+    ExprOp op = cmp ? e->op : X_NE;
+    if (neg)
+        op = op == X_LT ? X_GE : op == X_GE ? X_LT : op == X_LE ? X_GT : op == X_GT ? X_LE
+           : op == X_EQ ? X_NE : X_EQ;
+    Buf b;
+    oklc_buf_init(&b, a);
+    oklc_buf_printf(&b, "(");
+    isl_text(R, x.n, &b);
+    oklc_buf_printf(&b, ") - (");
+    isl_text(R, y.n, &b);
+    if (op == X_NE)
+        oklc_buf_printf(&b, ") != 0");
+    else
+        oklc_buf_printf(&b, ") %s 0", isl_cmp[op]);
+    if (op != X_NE)
+        return b.data;
+    const char *d = b.data;
+    size_t n = strlen(d) - strlen(" != 0");
+    return oklc_arena_printf(a, "%.*s < 0 or %.*s > 0", (int)n, d, (int)n, d);
+}
+
+static bool same_val(Run *R, Val a, Val b)
+{
+    if (a.kind != V_NUM || b.kind != V_NUM)
+        return a.kind == b.kind;
+    int64_t k;
+    return oklc_num_const(oklc_num_sub(&R->P, a.n, b.n), &k) && !k;
+}
+
+/* One way of a split: under con, the statement go, or the statements of
+ * list from `from` on with var set to value. */
+typedef struct Way {
+    const char *con;
+    const Stmt *go, *list;
+    size_t      from;
+    int         var;
+    Val         value;
+} Way;
+
+static void run_kids(Run *R, const Stmt *st, size_t from, Counts *c);
+
+/* The way taken: its jump, if any. */
+static int dom_way(Run *R, const Way *w, Counts *c)
+{
+    Dom *D = R->dom;
+    int mark = D->ncons;
+    dom_push(R, w->con);
+    if (w->var >= 0)
+        set_var(R, w->var, w->value);
+    if (w->go)
+        stmt(R, w->go, c);
+    if (w->list)
+        run_kids(R, w->list, w->from, c);
+    dom_flush(R, c);
+    if (D->ncons > mark + 1)  /* a jump deeper in it: the rest would need both */
+        dom_fail(R);
+    D->ncons = mark;
+    int j = R->jump;
+    R->jump = 0;
+    return j;
+}
+
+/* Both ways, each under its constraint; after them the values both leave
+ * (or the one way's that did not jump), the rest of the iteration under
+ * the constraint of the way that did not jump. */
+static void dom_split(Run *R, const Way w[2], Counts *c)
+{
+    dom_flush(R, c);
+    size_t nv = R->vars.len;
+    Val *before = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
+    Val *after = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
+    memcpy(before, R->val, nv * sizeof(Val));
+    int j0 = dom_way(R, &w[0], c);
+    memcpy(after, R->val, nv * sizeof(Val));
+    memcpy(R->val, before, nv * sizeof(Val));
+    int j1 = dom_way(R, &w[1], c);
+    if (j1 && !j0)
+        memcpy(R->val, after, nv * sizeof(Val));
+    for (size_t i = 0; i < nv && !j0 == !j1; i++)
+        if (!same_val(R, after[i], R->val[i]))
+            R->val[i] = data();
+    bool ends = R->dom->inner != 0;   /* a return ends a thread's iteration */
+    for (int i = 0; i < 2; i++) {
+        int j = i ? j1 : j0;
+        if (j && j != ST_CONTINUE && !(j == ST_RETURN && ends))
+            dom_fail(R);
+    }
+    if (j0 && j1)
+        R->jump = j0 == j1 ? j0 : ST_RETURN;
+    else if (j0 || j1)
+        dom_push(R, w[j0 ? 1 : 0].con);
+}
+
+/* if (cond) on the counters */
+static void dom_branch(Run *R, const Stmt *st, Counts *c)
+{
+    const Expr *e = tree(R, st->head);
+    Way w[2] = {{cond_text(R, e, false), st->nkids ? st->kids[0] : NULL, NULL, 0, -1, {0}},
+                {cond_text(R, e, true), st->nkids > 1 ? st->kids[1] : NULL, NULL, 0, -1, {0}}};
+    if (!w[0].con || !w[1].con)
+        dom_fail(R);
+    else
+        dom_split(R, w, c);
+}
+
+/* A variable declared as c ? a : b, min(a, b) or max(a, b) with c on the
+ * counters: the statements after it run both ways (dom_split). */
+static bool dom_fork(Run *R, int var, const Expr *e)
+{
+    Dom *D = R->dom;
+    Expr cmp = {.op = e->op == X_MIN ? X_LT : X_GT, .a = e->a, .b = e->b};
+    const Expr *cond = e->op == X_COND ? e->a : &cmp;
+    if ((e->op != X_COND && e->op != X_MIN && e->op != X_MAX) || D->fork.var >= 0 || var < 0)
+        return false;
+    uint64_t stuck = R->stuck;
+    Val a = eval(R, e->op == X_COND ? e->b : e->a), b = eval(R, e->op == X_COND ? e->c : e->b);
+    const char *yes = cond_text(R, cond, false), *no = cond_text(R, cond, true);
+    if (a.kind != V_NUM || b.kind != V_NUM || !yes || !no || R->stuck != stuck)
+        return false;
+    D->fork.var = var;
+    D->fork.con[0] = yes, D->fork.con[1] = no;
+    D->fork.value[0] = a, D->fork.value[1] = b;
+    return true;
+}
+
+static void run_kids(Run *R, const Stmt *st, size_t from, Counts *c)
+{
+    for (size_t i = from; i < st->nkids && !R->jump && !R->fail && !R->stuck; i++) {
+        stmt(R, st->kids[i], c);
+        Dom *D = R->dom;
+        if (D && D->fork.var >= 0) {
+            Way w[2];
+            for (int k = 0; k < 2; k++)
+                w[k] = (Way){D->fork.con[k], NULL, st, i + 1, D->fork.var, D->fork.value[k]};
+            D->fork.var = -1;
+            dom_split(R, w, c);
+            return;
+        }
+    }
+}
+
+/* A loop of the nest: its counter a new dimension. */
+static void dom_loop(Run *R, const Walked *s, Counts *c)
+{
+    Dom *D = R->dom;
+    if (R->depth >= MAX_DEPTH || s->trips.kind != V_NUM || s->start.kind != V_NUM ||
+        s->step.kind != V_NUM) {
+        dom_fail(R);
+        return;
+    }
+    dom_flush(R, c);
+    int d = R->depth, mark = D->ncons;
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "0 <= m%d and m%d < ", d, d);
+    isl_text(R, s->trips.n, &b);
+    dom_push(R, b.data);
+    uint64_t inner = D->inner;
+    if (s->inner)
+        D->inner |= 1ull << d;
+    int var = VAR_COUNTER + d;
+    Num m = oklc_num_var(&R->P, var);
+    R->depth++;
+    iteration(R, s, num(oklc_num_add(&R->P, s->start.n, oklc_num_mul(&R->P, s->step.n, m))), c);
+    dom_flush(R, c);
+    R->depth--;
+    if (R->jump)
+        dom_fail(R);
+    R->jump = 0;
+    D->ncons = mark;
+    D->inner = inner;
+    forget(R, var, NULL);
+}
+
+/* "[N, M]": the parameters the formulas may hold; NULL when a name is one
+ * isl reads otherwise. */
+static const char *isl_params(Run *R)
+{
+    static const char *const words[] = {"and", "or", "not", "exists", "floor", "ceil", "mod",
+                                        "min", "max", "infty", "NaN", "rat", "true", "false",
+                                        "implies", "xor", "domain", "range"};
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "[");
+    int n = 0;
+    for (size_t i = 0; i < R->vars.len && i < VAR_COUNTER; i++) {
+        const Var *v = R->vars.data[i];
+        if (R->val[i].kind != V_NUM || v->kind != VAR_PARAM || !R->val[i].n.p)
+            continue;
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++)
+            if (!strcmp(v->name, words[w]))
+                return NULL;
+        if (v->name[0] == 'm' && v->name[1] >= '0' && v->name[1] <= '9')
+            return NULL;
+        oklc_buf_printf(&b, "%s%s", n++ ? ", " : "", v->name);
+    }
+    oklc_buf_printf(&b, "]");
+    return b.data;
+}
+
+/* The loop at the top counted by isl: true when it was. */
+static bool by_isl(Run *R, const Walked *s)
+{
+    Dom D = {.params = isl_params(R), .fork.var = -1};
+    if (!D.params)
+        return false;
+    if (!R->isl) {
+        R->isl = isl_ctx_alloc();
+        if (!R->isl)
+            return false;
+        isl_options_set_on_error(R->isl, ISL_ON_ERROR_CONTINUE);
+    }
+    size_t nv = R->vars.len;
+    Val *saved = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
+    memcpy(saved, R->val, nv * sizeof(Val));
+    uint64_t stuck = R->stuck;
+    bool upper = R->upper;
+    const char *why = R->upper_why;
+    uint32_t at = R->upper_at;
+    R->dom = &D;
+    Counts c = {0};
+    dom_loop(R, s, &c);
+    R->dom = NULL;
+    bool ok = !D.failed && !R->fail && R->stuck == stuck;
+
+    for (int k = 0; k < NCAT; k++) {
+        if (ok && D.sum[k])
+            R->pw[k] = R->pw[k] ? isl_pw_qpolynomial_add(R->pw[k], D.sum[k]) : D.sum[k];
+        else
+            isl_pw_qpolynomial_free(D.sum[k]);
+    }
+    if (!ok) {
+        memcpy(R->val, saved, nv * sizeof(Val));
+        R->stuck = stuck, R->upper = upper, R->upper_why = why, R->upper_at = at;
+        R->fail = NULL, R->jump = 0;
+    }
+    return ok;
+}
+
 static void counted_loop(Run *R, Walked *s, Counts *c)
 {
-    if (!whole(R, s, c) && !R->fail)
+    if (R->dom) {
+        dom_loop(R, s, c);
+        return;
+    }
+    if (R->numbers || R->depth) {
+        if (!whole(R, s, c) && !R->fail)
+            one_by_one(R, s, c);
+        return;
+    }
+    /* formulas, at the top: by isl where the loop needs its counter or a
+     * parameter's value */
+    size_t nv = R->vars.len;
+    Val *saved = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
+    memcpy(saved, R->val, nv * sizeof(Val));
+    uint64_t stuck = R->stuck;
+    uint32_t stuck_at = R->stuck_at;
+    Counts part = {0};
+    if (whole(R, s, &part) && R->stuck == stuck) {
+        counts_add(R, c, &part);
+        return;
+    }
+    if (R->fail)
+        return;
+    memcpy(R->val, saved, nv * sizeof(Val));
+    R->stuck = stuck, R->stuck_at = stuck_at;
+    if (!by_isl(R, s))
         one_by_one(R, s, c);
 }
 
@@ -818,6 +1290,10 @@ static int64_t block_threads(const Kernel *k, const Loop *l)
  * when the first level is the innermost @outer. */
 static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
 {
+    if (R->dom) {             /* not (yet) as sets */
+        dom_fail(R);
+        return;
+    }
     const Loop *out = in->tile_other;
     Walked s = {st, in, -1, data(), data(), data(), in->kind == LOOP_INNER,
                innermost_outer(in), block_threads(R->k, in)};
@@ -899,8 +1375,7 @@ static void stmt(Run *R, const Stmt *st, Counts *c)
     R->at = st->range.begin;
     switch (st->kind) {
     case ST_COMPOUND:
-        for (size_t i = 0; i < st->nkids && !R->jump && !R->fail && !R->stuck; i++)
-            stmt(R, st->kids[i], c);
+        run_kids(R, st, 0, c);
         break;
     case ST_DECL: decl(R, st, c); break;
     case ST_EXPR:
@@ -926,8 +1401,7 @@ static void stmt(Run *R, const Stmt *st, Counts *c)
     default:                  /* a statement around others (#pragma unroll): theirs */
         if (!st->nkids)
             count_ops(R, st->range, c);
-        for (size_t i = 0; i < st->nkids && !R->jump && !R->fail && !R->stuck; i++)
-            stmt(R, st->kids[i], c);
+        run_kids(R, st, 0, c);
         break;
     }
 }
@@ -1049,6 +1523,75 @@ static void put(Run *R, cJSON *obj, const char *key, Num n)
         cJSON_AddNumberToObject(o, "value", (double)k);
     else
         cJSON_AddStringToObject(o, "formula", text_of(R, n));
+    const char *params = o && n.p ? isl_params(R) : NULL;
+    if (params) {             /* the same as isl reads it: for tools (and the tests) */
+        Buf b;
+        oklc_buf_init(&b, &R->c->arena);
+        oklc_buf_printf(&b, "%s -> { [] -> (", params);
+        isl_text(R, n, &b);
+        oklc_buf_printf(&b, ") }");
+        cJSON_AddStringToObject(o, "isl", b.data);
+    }
+}
+
+/* Count k: the numbers' part and what isl counted (NULL: none did). */
+static isl_pw_qpolynomial *pw_of(Run *R, const Counts *c, int k)
+{
+    bool any = false;
+    for (int i = 0; i < NCAT; i++)
+        any |= R->pw[i] != NULL;
+    const char *params = any ? isl_params(R) : NULL;
+    if (!params)
+        return NULL;
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "%s -> { [] -> (", params);
+    isl_text(R, c->n[k], &b);
+    oklc_buf_printf(&b, ") }");
+    isl_pw_qpolynomial *f = isl_pw_qpolynomial_read_from_str(R->isl, b.data);
+    return R->pw[k] ? isl_pw_qpolynomial_add(f, isl_pw_qpolynomial_copy(R->pw[k])) : f;
+}
+
+/* A count with isl's part: a number, or "formula where ...; 0 otherwise". */
+static void put_pw(Run *R, cJSON *obj, const char *key, isl_pw_qpolynomial *f)
+{
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    const char *text = f && oklc_sum_print(f, &b) ? b.data : "(more pieces than are printed)";
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    cJSON *o = cJSON_AddObjectToObject(obj, key);
+    if (*text && !*end) {
+        cJSON_AddNumberToObject(o, "value", (double)v);
+    } else {
+        cJSON_AddStringToObject(o, "formula", text);
+        char *t = f ? isl_pw_qpolynomial_to_str(f) : NULL;
+        if (t)
+            cJSON_AddStringToObject(o, "isl", t);
+        free(t);
+    }
+    isl_pw_qpolynomial_free(f);
+}
+
+/* count k of c (with weight w, for the sums) */
+static void put_cat(Run *R, cJSON *obj, const char *key, const Counts *c, const int *ks,
+                    const int64_t *w, int n)
+{
+    Num sum = {NULL, 0};
+    for (int i = 0; i < n; i++)
+        sum = oklc_num_add(&R->P, sum, oklc_num_scale(&R->P, c->n[ks[i]], w[i], 1));
+    isl_pw_qpolynomial *f = NULL;
+    for (int i = 0; i < n && R->isl; i++) {
+        isl_pw_qpolynomial *g = pw_of(R, c, ks[i]);
+        if (!g)
+            continue;
+        g = isl_pw_qpolynomial_scale_val(g, isl_val_int_from_si(R->isl, w[i]));
+        f = f ? isl_pw_qpolynomial_add(f, g) : g;
+    }
+    if (f)
+        put_pw(R, obj, key, f);
+    else
+        put(R, obj, key, sum);
 }
 
 static Num flops_of(Run *R, const Counts *c)
@@ -1094,23 +1637,32 @@ static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_opt
                                 R->upper_why, at.line, at.col));
     }
     cJSON *ops = cJSON_AddObjectToObject(kj, "flops");
+    int all[NPREC * NARITH];
+    int64_t w[NPREC * NARITH], one = 1;
     for (int p = 0; p < NPREC; p++) {
         cJSON *pj = NULL;
         for (int k = 0; k < NARITH; k++) {
-            Num n = c->n[p * NARITH + k];
-            if (!n.p && !n.k)
+            int i = p * NARITH + k;
+            all[i] = i, w[i] = k == OP_FMA - OP_ADD ? 2 : 1;
+            Num n = c->n[i];
+            if (!n.p && !n.k && !R->pw[i])
                 continue;
             if (!pj)
                 pj = cJSON_AddObjectToObject(ops, prec_name[p]);
-            put(R, pj, arith_name[k], n);
+            put_cat(R, pj, arith_name[k], c, &i, &one, 1);
         }
     }
     Num flops = flops_of(R, c);
-    put(R, kj, "flop_total", flops);
+    put_cat(R, kj, "flop_total", c, all, w, NPREC * NARITH);
     for (int i = C_ARITH_END; i < NCAT; i++)
-        put(R, kj, cat_key[i - C_ARITH_END], c->n[i]);
+        put_cat(R, kj, cat_key[i - C_ARITH_END], c, &i, &one, 1);
     Num bytes = oklc_num_add(&R->P, c->n[C_GLOAD_BYTES], c->n[C_GSTORE_BYTES]);
-    put(R, kj, "global_bytes", bytes);
+    static const int both[2] = {C_GLOAD_BYTES, C_GSTORE_BYTES};
+    static const int64_t ones[2] = {1, 1};
+    put_cat(R, kj, "global_bytes", c, both, ones, 2);
+    for (int i = 0; i < NCAT; i++)
+        if (R->pw[i])
+            return;           /* formulas: no intensity */
     int64_t f, b, blocks;
     if (oklc_num_const(flops, &f) && oklc_num_const(bytes, &b)) {
         if (b)
@@ -1220,6 +1772,9 @@ bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *
         if (!kj || !cJSON_AddItemToArray(ks, kj))
             break;
         kernel_json(&R, &counts, kj, o);
+        for (int k = 0; k < NCAT; k++)
+            isl_pw_qpolynomial_free(R.pw[k]);
+        isl_ctx_free(R.isl);
     }
     char *s = root ? (o->json ? cJSON_Print(root) : NULL) : NULL;
     if (!root || (o->json && !s)) {

@@ -3,7 +3,9 @@
  * for serial with counters (oklc_set_count_ops), compiled with g++, run
  * for random values of the integer parameters, and what the counters say
  * compared with what oklc_stats predicts for those values: equal where the
- * counts are exact, at most where stats says they are upper bounds.
+ * counts are exact, at most where stats says they are upper bounds. The
+ * formulas stats gives without the values (piecewise in the parameters,
+ * in isl's notation under "isl") are evaluated at them and compared too.
  *
  * usage: test_counts FILE NAME=LO:HI[:STEP]... [-D MACRO]...
  * (pointer arguments get buffers of 16 MiB of random values; the ranges
@@ -16,6 +18,12 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <isl/ctx.h>
+#include <isl/options.h>
+#include <isl/point.h>
+#include <isl/polynomial.h>
+#include <isl/space.h>
+#include <isl/val.h>
 
 #include "oklc/oklc.h"
 
@@ -76,6 +84,46 @@ static void *build(const char *file, const char *dir, cJSON **meta)
     return h;
 }
 
+static isl_ctx *isl;
+static int formulas;          /* counts checked against a formula */
+
+/* The count key of kernel kj of the formulas at values p: -1 when kj
+ * does not have it, -2 when a parameter is not given. */
+static long long formula_at(const cJSON *kj, const char *key, const oklc_stats_param *p, int np)
+{
+    const cJSON *o = kj ? cJSON_GetObjectItem(kj, key) : NULL;
+    const cJSON *v = o ? cJSON_GetObjectItem(o, "value") : NULL;
+    const cJSON *t = o ? cJSON_GetObjectItem(o, "isl") : NULL;
+    if (v || !t)
+        return v ? (long long)v->valuedouble : -1;
+    isl_pw_qpolynomial *f = isl_pw_qpolynomial_read_from_str(isl, t->valuestring);
+    if (!f)
+        return -1;
+    isl_space *sp = isl_space_domain(isl_pw_qpolynomial_get_space(f));
+    isl_point *pt = isl_point_zero(isl_space_copy(sp));
+    bool given = true;
+    for (isl_size i = 0, n = isl_space_dim(sp, isl_dim_param); i < n && given; i++) {
+        const char *name = isl_space_get_dim_name(sp, isl_dim_param, (unsigned)i);
+        int j = 0;
+        while (j < np && strcmp(p[j].name, name))
+            j++;
+        given = j < np;
+        if (given)
+            pt = isl_point_set_coordinate_val(pt, isl_dim_param, (int)i,
+                                              isl_val_int_from_si(isl, p[j].value));
+    }
+    isl_space_free(sp);
+    if (!given) {
+        isl_point_free(pt);
+        isl_pw_qpolynomial_free(f);
+        return -2;
+    }
+    isl_val *x = isl_pw_qpolynomial_eval(f, pt);
+    long long r = x && isl_val_is_int(x) ? isl_val_get_num_si(x) : -1;
+    isl_val_free(x);
+    return r;
+}
+
 static long long value_of(const cJSON *kj, const char *key)
 {
     const cJSON *o = cJSON_GetObjectItem(kj, key);
@@ -115,7 +163,8 @@ static void fill(unsigned char *buf, const char *element)
 }
 
 /* One run of kernel kj with values p; false on a mismatch. */
-static bool check(void *h, const char *file, const cJSON *kj, oklc_stats_param *p, int np)
+static bool check(void *h, const char *file, const cJSON *kj, const cJSON *fk,
+                  oklc_stats_param *p, int np)
 {
     const char *name = cJSON_GetObjectItem(kj, "name")->valuestring;
     int (*entry)(void *const *, char *, size_t);
@@ -185,6 +234,18 @@ static bool check(void *h, const char *file, const cJSON *kj, oklc_stats_param *
         bool same = exact ? got == want : got <= want;
         printf(" %s %lld/%lld%s", cmp[i].key, got, want, same ? "" : " MISMATCH");
         ok &= same;
+        /* the formula at these values: the same as the numbers */
+        long long f = formula_at(fk, cmp[i].key, p, np);
+        if (f >= 0 && cmp[i].key2) {
+            long long g = formula_at(fk, cmp[i].key2, p, np);
+            f = g >= 0 ? f + g : -1;
+        }
+        if (f >= 0) {
+            formulas++;
+            if (f != want)
+                printf(" FORMULA %lld", f);
+            ok &= f == want;
+        }
     }
     printf(ok ? "\n" : "\nFAIL: %s\n", s ? "the run and stats differ" : "stats has no counts");
     cJSON_Delete(root);
@@ -223,7 +284,12 @@ int main(int argc, char **argv)
     int checked = 0;
     const cJSON *kj;
     cJSON *kernels = h && meta ? cJSON_GetObjectItem(meta, "kernels") : NULL;
+    isl = isl_ctx_alloc();
+    isl_options_set_on_error(isl, ISL_ON_ERROR_CONTINUE);
     cJSON_ArrayForEach(kj, kernels) {
+        cJSON *froot = NULL;
+        const cJSON *fk = predicted(argv[1], NULL, 0,
+                                    cJSON_GetObjectItem(kj, "name")->valuestring, &froot);
         for (int round = 0; round < ROUNDS; round++) {
             oklc_stats_param p[MAX_PARAMS];
             for (int i = 0; i < nranges; i++) {
@@ -231,15 +297,17 @@ int main(int argc, char **argv)
                 p[i] = (oklc_stats_param){ranges[i].name,
                                           ranges[i].lo + ranges[i].step * (rand() % steps)};
             }
-            ok &= check(h, argv[1], kj, p, nranges);
+            ok &= check(h, argv[1], kj, fk, p, nranges);
             checked++;
         }
+        cJSON_Delete(froot);
     }
+    isl_ctx_free(isl);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd))
         ok = false;
-    printf("%d runs checked\n", checked);
+    printf("%d runs checked, %d counts against a formula too\n", checked, formulas);
     cJSON_Delete(meta);
     return ok && checked ? 0 : 1;
 }
