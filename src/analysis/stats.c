@@ -126,6 +126,11 @@ typedef struct Run {
     struct Dom   *dom;        /* a guarded nest being counted by isl (NULL: not) */
     isl_ctx      *isl;
     isl_pw_qpolynomial *pw[NCAT];   /* what the guarded nests counted (NULL: none) */
+    VEC(struct Summed {
+        uint64_t            hash;
+        const char         *key;
+        isl_pw_qpolynomial *sum;
+    })            sums;       /* the sums made, by their text */
 } Run;
 
 enum { MAX_CONS = 2 * MAX_DEPTH + 32 };
@@ -140,6 +145,8 @@ typedef struct Dom {
         const char *con[2];       /* c, !c */
         Val         value[2];     /* a, b */
     } fork;
+    int         ways;             /* ways a split may still take (value splits double the
+                                     rest: bounded) */
     bool        failed;
     isl_pw_qpolynomial *sum[NCAT];
 } Dom;
@@ -871,8 +878,19 @@ static isl_pw_qpolynomial *dom_sum(Run *R, Num w, bool thread0)
         if (D->inner >> d & 1)
             oklc_buf_printf(&b, " and m%d = 0", d);
     oklc_buf_printf(&b, " }");
+    uint64_t h = 1469598103934665603ull;       /* a sum seen before: its result */
+    for (const char *t = b.data; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211ull;
+    for (size_t i = 0; i < R->sums.len; i++)
+        if (R->sums.data[i].hash == h && !strcmp(R->sums.data[i].key, b.data))
+            return isl_pw_qpolynomial_copy(R->sums.data[i].sum);
     isl_pw_qpolynomial *f = isl_pw_qpolynomial_read_from_str(R->isl, b.data);
-    return f ? oklc_sum_all(f) : NULL;
+    f = f ? oklc_sum_all(f) : NULL;
+    if (f) {
+        struct Summed x = {h, b.data, isl_pw_qpolynomial_copy(f)};
+        vec_push(&R->c->arena, &R->sums, x);
+    }
+    return f;
 }
 
 /* What c counted, summed over the points of the constraints in force
@@ -913,10 +931,9 @@ static void dom_push(Run *R, const char *con)
         D->cons[D->ncons++] = con;
 }
 
-static const char *const isl_cmp[] = {[X_LT] = "<", [X_LE] = "<=", [X_GT] = ">", [X_GE] = ">=",
-                                      [X_EQ] = "=", [X_NE] = "!="};
-
-/* The condition e (its negation when neg) as an isl constraint, or NULL. */
+/* The condition e (its negation when neg) as an isl constraint, or NULL.
+ * A part on data holds either way ("0 = 0"): each way is counted where it
+ * may be taken, and the counts are upper bounds. */
 static const char *cond_text(Run *R, const Expr *e, bool neg)
 {
     Arena *a = &R->c->arena;
@@ -934,29 +951,29 @@ static const char *cond_text(Run *R, const Expr *e, bool neg)
     bool cmp = e->op >= X_LT && e->op <= X_NE;
     uint64_t stuck = R->stuck;
     Val x = eval(R, cmp ? e->a : e), y = cmp ? eval(R, e->b) : konst(0);
-    bool ok = x.kind == V_NUM && y.kind == V_NUM && R->stuck == stuck;
+    bool was = R->stuck == stuck;
     R->stuck = stuck;
-    if (!ok)
+    if (was && (x.kind == V_DATA || y.kind == V_DATA)) {
+        at_most(R, "a branch on data", R->at);
+        return "0 = 0";
+    }
+    if (!was || x.kind != V_NUM || y.kind != V_NUM)
         return NULL;
     ExprOp op = cmp ? e->op : X_NE;
     if (neg)
         op = op == X_LT ? X_GE : op == X_GE ? X_LT : op == X_LE ? X_GT : op == X_GT ? X_LE
            : op == X_EQ ? X_NE : X_EQ;
-    Buf b;
-    oklc_buf_init(&b, a);
-    oklc_buf_printf(&b, "(");
-    isl_text(R, x.n, &b);
-    oklc_buf_printf(&b, ") - (");
-    isl_text(R, y.n, &b);
-    if (op == X_NE)
-        oklc_buf_printf(&b, ") != 0");
-    else
-        oklc_buf_printf(&b, ") %s 0", isl_cmp[op]);
-    if (op != X_NE)
-        return b.data;
-    const char *d = b.data;
-    size_t n = strlen(d) - strlen(" != 0");
-    return oklc_arena_printf(a, "%.*s < 0 or %.*s > 0", (int)n, d, (int)n, d);
+    Buf d;                    /* x - y */
+    oklc_buf_init(&d, a);
+    oklc_buf_printf(&d, "(");
+    isl_text(R, x.n, &d);
+    oklc_buf_printf(&d, ") - (");
+    isl_text(R, y.n, &d);
+    oklc_buf_printf(&d, ")");
+    static const char *const rel[] = {[X_LT] = "<", [X_LE] = "<=", [X_GT] = ">", [X_GE] = ">=",
+                                      [X_EQ] = "="};
+    return op == X_NE ? oklc_arena_printf(a, "%s < 0 or %s > 0", d.data, d.data)
+                      : oklc_arena_printf(a, "%s %s 0", d.data, rel[op]);
 }
 
 static bool same_val(Run *R, Val a, Val b)
@@ -984,6 +1001,10 @@ static int dom_way(Run *R, const Way *w, Counts *c)
 {
     Dom *D = R->dom;
     int mark = D->ncons;
+    if (--D->ways < 0) {
+        dom_fail(R);
+        return 0;
+    }
     dom_push(R, w->con);
     if (w->var >= 0)
         set_var(R, w->var, w->value);
@@ -1138,10 +1159,87 @@ static const char *isl_params(Run *R)
     return b.data;
 }
 
-/* The loop at the top counted by isl: true when it was. */
-static bool by_isl(Run *R, const Walked *s)
+/* A @tile's loop in the nest: the tile a dimension (a block, where tiles
+ * are blocks), the place in the tile another, the iterator start + step *
+ * (size * tile + place) while under the count. */
+static void dom_tile(Run *R, const Walked *s, int64_t size, bool tiles_blocks, Counts *c)
 {
-    Dom D = {.params = isl_params(R), .fork.var = -1};
+    Dom *D = R->dom;
+    if (R->depth + 1 >= MAX_DEPTH || s->trips.kind != V_NUM || s->start.kind != V_NUM ||
+        s->step.kind != V_NUM) {
+        dom_fail(R);
+        return;
+    }
+    dom_flush(R, c);
+    int q = R->depth, mark = D->ncons;
+    Buf n;
+    oklc_buf_init(&n, &R->c->arena);
+    isl_text(R, s->trips.n, &n);
+    dom_push(R, oklc_arena_printf(&R->c->arena, "0 <= m%d and %lld*m%d < %s", q,
+                                  (long long)size, q, n.data));
+    R->depth++;
+    if (tiles_blocks) {
+        bump(R, c, C_BLOCK, 1);
+        if (s->threads >= 0)
+            bump(R, c, C_THREAD, s->threads);
+    }
+    dom_flush(R, c);
+    dom_push(R, oklc_arena_printf(&R->c->arena, "0 <= m%d < %lld and %lld*m%d + m%d < %s",
+                                  q + 1, (long long)size, (long long)size, q, q + 1, n.data));
+    uint64_t inner = D->inner;
+    if (s->inner)
+        D->inner |= 1ull << (q + 1);
+    Num at = oklc_num_add(&R->P, oklc_num_scale(&R->P, oklc_num_var(&R->P, VAR_COUNTER + q),
+                                                size, 1),
+                          oklc_num_var(&R->P, VAR_COUNTER + q + 1));
+    R->depth++;
+    Walked lane = *s;
+    lane.blocks = false;      /* counted with the tile */
+    iteration(R, &lane, num(oklc_num_add(&R->P, s->start.n, oklc_num_mul(&R->P, s->step.n, at))),
+              c);
+    dom_flush(R, c);
+    R->depth -= 2;
+    if (R->jump)
+        dom_fail(R);
+    R->jump = 0;
+    D->ncons = mark;
+    D->inner = inner;
+    forget(R, VAR_COUNTER + q, NULL);
+    forget(R, VAR_COUNTER + q + 1, NULL);
+}
+
+/* What a count at the top may take back: the variables, what was stuck and
+ * what made the counts upper bounds. */
+typedef struct Snap {
+    Val        *val;
+    uint64_t    stuck;
+    uint32_t    stuck_at, upper_at;
+    bool        upper;
+    const char *upper_why;
+} Snap;
+
+static Snap snap(Run *R)
+{
+    size_t nv = R->vars.len;
+    Snap x = {oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val)), R->stuck,
+              R->stuck_at, R->upper_at, R->upper, R->upper_why};
+    memcpy(x.val, R->val, nv * sizeof(Val));
+    return x;
+}
+
+static void snap_back(Run *R, const Snap *x)
+{
+    memcpy(R->val, x->val, R->vars.len * sizeof(Val));
+    R->stuck = x->stuck, R->stuck_at = x->stuck_at;
+    R->upper = x->upper, R->upper_why = x->upper_why, R->upper_at = x->upper_at;
+    R->fail = NULL, R->jump = 0;
+}
+
+/* The loop at the top (a @tile's when size > 0) counted by isl: true
+ * when it was; else nothing changed. */
+static bool by_isl(Run *R, const Walked *s, int64_t size, bool tiles_blocks)
+{
+    Dom D = {.params = isl_params(R), .fork.var = -1, .ways = 4096};
     if (!D.params)
         return false;
     if (!R->isl) {
@@ -1150,61 +1248,50 @@ static bool by_isl(Run *R, const Walked *s)
             return false;
         isl_options_set_on_error(R->isl, ISL_ON_ERROR_CONTINUE);
     }
-    size_t nv = R->vars.len;
-    Val *saved = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
-    memcpy(saved, R->val, nv * sizeof(Val));
-    uint64_t stuck = R->stuck;
-    bool upper = R->upper;
-    const char *why = R->upper_why;
-    uint32_t at = R->upper_at;
+    Snap before = snap(R);
     R->dom = &D;
     Counts c = {0};
-    dom_loop(R, s, &c);
+    if (size)
+        dom_tile(R, s, size, tiles_blocks, &c);
+    else
+        dom_loop(R, s, &c);
     R->dom = NULL;
-    bool ok = !D.failed && !R->fail && R->stuck == stuck;
-
+    bool ok = !D.failed && !R->fail && R->stuck == before.stuck;
     for (int k = 0; k < NCAT; k++) {
         if (ok && D.sum[k])
             R->pw[k] = R->pw[k] ? isl_pw_qpolynomial_add(R->pw[k], D.sum[k]) : D.sum[k];
         else
             isl_pw_qpolynomial_free(D.sum[k]);
     }
-    if (!ok) {
-        memcpy(R->val, saved, nv * sizeof(Val));
-        R->stuck = stuck, R->upper = upper, R->upper_why = why, R->upper_at = at;
-        R->fail = NULL, R->jump = 0;
-    }
+    if (!ok)
+        snap_back(R, &before);
     return ok;
+}
+
+/* Counted whole into c, at the top without the parameters' values only
+ * when that needed no value (else nothing changed and false). */
+static bool whole_at_top(Run *R, const Walked *s, Counts *c, bool *top)
+{
+    *top = !R->numbers && !R->depth;
+    if (!*top)
+        return whole(R, s, c);
+    Snap before = snap(R);
+    Counts part = {0};
+    if (whole(R, s, &part) && R->stuck == before.stuck) {
+        counts_add(R, c, &part);
+        return true;
+    }
+    if (!R->fail)
+        snap_back(R, &before);
+    return false;
 }
 
 static void counted_loop(Run *R, Walked *s, Counts *c)
 {
-    if (R->dom) {
+    bool top;
+    if (R->dom)
         dom_loop(R, s, c);
-        return;
-    }
-    if (R->numbers || R->depth) {
-        if (!whole(R, s, c) && !R->fail)
-            one_by_one(R, s, c);
-        return;
-    }
-    /* formulas, at the top: by isl where the loop needs its counter or a
-     * parameter's value */
-    size_t nv = R->vars.len;
-    Val *saved = oklc_arena_alloc(&R->c->arena, (nv ? nv : 1) * sizeof(Val));
-    memcpy(saved, R->val, nv * sizeof(Val));
-    uint64_t stuck = R->stuck;
-    uint32_t stuck_at = R->stuck_at;
-    Counts part = {0};
-    if (whole(R, s, &part) && R->stuck == stuck) {
-        counts_add(R, c, &part);
-        return;
-    }
-    if (R->fail)
-        return;
-    memcpy(R->val, saved, nv * sizeof(Val));
-    R->stuck = stuck, R->stuck_at = stuck_at;
-    if (!by_isl(R, s))
+    else if (!whole_at_top(R, s, c, &top) && !R->fail && !(top && by_isl(R, s, 0, false)))
         one_by_one(R, s, c);
 }
 
@@ -1290,10 +1377,6 @@ static int64_t block_threads(const Kernel *k, const Loop *l)
  * when the first level is the innermost @outer. */
 static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
 {
-    if (R->dom) {             /* not (yet) as sets */
-        dom_fail(R);
-        return;
-    }
     const Loop *out = in->tile_other;
     Walked s = {st, in, -1, data(), data(), data(), in->kind == LOOP_INNER,
                innermost_outer(in), block_threads(R->k, in)};
@@ -1307,8 +1390,13 @@ static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
         fail(R, st->range.begin, "a @tile whose size is not a number");
         return;
     }
+    if (R->dom) {
+        dom_tile(R, &s, size, tiles_blocks, c);
+        return;
+    }
     Counts body = {0};
-    if (whole(R, &s, &body)) {
+    bool top;
+    if (whole_at_top(R, &s, &body, &top)) {
         if (tiles_blocks) {
             Val t = trips(R, s.trips, konst(size));
             if (t.kind != V_NUM)
@@ -1322,6 +1410,8 @@ static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
         counts_add(R, c, &body);
         return;
     }
+    if (!R->fail && top && by_isl(R, &s, size, tiles_blocks))
+        return;
     /* tile by tile: each a block when it is one */
     int64_t n;
     if (R->fail || s.trips.kind != V_NUM || !oklc_num_const(s.trips.n, &n)) {
@@ -1774,6 +1864,8 @@ bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *
         kernel_json(&R, &counts, kj, o);
         for (int k = 0; k < NCAT; k++)
             isl_pw_qpolynomial_free(R.pw[k]);
+        for (size_t k = 0; k < R.sums.len; k++)
+            isl_pw_qpolynomial_free(R.sums.data[k].sum);
         isl_ctx_free(R.isl);
     }
     char *s = root ? (o->json ? cJSON_Print(root) : NULL) : NULL;

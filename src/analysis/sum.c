@@ -13,16 +13,16 @@
  * whose floor() involves x is refused too. Each refusal is NULL: the
  * caller counts another way.
  */
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <isl/aff.h>
 #include <isl/constraint.h>
 #include <isl/ilp.h>
-#include <isl/point.h>
-#include <isl/printer.h>
 #include <isl/map.h>
+#include <isl/point.h>
 #include <isl/polynomial.h>
+#include <isl/printer.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/val.h>
@@ -65,15 +65,18 @@ typedef struct Split {
     isl_space         *space;     /* of (y, x) */
     isl_qpolynomial   *by[MAX_DEGREE + 1];   /* c_d(y), over y */
     int                degree;
-    bool               refused;
 } Split;
 
 /* floor(e) of a term as a polynomial: where e = e' + k x with k an
  * integer, floor(e') + k x, so that x is a variable of the polynomial
  * (floor((N - 1024*m)/256) is floor(N/256) - 4*m); NULL where x's
- * coefficient is a fraction. x < 0: as it is. */
+ * coefficient is a fraction or e holds a floor() itself. x < 0: as it is. */
 static isl_qpolynomial *floor_of(__isl_take isl_aff *e, int x, __isl_keep isl_space *sp)
 {
+    if (x >= 0 && isl_aff_dim(e, isl_dim_div) != 0) {  /* a floor() in it: x may hide there */
+        isl_aff_free(e);
+        return NULL;
+    }
     isl_val *k = x >= 0 ? isl_aff_get_coefficient_val(e, isl_dim_in, x) : NULL;
     if (!k || isl_val_is_zero(k)) {
         isl_val_free(k);
@@ -146,10 +149,8 @@ static isl_stat split_term(__isl_take isl_term *t, void *user)
     isl_size d = isl_term_get_exp(t, isl_dim_set, (unsigned)s->pos);
     isl_qpolynomial *q = d >= 0 && d <= MAX_DEGREE ? term_poly(t, s->pos, -1, s->space) : NULL;
     isl_term_free(t);
-    if (!q) {
-        s->refused = true;
+    if (!q)
         return isl_stat_error;
-    }
     q = isl_qpolynomial_drop_dims(q, isl_dim_in, (unsigned)s->pos, 1);
     s->by[d] = s->by[d] ? isl_qpolynomial_add(s->by[d], q) : q;
     if (d > s->degree)
@@ -450,10 +451,30 @@ static bool one_point(__isl_keep isl_set *dom)
 /* Does a's polynomial as printed give b's values on b's domain (the same
  * text, or at b's one point the same value: 16 - 16*N + 4*N^2 is 900 where
  * N = 17)? */
+static isl_stat first_text(__isl_take isl_set *dom, __isl_take isl_qpolynomial *qp, void *user)
+{
+    char **text = user;
+    isl_printer *p = isl_printer_print_qpolynomial(isl_printer_to_str(isl_set_get_ctx(dom)), qp);
+    if (!*text)
+        *text = isl_printer_get_str(p);
+    isl_printer_free(p);
+    isl_set_free(dom);
+    isl_qpolynomial_free(qp);
+    return isl_stat_ok;
+}
+
 static bool covers(const Piece *a, const Piece *b)
 {
-    if (!one_point(b->dom))
-        return !strcmp(a->text, b->text);
+    if (!one_point(b->dom)) { /* a's polynomial simplified on b's domain: b's */
+        char *t = NULL;
+        isl_pw_qpolynomial *g = isl_pw_qpolynomial_gist(isl_pw_qpolynomial_copy(a->shown),
+                                                         isl_set_copy(b->dom));
+        isl_pw_qpolynomial_foreach_piece(g, first_text, &t);
+        isl_pw_qpolynomial_free(g);
+        bool same = t && !strcmp(t, b->text);
+        free(t);
+        return same;
+    }
     isl_point *p = isl_set_sample_point(isl_set_copy(b->dom));
     isl_val *x = isl_pw_qpolynomial_eval(isl_pw_qpolynomial_copy(a->shown), isl_point_copy(p));
     isl_val *y = isl_pw_qpolynomial_eval(isl_pw_qpolynomial_copy(b->shown), p);
