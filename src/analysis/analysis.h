@@ -13,6 +13,9 @@
  *              block needs (the automatic ones, @nobarrier, dropped ones)
  *   private.c  a block's variable each thread writes before it reads it:
  *              one per thread, as on a GPU
+ *   stats.c    what each kernel costs (oklc stats), with poly.c (polynomials
+ *              of the parameters) and sum.c (sums over isl sets: formulas
+ *              piecewise in the parameters for guarded nests)
  *
  * The results go into the model: Loop.barrier_after, Barrier.dropped,
  * Var.per_thread. Where a subscript or a bound is not affine the analysis

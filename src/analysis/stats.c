@@ -1100,37 +1100,57 @@ static void run_kids(Run *R, const Stmt *st, size_t from, Counts *c)
     }
 }
 
-/* A loop of the nest: its counter a new dimension. */
-static void dom_loop(Run *R, const Walked *s, Counts *c)
+/* A loop of the nest: its counter a new dimension; a @tile's (size > 0)
+ * two: the tile (a block, where tiles are blocks) and the place in it, the
+ * iterator start + step * (size * tile + place) while under the count. */
+static void dom_loop(Run *R, const Walked *s, int64_t size, bool tiles_blocks, Counts *c)
 {
     Dom *D = R->dom;
-    if (R->depth >= MAX_DEPTH || s->trips.kind != V_NUM || s->start.kind != V_NUM ||
+    int q = R->depth, dims = size ? 2 : 1, mark = D->ncons;
+    if (q + dims > MAX_DEPTH || s->trips.kind != V_NUM || s->start.kind != V_NUM ||
         s->step.kind != V_NUM) {
         dom_fail(R);
         return;
     }
     dom_flush(R, c);
-    int d = R->depth, mark = D->ncons;
-    Buf b;
-    oklc_buf_init(&b, &R->c->arena);
-    oklc_buf_printf(&b, "0 <= m%d and m%d < ", d, d);
-    isl_text(R, s->trips.n, &b);
-    dom_push(R, b.data);
+    Buf n;
+    oklc_buf_init(&n, &R->c->arena);
+    isl_text(R, s->trips.n, &n);
+    Arena *a = &R->c->arena;
+    Num m = oklc_num_var(&R->P, VAR_COUNTER + q);
+    if (size) {
+        dom_push(R, oklc_arena_printf(a, "0 <= m%d and %lld*m%d < %s", q, (long long)size, q,
+                                      n.data));
+        R->depth++;
+        if (tiles_blocks) {
+            bump(R, c, C_BLOCK, 1);
+            if (s->threads >= 0)
+                bump(R, c, C_THREAD, s->threads);
+        }
+        dom_flush(R, c);
+        dom_push(R, oklc_arena_printf(a, "0 <= m%d < %lld and %lld*m%d + m%d < %s", q + 1,
+                                      (long long)size, (long long)size, q, q + 1, n.data));
+        m = oklc_num_add(&R->P, oklc_num_scale(&R->P, m, size, 1),
+                         oklc_num_var(&R->P, VAR_COUNTER + q + 1));
+    } else {
+        dom_push(R, oklc_arena_printf(a, "0 <= m%d and m%d < %s", q, q, n.data));
+    }
     uint64_t inner = D->inner;
     if (s->inner)
-        D->inner |= 1ull << d;
-    int var = VAR_COUNTER + d;
-    Num m = oklc_num_var(&R->P, var);
+        D->inner |= 1ull << (q + dims - 1);
     R->depth++;
-    iteration(R, s, num(oklc_num_add(&R->P, s->start.n, oklc_num_mul(&R->P, s->step.n, m))), c);
+    Walked w = *s;
+    w.blocks &= !size;        /* a tile's blocks counted with the tile */
+    iteration(R, &w, num(oklc_num_add(&R->P, s->start.n, oklc_num_mul(&R->P, s->step.n, m))), c);
     dom_flush(R, c);
-    R->depth--;
+    R->depth = q;
     if (R->jump)
         dom_fail(R);
     R->jump = 0;
     D->ncons = mark;
     D->inner = inner;
-    forget(R, var, NULL);
+    for (int d = q; d < q + dims; d++)
+        forget(R, VAR_COUNTER + d, NULL);
 }
 
 /* "[N, M]": the parameters the formulas may hold; NULL when a name is one
@@ -1157,55 +1177,6 @@ static const char *isl_params(Run *R)
     }
     oklc_buf_printf(&b, "]");
     return b.data;
-}
-
-/* A @tile's loop in the nest: the tile a dimension (a block, where tiles
- * are blocks), the place in the tile another, the iterator start + step *
- * (size * tile + place) while under the count. */
-static void dom_tile(Run *R, const Walked *s, int64_t size, bool tiles_blocks, Counts *c)
-{
-    Dom *D = R->dom;
-    if (R->depth + 1 >= MAX_DEPTH || s->trips.kind != V_NUM || s->start.kind != V_NUM ||
-        s->step.kind != V_NUM) {
-        dom_fail(R);
-        return;
-    }
-    dom_flush(R, c);
-    int q = R->depth, mark = D->ncons;
-    Buf n;
-    oklc_buf_init(&n, &R->c->arena);
-    isl_text(R, s->trips.n, &n);
-    dom_push(R, oklc_arena_printf(&R->c->arena, "0 <= m%d and %lld*m%d < %s", q,
-                                  (long long)size, q, n.data));
-    R->depth++;
-    if (tiles_blocks) {
-        bump(R, c, C_BLOCK, 1);
-        if (s->threads >= 0)
-            bump(R, c, C_THREAD, s->threads);
-    }
-    dom_flush(R, c);
-    dom_push(R, oklc_arena_printf(&R->c->arena, "0 <= m%d < %lld and %lld*m%d + m%d < %s",
-                                  q + 1, (long long)size, (long long)size, q, q + 1, n.data));
-    uint64_t inner = D->inner;
-    if (s->inner)
-        D->inner |= 1ull << (q + 1);
-    Num at = oklc_num_add(&R->P, oklc_num_scale(&R->P, oklc_num_var(&R->P, VAR_COUNTER + q),
-                                                size, 1),
-                          oklc_num_var(&R->P, VAR_COUNTER + q + 1));
-    R->depth++;
-    Walked lane = *s;
-    lane.blocks = false;      /* counted with the tile */
-    iteration(R, &lane, num(oklc_num_add(&R->P, s->start.n, oklc_num_mul(&R->P, s->step.n, at))),
-              c);
-    dom_flush(R, c);
-    R->depth -= 2;
-    if (R->jump)
-        dom_fail(R);
-    R->jump = 0;
-    D->ncons = mark;
-    D->inner = inner;
-    forget(R, VAR_COUNTER + q, NULL);
-    forget(R, VAR_COUNTER + q + 1, NULL);
 }
 
 /* What a count at the top may take back: the variables, what was stuck and
@@ -1251,10 +1222,7 @@ static bool by_isl(Run *R, const Walked *s, int64_t size, bool tiles_blocks)
     Snap before = snap(R);
     R->dom = &D;
     Counts c = {0};
-    if (size)
-        dom_tile(R, s, size, tiles_blocks, &c);
-    else
-        dom_loop(R, s, &c);
+    dom_loop(R, s, size, tiles_blocks, &c);
     R->dom = NULL;
     bool ok = !D.failed && !R->fail && R->stuck == before.stuck;
     for (int k = 0; k < NCAT; k++) {
@@ -1290,7 +1258,7 @@ static void counted_loop(Run *R, Walked *s, Counts *c)
 {
     bool top;
     if (R->dom)
-        dom_loop(R, s, c);
+        dom_loop(R, s, 0, false, c);
     else if (!whole_at_top(R, s, c, &top) && !R->fail && !(top && by_isl(R, s, 0, false)))
         one_by_one(R, s, c);
 }
@@ -1391,7 +1359,7 @@ static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
         return;
     }
     if (R->dom) {
-        dom_tile(R, &s, size, tiles_blocks, c);
+        dom_loop(R, &s, size, tiles_blocks, c);
         return;
     }
     Counts body = {0};
@@ -1835,23 +1803,29 @@ static void text(Buf *b, const cJSON *root)
     }
 }
 
+/* Are all of k's integer parameters given (its counts numbers)? */
+static bool all_given(const Kernel *k, const oklc_stats_options *o)
+{
+    for (size_t j = 0; j < k->nparams; j++) {
+        const Var *v = k->params[j];
+        bool scalar = v->is_int && !v->type.pointer && !v->type.array;
+        bool found = false;
+        for (size_t p = 0; scalar && p < o->nparams && !found; p++)
+            found = !strcmp(o->params[p].name, v->name);
+        if (scalar && !found)
+            return false;
+    }
+    return true;
+}
+
 bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *out)
 {
-    bool all_given = true;
-    for (size_t i = 0; i < m->nkernels; i++)
-        for (size_t j = 0; j < m->kernels[i]->nparams; j++) {
-            const Var *v = m->kernels[i]->params[j];
-            bool scalar = v->is_int && !v->type.pointer && !v->type.array;
-            bool found = false;
-            for (size_t p = 0; scalar && p < o->nparams && !found; p++)
-                found = !strcmp(o->params[p].name, v->name);
-            all_given &= !scalar || found;
-        }
     cJSON *root = cJSON_CreateObject(), *ks = root ? cJSON_AddArrayToObject(root, "kernels") : NULL;
     for (size_t i = 0; ks && i < m->nkernels; i++) {
+        bool given = all_given(m->kernels[i], o);
         Run R = {.c = c, .m = m, .k = m->kernels[i], .P = {&c->arena, false},
                  .params = o->params, .nparams = o->nparams, .first = true,
-                 .budget = all_given ? 2000000000 : 200000, .numbers = all_given};
+                 .budget = given ? 2000000000 : 200000, .numbers = given};
         variables(&R);
         guards(&R);
         Counts counts = {0};
