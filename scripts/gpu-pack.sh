@@ -29,7 +29,11 @@ mkdir -p .gpu
 if [ ! -f .gpu/libs.tar.xz ]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  for l in $(ldd "$build/tests/test_run" "$build/oklc" | awk '/=>/ {print $3}' | sort -u); do
+  # libclang, which oklc loads when it first transpiles (not linked): the
+  # file the build names, under its soname, and what it needs
+  clang=$(readlink -f "$(sed -n 's/^LIBCLANG_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt")")
+  cp -L "$clang" "$tmp/$(objdump -p "$clang" | awk '/SONAME/ {print $2}')"
+  for l in $(ldd "$build/tests/test_run" "$build/oklc" "$clang" | awk '/=>/ {print $3}' | sort -u); do
     case $(basename "$l") in
       libc.so*|libm.so*|libstdc++*|libgcc_s*|libz.so*|liblzma*|libpthread*|libdl*) ;;
       *) cp -L "$l" "$tmp/" ;;

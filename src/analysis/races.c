@@ -893,14 +893,14 @@ static void user_barrier_dropped(Races *R, const Barrier *br)
     if (br->cond_var && br->cond.begin == br->cond.end)
         oklc_model_diag(R->c, DIAG_WARNING, br->attr->off,
                         "the '%s' at line %u lets some threads of the block skip this "
-                        "@barrier, but it separates no accesses of different threads to one "
-                        "element: it is left out",
+                        "@barrier, but no accesses of different threads to one element need it: "
+                        "it is left out",
                         br->cond_var, oklc_model_line(R->c, br->cond.begin));
     else if (br->cond_var)
         oklc_model_diag(R->c, DIAG_WARNING, br->attr->off,
                         "this @barrier is under a condition on '%s', which differs between "
-                        "threads, but it separates no accesses of different threads to one "
-                        "element: it is left out",
+                        "threads, but no accesses of different threads to one element need it: "
+                        "it is left out",
                         br->cond_var);
     else if (R->c->wall)
         oklc_model_diag(R->c, DIAG_NOTE, br->attr->off,
@@ -952,8 +952,19 @@ static bool report_race(Races *R, Pair p)
     return true;
 }
 
-/* In order, each automatic barrier, then each of the user's, stays off if
- * no more instances clash without it. */
+/* Is barrier f the user's, under a condition that differs between threads
+ * (an error if it stays)? Not one some threads skip by leaving early: a
+ * `return` skips the barriers after the loop as well. */
+static bool divergent(const FlowBarrier *f)
+{
+    return f->user && f->user->cond_var && f->user->cond.begin != f->user->cond.end &&
+           !f->fixed && !f->warp;
+}
+
+/* In order, each of the user's barriers that not all threads reach (an
+ * error if it stays; a barrier oklc places between the loops, which all
+ * threads reach, can do its work), each automatic barrier, then each other of the user's, stays off
+ * if no more instances clash without it. */
 static void fewest_barriers(Races *R)
 {
     Block *b = R->b;
@@ -972,11 +983,15 @@ static void fewest_barriers(Races *R)
                 R->over = true;
         }
     for (size_t i = 0; i < b->bars.len && !R->over; i++)
+        if (divergent(&b->bars.data[i]))
+            b->bars.data[i].user->dropped = try_off(R, i, base);
+    for (size_t i = 0; i < b->bars.len && !R->over; i++)
         if (b->bars.data[i].after && b->bars.data[i].on)
             b->bars.data[i].after->barrier_after = try_off(R, i, base) ? BARRIER_UNNEEDED
                                                                        : BARRIER_NEEDED;
     for (size_t i = 0; i < b->bars.len && !R->over; i++)
-        if (b->bars.data[i].user && !b->bars.data[i].fixed && !b->bars.data[i].warp)
+        if (b->bars.data[i].user && !b->bars.data[i].fixed && !b->bars.data[i].warp &&
+            !divergent(&b->bars.data[i]))
             b->bars.data[i].user->dropped = try_off(R, i, base);
     for (size_t i = 0; i < n * n; i++)
         isl_set_free(base[i]);

@@ -64,13 +64,25 @@ const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l)
 }
 
 /* The input written again for a second translation (E->relaid), made at
- * the first use. */
+ * the first use. The barriers the analysis left out go from it: that
+ * translation does not judge the user's barriers again, and would split
+ * an @inner loop at one. */
 Edits *oklc_cpu_relaid(Cpu *C)
 {
     Emit *E = C->E;
     if (!E->relaid) {
         E->relaid = oklc_arena_alloc(C->a, sizeof *E->relaid);
         oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);
+        for (size_t i = 0; i < E->m->nkernels; i++)
+            for (size_t j = 0; j < E->m->kernels[i]->nbarriers; j++) {
+                const Barrier *br = E->m->kernels[i]->barriers[j];
+                const SpecRange *spec = br->dropped ? oklc_emit_spec_of(E, br->attr) : NULL;
+                if (spec && br->node && br->node->parent &&
+                    br->node->parent->kind == ST_COMPOUND)
+                    oklc_edit_delete(E->relaid, spec->off, br->stmt.end);
+                else if (spec)   /* where a statement must stand: if (c) ; */
+                    oklc_edit_replace(E->relaid, spec->off, br->stmt.end, ";");
+            }
     }
     return E->relaid;
 }

@@ -1082,6 +1082,24 @@ static void want_tree_sums(const int *in, int *w)
     }
 }
 
+static void want_dropped_wide(const int *in, int *w)
+{
+    for (int b = 0; b < RNB; b++)
+        for (int t = 0; t < RB; t++) {
+            int u = RB - 1 - t, v = in[b * RB + u];
+            for (int f = 1; f <= 3 && u < 3 * RB / 4; f++)
+                v += f * in[b * RB + (u + f) % RB];
+            w[b * RB + t] = v;
+        }
+}
+
+static void want_private_wide(const int *in, int *w)
+{
+    for (int b = 0; b < RNB; b++)
+        for (int t = 0; t < RB; t++)
+            w[b * RB + t] = in[b * RB + RB - 1 - t] + RB - 1 - t;
+}
+
 /* Runs each case (RNB * RB ints in and out); how many of its runs were
  * wrong in wrong[]. */
 static void race_cases(const RaceCase *cases, int ncases, int *wrong, char (*first)[160])
@@ -1114,6 +1132,8 @@ static void test_barrier_races(void **state)
         {"ownSlots", 1, {oklc_arg_int(RNB)}, want_own_slots},
         {"noShared", 1, {oklc_arg_int(RNB)}, want_no_shared},
         {"treeSums", 1, {oklc_arg_int(RNB / 2)}, want_tree_sums},
+        {"droppedWide", 1, {oklc_arg_int(RNB)}, want_dropped_wide},
+        {"privateWide", 1, {oklc_arg_int(RNB)}, want_private_wide},
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     int wrong[NC];
