@@ -1611,7 +1611,7 @@ static const char *text_of(Run *R, Num n)
 static void put_value(cJSON *o, int64_t v)
 {
     if (v < ((int64_t)1 << 53) && v > -((int64_t)1 << 53)) {
-        put_value(o, v);
+        cJSON_AddNumberToObject(o, "value", (double)v);
         return;
     }
     char t[24];
