@@ -963,8 +963,8 @@ static bool divergent(const FlowBarrier *f)
 
 /* In order, each of the user's barriers that not all threads reach (an
  * error if it stays; a barrier oklc places between the loops, which all
- * threads reach, can do its work), each automatic barrier, then each other of the user's, stays off
- * if no more instances clash without it. */
+ * threads reach, can do its work), each automatic barrier, then each
+ * other of the user's, stays off if no more instances clash without it. */
 static void fewest_barriers(Races *R)
 {
     Block *b = R->b;

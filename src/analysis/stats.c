@@ -1214,7 +1214,8 @@ static bool sum_value(Run *R, isl_pw_qpolynomial *f, Counts *c, int k, uint32_t 
     isl_point *at = isl_point_zero(isl_pw_qpolynomial_get_domain_space(f));
     isl_val *v = isl_pw_qpolynomial_eval(isl_pw_qpolynomial_copy(f), at);
     bool ok = v && isl_val_is_int(v);
-    if (ok && (isl_val_cmp_si(v, (int64_t)1 << 60) > 0 || isl_val_cmp_si(v, -((int64_t)1 << 60)) < 0))
+    const int64_t most = (int64_t)1 << 60;
+    if (ok && (isl_val_cmp_si(v, most) > 0 || isl_val_cmp_si(v, -most) < 0))
         fail(R, at_off, "a count beyond 2^60 (give smaller --param values)");
     else if (ok)
         bump(R, c, (Cat)k, isl_val_get_num_si(v));
