@@ -118,8 +118,8 @@ static const struct Option {
     {"  --format=FMT         (stats) text (default) or json\n", "stats"},
     {"  --machine bw=B,flops=F\n"
      "                       (stats) a device's memory bandwidth (bytes/s) and peak\n"
-     "                       (flop/s): each kernel's roofline time, with every global\n"
-     "                       access from memory\n",
+     "                       (flop/s): each kernel's footprint (distinct bytes of its\n"
+     "                       arrays) and roofline, a lower bound on its time\n",
      "stats"},
     {"  --clang-arg=ARG      pass ARG to Clang when it parses the kernel (repeatable):\n"
      "                       --clang-arg=-std=c++20, --clang-arg=-Werror\n", NULL},

@@ -184,8 +184,10 @@ bool oklc_stats_buffer(oklc_ctx *c, const char *path, const char *text, size_t l
  * --count-ops): each floating-point operation (an fma 2) and each load and
  * store of memory adds, as it runs, to
  * `extern "C" unsigned long long _occa_counts[OKLC_COUNT_N]`, what
- * oklc_stats predicts (docs/stats.md). For checking the counts: the output
- * runs slower. */
+ * oklc_stats predicts (docs/stats.md); each element of a kernel's array is
+ * handed (address, size) to `extern "C" void (*_occa_touched)(const void *,
+ * unsigned long)` when the caller set it: the footprint. For checking the
+ * counts: the output runs slower. */
 enum {
     OKLC_COUNT_FLOPS, OKLC_COUNT_GLOBAL_LOADS, OKLC_COUNT_GLOBAL_LOAD_BYTES,
     OKLC_COUNT_GLOBAL_STORES, OKLC_COUNT_GLOBAL_STORE_BYTES, OKLC_COUNT_SHARED_LOADS,

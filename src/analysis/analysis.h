@@ -243,6 +243,10 @@ OKLC_INTERNAL bool oklc_flow_together(const Flow *x, const Flow *e1, const Flow 
                                       const Flow *e2, const Flow *b2);
 /* The iteration of loop l (around e) that way `back` reaches. */
 OKLC_INTERNAL Rel oklc_flow_rel(const Flow *x, const Flow *back, const Flow *l);
+/* The subscripts [..][..] of the text from p (blanks skipped) to end, at
+ * most `most`: their count; *after where the text goes on after them. */
+OKLC_INTERNAL int oklc_subscripts(const oklc_ctx *c, uint32_t p, uint32_t end, Range *subs,
+                                  int most, uint32_t *after);
 /* Does a GPU backend put a barrier after @inner loop l (the rule's, or
  * where the analysis found one needed)? */
 OKLC_INTERNAL bool oklc_implicit_barrier(const Kernel *k, const Loop *l);

@@ -91,23 +91,35 @@ static bool in_atomic(const Kernel *k, uint32_t at)
     return false;
 }
 
+int oklc_subscripts(const oklc_ctx *c, uint32_t p, uint32_t end, Range *subs, int most,
+                    uint32_t *after)
+{
+    const char *t = c->norm->text;
+    int k = 0;
+    p = blanks(t, p, end);
+    while (p < end && t[p] == '[' && k < most) {
+        uint32_t q = p;
+        for (int depth = 0; q < end; q++) {
+            depth += t[q] == '[' || t[q] == '(' ? 1 : t[q] == ']' || t[q] == ')' ? -1 : 0;
+            if (!depth)
+                break;
+        }
+        subs[k++] = (Range){p + 1, q};
+        p = blanks(t, q + 1, end);
+    }
+    *after = p;
+    return k;
+}
+
 /* Use r of v: its subscripts (a.nsubs), and where the text goes on
  * after them; false when it is not one element (fewer subscripts, &v[i]). */
 static bool element_use(Build *B, const Var *v, Range r, Access *a, uint32_t *after)
 {
     const char *t = B->c->norm->text;
-    uint32_t n = (uint32_t)B->c->norm->len, p = blanks(t, r.end, n);
+    uint32_t p;
     *a = (Access){.var = v, .off = r.begin};
-    while (p < n && t[p] == '[' && a->nsubs < (int)OKLC_COUNTOF(a->subs)) {
-        uint32_t q = p;
-        for (int depth = 0; q < n; q++) {
-            depth += t[q] == '[' || t[q] == '(' ? 1 : t[q] == ']' || t[q] == ')' ? -1 : 0;
-            if (!depth)
-                break;
-        }
-        a->subs[a->nsubs++] = (Range){p + 1, q};
-        p = blanks(t, q + 1, n);
-    }
+    a->nsubs = oklc_subscripts(B->c, r.end, (uint32_t)B->c->norm->len, a->subs,
+                               (int)OKLC_COUNTOF(a->subs), &p);
     int dims = v->type.array_dims > 0 ? v->type.array_dims : 1;
     uint32_t before = r.begin;
     while (before > 0 && isspace((unsigned char)t[before - 1]))

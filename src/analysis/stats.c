@@ -23,7 +23,9 @@
 #include <cjson/cJSON.h>
 #include <isl/ctx.h>
 #include <isl/options.h>
+#include <isl/map.h>
 #include <isl/polynomial.h>
+#include <isl/set.h>
 #include <isl/val.h>
 
 #include "analysis.h"
@@ -131,6 +133,7 @@ typedef struct Run {
         const char         *key;
         isl_pw_qpolynomial *sum;
     })            sums;       /* the sums made, by their text */
+    struct Foot  *foot;       /* a run for the footprint (NULL: for the counts) */
 } Run;
 
 enum { MAX_CONS = 2 * MAX_DEPTH + 32 };
@@ -150,6 +153,30 @@ typedef struct Dom {
     bool        failed;
     isl_pw_qpolynomial *sum[NCAT];
 } Dom;
+
+/* The distinct elements of the kernel's arrays a run surely touches (the
+ * footprint): per array, the union of each access's elements over the
+ * points that reach it, an isl set. An access that may not run (under a
+ * condition on data) or that isl cannot follow is left out: the footprint
+ * is then less than the truth, still a lower bound. */
+typedef struct Touched {
+    const Var *var;
+    int64_t    bytes;         /* an element's */
+    isl_set   *elems;
+} Touched;
+
+typedef struct Foot {
+    VEC(Touched) arrays;
+    int          unions;      /* accesses recorded: bounded (one by one, each a point) */
+    int          unsure;      /* inside branches on data */
+    bool         after_jump;  /* past a jump under a condition on data: nothing is sure */
+    const char  *left;        /* why an access was left out (the first) */
+    uint32_t     left_at;
+} Foot;
+
+/* What a condition on data constrains in a nest counted by isl: nothing
+ * (isl reads "true"); the footprint knows such constraints by it. */
+static const char DATA_HOLDS[] = "true";
 
 static void fail(Run *R, uint32_t at, const char *why)
 {
@@ -475,6 +502,7 @@ static const char *cond_text(Run *R, const Expr *e, bool neg);
 static void dom_fail(Run *R);
 static void dom_flush(Run *R, Counts *c);
 static void dom_push(Run *R, const char *con);
+static bool foot_readable(Run *R, const char *con);
 
 /* Is model op i evaluated, as the ?:, && and || around it decide? In a
  * nest counted by isl, *when gets the constraint under which it is where
@@ -502,6 +530,8 @@ static bool evaluated(Run *R, size_t i, const char **when)
             return false;
         if (v.kind == V_DATA) {
             at_most(R, "an operand evaluated or not as data decide", c->range.begin);
+            if (R->foot)      /* it may not be: not in the footprint */
+                return false;
             continue;
         }
         bool taken = c->kind == OP_COND ? (v.n.k != 0) == in_b
@@ -513,6 +543,9 @@ static bool evaluated(Run *R, size_t i, const char **when)
 }
 
 /* Model op i, once. */
+static void foot_access(Run *R, size_t i);
+static isl_ctx *isl_of(Run *R);
+
 static void count_op(Run *R, size_t i, Counts *c)
 {
     const Op *op = &R->m->ops[i];
@@ -524,7 +557,11 @@ static void count_op(Run *R, size_t i, Counts *c)
         bump(R, c, arith_cat(op), 1);
     } else if (op->kind == OP_ELEMENT && in->atomic) {
         bump(R, c, in->shared ? C_SATOMIC : C_GATOMIC, 1);
+        if (R->foot && !in->shared)
+            foot_access(R, i);
     } else if (op->kind == OP_ELEMENT && in->use != MEM_NONE) {
+        if (R->foot && !in->shared)
+            foot_access(R, i);
         int64_t bytes = op->bytes > 0 ? op->bytes : 0;
         if (in->use != MEM_STORE) {
             bump(R, c, in->shared ? C_SLOAD : C_GLOAD, 1);
@@ -626,15 +663,22 @@ static void branch(Run *R, const Stmt *st, Counts *c)
             stmt(R, go, c);
         return;
     }
-    /* on data: both, as if each were taken (at most), a jump in either not taken */
+    /* on data: both, as if each were taken (at most), a jump in either not
+     * taken; for the footprint neither is sure, nor what follows a jump */
     at_most(R, "a branch on data", st->head.begin);
+    if (R->foot)
+        R->foot->unsure++;
     for (int i = 0; i < 2; i++) {
         const Stmt *s = i ? other : then;
         if (s) {
             stmt(R, s, c);
+            if (R->foot && R->jump)
+                R->foot->after_jump = true;
             R->jump = 0;
         }
     }
+    if (R->foot)
+        R->foot->unsure--;
 }
 
 /* ---- loops ---------------------------------------------------------------------------------- */
@@ -899,6 +943,10 @@ static void dom_flush(Run *R, Counts *c)
 {
     Dom *D = R->dom;
     isl_pw_qpolynomial *points = NULL;
+    if (R->foot) {            /* the footprint's run: no counts */
+        memset(c, 0, sizeof *c);
+        return;
+    }
     for (int k = 0; k < NCAT && !D->failed; k++) {
         int64_t v;
         if (!c->n[k].p && !c->n[k].k)
@@ -925,14 +973,14 @@ static void dom_flush(Run *R, Counts *c)
 static void dom_push(Run *R, const char *con)
 {
     Dom *D = R->dom;
-    if (D->ncons == MAX_CONS || !con)
+    if (D->ncons == MAX_CONS || !con || (R->foot && !foot_readable(R, con)))
         dom_fail(R);
     else
         D->cons[D->ncons++] = con;
 }
 
 /* The condition e (its negation when neg) as an isl constraint, or NULL.
- * A part on data holds either way ("0 = 0"): each way is counted where it
+ * A part on data holds either way (DATA_HOLDS): each way is counted where it
  * may be taken, and the counts are upper bounds. */
 static const char *cond_text(Run *R, const Expr *e, bool neg)
 {
@@ -955,7 +1003,7 @@ static const char *cond_text(Run *R, const Expr *e, bool neg)
     R->stuck = stuck;
     if (was && (x.kind == V_DATA || y.kind == V_DATA)) {
         at_most(R, "a branch on data", R->at);
-        return "0 = 0";
+        return DATA_HOLDS;
     }
     if (!was || x.kind != V_NUM || y.kind != V_NUM)
         return NULL;
@@ -1223,6 +1271,16 @@ static bool sum_value(Run *R, isl_pw_qpolynomial *f, Counts *c, int k, uint32_t 
     return ok;
 }
 
+static isl_ctx *isl_of(Run *R)
+{
+    if (!R->isl) {
+        R->isl = isl_ctx_alloc();
+        if (R->isl)
+            isl_options_set_on_error(R->isl, ISL_ON_ERROR_CONTINUE);
+    }
+    return R->isl;
+}
+
 /* A try by isl with the parameters given, in iterations run one by one
  * (its sums take about as long as 10^4 of them): a loop run one by one
  * tries again in each iteration, with numbers as large as the user's
@@ -1236,14 +1294,8 @@ static bool sum_value(Run *R, isl_pw_qpolynomial *f, Counts *c, int k, uint32_t 
 static bool by_isl(Run *R, const Walked *s, int64_t size, bool tiles_blocks, Counts *into)
 {
     Dom D = {.params = isl_params(R), .fork.var = -1, .ways = 4096};
-    if (!D.params || (R->numbers && (R->budget -= ISL_COST) < 0))
+    if (!D.params || (R->numbers && (R->budget -= ISL_COST) < 0) || !isl_of(R))
         return false;
-    if (!R->isl) {
-        R->isl = isl_ctx_alloc();
-        if (!R->isl)
-            return false;
-        isl_options_set_on_error(R->isl, ISL_ON_ERROR_CONTINUE);
-    }
     Snap before = snap(R);
     R->dom = &D;
     Counts c = {0};
@@ -1291,10 +1343,13 @@ static bool whole_at_top(Run *R, const Walked *s, Counts *c, bool *top)
 
 static void counted_loop(Run *R, Walked *s, Counts *c)
 {
-    bool top;
+    bool top = !R->depth;
     if (R->dom)
         dom_loop(R, s, 0, false, c);
-    else if (!whole_at_top(R, s, c, &top) && !R->fail && !(top && by_isl(R, s, 0, false, c)))
+    else if (R->foot) {       /* the elements need each point's: never whole */
+        if (!(top && by_isl(R, s, 0, false, c)))
+            one_by_one(R, s, c);
+    } else if (!whole_at_top(R, s, c, &top) && !R->fail && !(top && by_isl(R, s, 0, false, c)))
         one_by_one(R, s, c);
 }
 
@@ -1398,8 +1453,8 @@ static void tile_loop(Run *R, const Stmt *st, const Loop *in, Counts *c)
         return;
     }
     Counts body = {0};
-    bool top;
-    if (whole_at_top(R, &s, &body, &top)) {
+    bool top = !R->depth;
+    if (!R->foot && whole_at_top(R, &s, &body, &top)) {
         if (tiles_blocks) {
             Val t = trips(R, s.trips, konst(size));
             if (t.kind != V_NUM)
@@ -1497,6 +1552,150 @@ static void stmt(Run *R, const Stmt *st, Counts *c)
         run_kids(R, st, 0, c);
         break;
     }
+}
+
+/* ---- the footprint -------------------------------------------------------------------------------- */
+
+static void foot_left(Run *R, uint32_t at, const char *why)
+{
+    if (!R->foot->left)
+        R->foot->left = why, R->foot->left_at = at;
+}
+
+/* Does isl read constraint con (affine)? The footprint's run has no sums
+ * to find out: a nest whose conditions are not affine runs one by one. */
+static bool foot_readable(Run *R, const char *con)
+{
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "{ [");
+    for (int d = 0; d < R->depth + 2; d++)
+        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    oklc_buf_printf(&b, "] : %s }", con);
+    isl_set *s = isl_of(R) ? isl_set_read_from_str(R->isl, b.data) : NULL;
+    isl_set_free(s);
+    return s != NULL;
+}
+
+/* Why the access being run may not run (NULL: it surely does). */
+static const char *foot_unsure(Run *R)
+{
+    const Foot *F = R->foot;
+    bool data = F->unsure || F->after_jump;
+    for (int i = 0; R->dom && i < R->dom->ncons && !data; i++)
+        data = strstr(R->dom->cons[i], DATA_HOLDS) != NULL;
+    return data ? "an access under a condition on data" : NULL;
+}
+
+/* The subscripts of element use op (v[i], v[i][j]); 0 when it is of
+ * another form (okl::at(v, i), a member's array). */
+static int subscripts(Run *R, const Op *op, Range *subs, int most)
+{
+    size_t n = strlen(op->var->name);
+    uint32_t after;
+    if (strncmp(R->c->norm->text + op->range.begin, op->var->name, n))
+        return 0;
+    int k = oklc_subscripts(R->c, op->range.begin + (uint32_t)n, op->range.end, subs, most,
+                            &after);
+    return after == op->range.end ? k : 0;
+}
+
+/* "{ [m0, m1] -> A[s0, s1] : constraints }" of element use i at this
+ * point of the run, or NULL (*why says why). */
+static const char *access_text(Run *R, size_t i, const char **why)
+{
+    const Op *op = &R->m->ops[i];
+    Range subs[8];
+    int dims = op->var && op->var->type.array_dims > 0 ? op->var->type.array_dims : 1;
+    int k = op->var && op->bytes > 0 ? subscripts(R, op, subs, 8) : 0;
+    if (k != dims) {
+        *why = "an element isl cannot name";
+        return NULL;
+    }
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "{ [");
+    for (int d = 0; d < R->depth; d++)
+        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    oklc_buf_printf(&b, "] -> A[");
+    for (int j = 0; j < k; j++) {
+        uint64_t stuck = R->stuck;
+        Val v = eval_range(R, subs[j]);
+        R->stuck = stuck;
+        if (v.kind != V_NUM) {
+            *why = "a subscript on data";
+            return NULL;
+        }
+        oklc_buf_printf(&b, j ? ", " : "");
+        isl_text(R, v.n, &b);
+    }
+    oklc_buf_printf(&b, "] : 0 = 0");
+    for (int j = 0; R->dom && j < R->dom->ncons; j++)
+        oklc_buf_printf(&b, " and (%s)", R->dom->cons[j]);
+    oklc_buf_printf(&b, " }");
+    return b.data;
+}
+
+enum { FOOT_UNIONS = 4096 };  /* accesses recorded (a loop run one by one: each a point) */
+
+/* Element use i, where it surely runs: its elements into the footprint. */
+static void foot_access(Run *R, size_t i)
+{
+    Foot *F = R->foot;
+    const Op *op = &R->m->ops[i];
+    if (R->dom && R->dom->failed)    /* the nest runs again one by one */
+        return;
+    const char *why = foot_unsure(R);
+    const char *text = why ? NULL : access_text(R, i, &why);
+    isl_map *m = text && isl_of(R) ? isl_map_read_from_str(R->isl, text) : NULL;
+    if (text && !m)
+        why = "a subscript isl does not read (not affine)";
+    if (!why && ++F->unions > FOOT_UNIONS) {    /* the rest left out: the run ends */
+        why = "more accesses than are followed one by one";
+        fail(R, op->range.begin, why);
+    }
+    if (why) {
+        isl_map_free(m);
+        foot_left(R, op->range.begin, why);
+        return;
+    }
+    isl_set *elems = isl_map_range(m);
+    for (size_t j = 0; j < F->arrays.len; j++) {
+        Touched *t = &F->arrays.data[j];
+        if (t->var == op->var && t->bytes == op->bytes) {
+            t->elems = isl_set_union(t->elems, elems);
+            return;
+        }
+    }
+    vec_push(&R->c->arena, &F->arrays, ((Touched){op->var, op->bytes, elems}));
+}
+
+/* The footprint's bytes: each array's elements counted (an array isl
+ * cannot count left out); -1 past 2^60 bytes. */
+static int64_t foot_bytes(Run *R)
+{
+    Foot *F = R->foot;
+    const int64_t most = (int64_t)1 << 60;
+    int64_t sum = 0;
+    for (size_t j = 0; j < F->arrays.len; j++) {
+        Touched *t = &F->arrays.data[j];
+        t->elems = isl_set_coalesce(t->elems);
+        isl_val *v = t->elems ? isl_set_count_val(t->elems) : NULL;
+        bool ok = v && isl_val_is_int(v);
+        if (!ok)
+            foot_left(R, t->var->name_off, "elements isl does not count");
+        else if (isl_val_cmp_si(v, most / t->bytes) > 0 || (sum += isl_val_get_num_si(v) *
+                                                                   t->bytes) > most)
+            sum = -1;
+        isl_val_free(v);
+        isl_set_free(t->elems);
+        t->elems = NULL;
+        if (sum < 0)
+            break;
+    }
+    for (size_t j = 0; j < F->arrays.len; j++)
+        isl_set_free(F->arrays.data[j].elems);
+    return sum;
 }
 
 /* ---- before the run ---------------------------------------------------------------------------- */
@@ -1718,7 +1917,42 @@ static Loc where(Run *R, uint32_t off)
     return l;
 }
 
-static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_options *o)
+/* The footprint of a kernel (with --machine): its bytes (-1: not
+ * counted), and the first access left out, if any. */
+typedef struct Footprint {
+    int64_t     bytes;
+    const char *left;         /* "why at line:col" */
+} Footprint;
+
+/* The roofline: the time at least (each distinct element moved once, the
+ * flops at the peak), and the time with every access from memory. */
+static void roofline(cJSON *kj, const oklc_stats_options *o, const Footprint *fp, int64_t flops,
+                     int64_t bytes, bool upper)
+{
+    double tm = fp->bytes > 0 ? (double)fp->bytes / o->bandwidth : 0;
+    double tf = (double)flops / o->peak_flops, tb = upper ? 0 : tf;
+    cJSON *rj = cJSON_AddObjectToObject(kj, "roofline");
+    cJSON_AddNumberToObject(rj, "seconds", tm > tb ? tm : tb);
+    cJSON_AddNumberToObject(rj, "memory_seconds", tm);
+    cJSON_AddNumberToObject(rj, "compute_seconds", tf);
+    cJSON_AddStringToObject(rj, "bound", tm >= tb ? "memory" : "compute");
+    if (fp->bytes >= 0)
+        put_value(cJSON_AddObjectToObject(rj, "footprint_bytes"), fp->bytes);
+    if (fp->left)
+        cJSON_AddStringToObject(rj, "footprint_left_out", fp->left);
+    cJSON_AddNumberToObject(rj, "every_access_seconds", (double)bytes / o->bandwidth);
+    /* measured on an H200: stencils and products beat the time with every
+     * access from memory (caches), never the footprint's (docs/stats.md) */
+    cJSON_AddStringToObject(rj, "assumes", upper
+        ? "each distinct element of a global array moves between memory and the chip once, "
+          "the arrays start in memory and share no element; the flops are upper bounds: "
+          "not part of the bound"
+        : "each distinct element of a global array moves between memory and the chip once, "
+          "the arrays start in memory and share no element; the flops run at the peak");
+}
+
+static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_options *o,
+                        const Footprint *fp)
 {
     Loc loc = where(R, R->k->name_off);
     cJSON_AddStringToObject(kj, "name", R->k->name);
@@ -1776,18 +2010,8 @@ static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_opt
         if (oklc_num_const(c->n[C_BLOCK], &blocks) && blocks)
             cJSON_AddNumberToObject(kj, "barriers_per_block",
                                     (double)c->n[C_BARRIER].k / (double)blocks);
-        if (o->bandwidth > 0 && o->peak_flops > 0) {
-            double tm = (double)b / o->bandwidth, tf = (double)f / o->peak_flops;
-            cJSON *rj = cJSON_AddObjectToObject(kj, "roofline");
-            cJSON_AddNumberToObject(rj, "seconds", tm > tf ? tm : tf);
-            cJSON_AddNumberToObject(rj, "memory_seconds", tm);
-            cJSON_AddNumberToObject(rj, "compute_seconds", tf);
-            cJSON_AddStringToObject(rj, "bound", tm >= tf ? "memory" : "compute");
-            /* a lower bound only where caches serve no repeated load: measured
-             * on an H200, stencils and products run faster (docs/stats.md) */
-            cJSON_AddStringToObject(rj, "assumes", "every global load and store moves "
-                                    "through memory (no reuse in caches)");
-        }
+        if (fp)
+            roofline(kj, o, fp, f, b, R->upper);
     }
 }
 
@@ -1806,6 +2030,31 @@ static void line(Buf *b, const char *label, const cJSON *kj, const char *key)
     const cJSON *o = cJSON_GetObjectItem(kj, key);
     if (o)
         oklc_buf_printf(b, "  %-20s %s\n", label, value_text(b->arena, o));
+}
+
+static double number(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItem(o, key)->valuedouble;
+}
+
+static void roofline_text(Buf *b, const cJSON *rj)
+{
+    const cJSON *fb = cJSON_GetObjectItem(rj, "footprint_bytes");
+    const cJSON *left = cJSON_GetObjectItem(rj, "footprint_left_out");
+    oklc_buf_printf(b, "  %-20s %s\n", "footprint",
+                    fb ? oklc_arena_printf(b->arena, "%s bytes%s", value_text(b->arena, fb),
+                                           left ? ", at least" : "")
+                       : "not counted");
+    if (left)
+        oklc_buf_printf(b, "  %-20s %s\n", "  left out", left->valuestring);
+    bool upper = strstr(cJSON_GetObjectItem(rj, "assumes")->valuestring, "upper") != NULL;
+    oklc_buf_printf(b, "  %-20s %.4g s at least (%s-bound: memory %.4g s, compute %s%.4g s%s)\n",
+                    "roofline", number(rj, "seconds"),
+                    cJSON_GetObjectItem(rj, "bound")->valuestring, number(rj, "memory_seconds"),
+                    upper ? "at most " : "", number(rj, "compute_seconds"),
+                    upper ? ", not in the bound" : "");
+    oklc_buf_printf(b, "  %-20s %.4g s with every global access from memory\n", "",
+                    number(rj, "every_access_seconds"));
 }
 
 /* The JSON as text, a kernel a paragraph. */
@@ -1847,12 +2096,7 @@ static void text(Buf *b, const cJSON *root)
             oklc_buf_printf(b, "  %-20s %.4g\n", "barriers a block", x->valuedouble);
         const cJSON *rj = cJSON_GetObjectItem(kj, "roofline");
         if (rj)
-            oklc_buf_printf(b, "  %-20s %.4g s with every global access from memory (%s-bound: "
-                               "memory %.4g s, compute %.4g s)\n", "roofline",
-                            cJSON_GetObjectItem(rj, "seconds")->valuedouble,
-                            cJSON_GetObjectItem(rj, "bound")->valuestring,
-                            cJSON_GetObjectItem(rj, "memory_seconds")->valuedouble,
-                            cJSON_GetObjectItem(rj, "compute_seconds")->valuedouble);
+            roofline_text(b, rj);
         oklc_buf_printf(b, "\n");
     }
 }
@@ -1872,16 +2116,54 @@ static bool all_given(const Kernel *k, const oklc_stats_options *o)
     return true;
 }
 
+static void run_start(Run *R, oklc_ctx *c, Model *m, Kernel *k, const oklc_stats_options *o,
+                      bool given)
+{
+    *R = (Run){.c = c, .m = m, .k = k, .P = {&c->arena, false}, .params = o->params,
+               .nparams = o->nparams, .first = true, .budget = given ? 100000000 : 200000,
+               .numbers = given};
+    variables(R);
+    guards(R);
+}
+
+static void run_end(Run *R)
+{
+    for (int k = 0; k < NCAT; k++)
+        isl_pw_qpolynomial_free(R->pw[k]);
+    for (size_t k = 0; k < R->sums.len; k++)
+        isl_pw_qpolynomial_free(R->sums.data[k].sum);
+    isl_ctx_free(R->isl);
+}
+
+/* Kernel k run once more (every parameter given) for its footprint. */
+static Footprint footprint(oklc_ctx *c, Model *m, Kernel *k, const oklc_stats_options *o)
+{
+    Foot F = {0};
+    Run R;
+    run_start(&R, c, m, k, o, true);
+    R.foot = &F;
+    Counts counts = {0};
+    stmt(&R, k->root, &counts);
+    if (R.fail || R.stuck)    /* what was recorded before holds: the rest left out */
+        foot_left(&R, R.fail ? R.fail_at : R.stuck_at,
+                  R.fail ? R.fail : "a value the run did not know");
+    Footprint fp = {foot_bytes(&R), NULL};
+    if (F.left) {
+        Loc at = where(&R, F.left_at);
+        fp.left = oklc_arena_printf(&c->arena, "%s at %u:%u", F.left, at.line, at.col);
+    }
+    run_end(&R);
+    return fp;
+}
+
 bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *out)
 {
     cJSON *root = cJSON_CreateObject(), *ks = root ? cJSON_AddArrayToObject(root, "kernels") : NULL;
+    bool machine = o->bandwidth > 0 && o->peak_flops > 0;
     for (size_t i = 0; ks && i < m->nkernels; i++) {
         bool given = all_given(m->kernels[i], o);
-        Run R = {.c = c, .m = m, .k = m->kernels[i], .P = {&c->arena, false},
-                 .params = o->params, .nparams = o->nparams, .first = true,
-                 .budget = given ? 100000000 : 200000, .numbers = given};
-        variables(&R);
-        guards(&R);
+        Run R;
+        run_start(&R, c, m, m->kernels[i], o, given);
         Counts counts = {0};
         stmt(&R, R.k->root, &counts);
         if (R.P.overflow)
@@ -1889,12 +2171,11 @@ bool oklc_stats_report(oklc_ctx *c, Model *m, const oklc_stats_options *o, Buf *
         cJSON *kj = cJSON_CreateObject();
         if (!kj || !cJSON_AddItemToArray(ks, kj))
             break;
-        kernel_json(&R, &counts, kj, o);
-        for (int k = 0; k < NCAT; k++)
-            isl_pw_qpolynomial_free(R.pw[k]);
-        for (size_t k = 0; k < R.sums.len; k++)
-            isl_pw_qpolynomial_free(R.sums.data[k].sum);
-        isl_ctx_free(R.isl);
+        Footprint fp = {-1, NULL};
+        if (machine && given && !R.fail && !R.stuck)
+            fp = footprint(c, m, R.k, o);
+        kernel_json(&R, &counts, kj, o, machine ? &fp : NULL);
+        run_end(&R);
     }
     char *s = root ? (o->json ? cJSON_Print(root) : NULL) : NULL;
     if (!root || (o->json && !s)) {

@@ -9,24 +9,29 @@
  *
  * A counted operand is wrapped: `(_occa_counts[0] += 1, b)`, an element
  * `(_occa_counts[1] += 1, _occa_counts[2] += 8, a[i])` (an lvalue still:
- * C++'s comma keeps it one). The wraps are recorded before the backend's
+ * C++'s comma keeps it one). An element of a kernel's array also goes
+ * through `*_occa_touch(&(a[i]))`, which hands its address to
+ * `_occa_touched` when a test set it: the distinct bytes a run touches,
+ * against the footprint stats predicts. The wraps are recorded before the backend's
  * own edits, in the plain translation (no CPU rewrite moves a part of
  * what they wrap).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "../analysis/analysis.h"
 
 typedef struct Wrap {
     Range       r;
-    const char *open;
+    const char *open, *close;
 } Wrap;
 
 typedef VEC(Wrap) Wraps;
 
-/* Wraps r in "(_occa_counts[i] += by, ..., r)" for each counter of `add`. */
-static void wrap(Emit *E, Wraps *w, Range r, const long long add[OKLC_COUNT_N])
+/* Wraps r in "(_occa_counts[i] += by, ..., r)" for each counter of `add`
+ * (r through _occa_touch when `touch`). */
+static void wrap(Emit *E, Wraps *w, Range r, const long long add[OKLC_COUNT_N], bool touch)
 {
     if (r.begin >= r.end || r.end == UINT32_MAX)
         return;
@@ -36,7 +41,21 @@ static void wrap(Emit *E, Wraps *w, Range r, const long long add[OKLC_COUNT_N])
     for (int i = 0; i < OKLC_COUNT_N; i++)
         if (add[i])
             oklc_buf_printf(&b, "_occa_counts[%d] += %lld, ", i, add[i]);
-    vec_push(&E->c->arena, w, ((Wrap){r, b.data}));
+    if (touch)
+        oklc_buf_puts(&b, "*_occa_touch(&(");
+    vec_push(&E->c->arena, w, ((Wrap){r, b.data, touch ? ")))" : ")"}));
+}
+
+/* Is element use op `v[...]` (not okl::at(v, i), whose value may not be
+ * one in memory)? */
+static bool subscripted(Emit *E, const Op *op)
+{
+    size_t n = op->var ? strlen(op->var->name) : 0;
+    Range sub;
+    uint32_t after;
+    return n && !strncmp(E->c->norm->text + op->range.begin, op->var->name, n) &&
+           oklc_subscripts(E->c, op->range.begin + (uint32_t)n, op->range.end, &sub, 1,
+                           &after) == 1;
 }
 
 /* opens: the outer first at one position */
@@ -71,7 +90,7 @@ static void kernel_wraps(Emit *E, const Kernel *k, Wraps *w)
             add[OKLC_COUNT_FLOPS] = op->kind == OP_FMA ? 2 : 1;
             /* a + b: the operand b (evaluated when the operation is); a call: itself */
             bool call = op->kind != OP_ADD && op->kind != OP_MUL && op->kind != OP_DIV;
-            wrap(E, w, call ? op->range : op->b, add);
+            wrap(E, w, call ? op->range : op->b, add, false);
             continue;
         }
         if (op->kind != OP_ELEMENT || mem[i].use == MEM_NONE)
@@ -89,7 +108,7 @@ static void kernel_wraps(Emit *E, const Kernel *k, Wraps *w)
             add[OKLC_COUNT_GLOBAL_STORES] = store;
             add[OKLC_COUNT_GLOBAL_STORE_BYTES] = store * bytes;
         }
-        wrap(E, w, op->range, add);
+        wrap(E, w, op->range, add, !mem[i].shared && subscripted(E, op));
     }
 }
 
@@ -99,7 +118,13 @@ void oklc_cpu_instrument(Emit *E)
         return;
     oklc_buf_printf(&E->head, "/* oklc transpile --count-ops: what ran (docs/stats.md) */\n"
                               "extern \"C\" { __attribute__((visibility(\"default\"))) "
-                              "unsigned long long _occa_counts[%d] = {}; }\n", OKLC_COUNT_N);
+                              "unsigned long long _occa_counts[%d] = {};\n"
+                              "__attribute__((visibility(\"default\"))) "
+                              "void (*_occa_touched)(const void *, unsigned long) = 0; }\n"
+                              "template <class T> static inline T *_occa_touch(T *p) {\n"
+                              "  if (_occa_touched) _occa_touched((const void *)p, sizeof(T));\n"
+                              "  return p;\n"
+                              "}\n", OKLC_COUNT_N);
     Wraps w = {0};
     for (size_t i = 0; i < E->m->nkernels; i++)
         kernel_wraps(E, E->m->kernels[i], &w);
@@ -108,7 +133,7 @@ void oklc_cpu_instrument(Emit *E)
      * position before the opens there */
     qsort(w.data, w.len, sizeof(Wrap), by_close);
     for (size_t i = 0; i < w.len; i++)
-        oklc_edit_before(&E->ed, w.data[i].r.end, ")");
+        oklc_edit_before(&E->ed, w.data[i].r.end, w.data[i].close);
     qsort(w.data, w.len, sizeof(Wrap), by_open);
     for (size_t i = 0; i < w.len; i++)
         oklc_edit_before(&E->ed, w.data[i].r.begin, w.data[i].open);

@@ -6,6 +6,9 @@
  * counts are exact, at most where stats says they are upper bounds. The
  * formulas stats gives without the values (piecewise in the parameters,
  * in isl's notation under "isl") are evaluated at them and compared too.
+ * The footprint (`--machine`: the distinct bytes of the arrays) against the
+ * bytes the run touched (each element's address through _occa_touched):
+ * equal where stats left no access out, at most where it did.
  *
  * usage: test_counts [--no-run] FILE NAME=LO:HI[:STEP]... [-D MACRO]...
  * --no-run: no run; values too large to run (a GPU's grid), the numbers
@@ -15,6 +18,7 @@
  * keep the kernels inside them)
  */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,12 +138,13 @@ static long long value_of(const cJSON *kj, const char *key)
     return v ? (long long)v->valuedouble : -1;
 }
 
-/* What stats predicts for kernel `name` at these values (NULL: nothing). */
+/* What stats predicts for kernel `name` at these values (NULL: nothing);
+ * the footprint too with `machine`. */
 static cJSON *predicted(const char *file, const oklc_stats_param *p, int np, const char *name,
-                        cJSON **root)
+                        bool machine, cJSON **root)
 {
     oklc_ctx *c = context();
-    oklc_stats_options o = {p, (size_t)np, 0, 0, true};
+    oklc_stats_options o = {p, (size_t)np, machine ? 1e12 : 0, machine ? 1e12 : 0, true};
     if (!report(c, oklc_stats(c, file, &o)))
         return NULL;
     size_t len;
@@ -210,7 +215,7 @@ static bool numbers_only(const char *file)
             oklc_stats_param p[MAX_PARAMS];
             draw(p);
             cJSON *root = NULL;
-            const cJSON *s = predicted(file, p, nranges, name, &root);
+            const cJSON *s = predicted(file, p, nranges, name, false, &root);
             bool same = s && !cJSON_GetObjectItem(s, "not_counted");
             printf("%s", name);
             for (int i = 0; i < nranges; i++)
@@ -232,6 +237,42 @@ static bool numbers_only(const char *file)
     return ok && checked;
 }
 
+/* The bytes of the argument buffers a run touched: a bit a byte. */
+static struct {
+    uintptr_t      at[MAX_ARGS];
+    unsigned char *seen[MAX_ARGS];
+    int            n;
+    long long      bytes, outside;
+} touch;
+
+static void touched(const void *p, unsigned long size)
+{
+    uintptr_t q = (uintptr_t)p;
+    for (int b = 0; b < touch.n; b++) {
+        if (!touch.seen[b] || q < touch.at[b] || q + size > touch.at[b] + BUF)
+            continue;
+        for (size_t off = q - touch.at[b], end = off + size; off < end; off++)
+            if (!(touch.seen[b][off / 8] >> (off % 8) & 1)) {
+                touch.seen[b][off / 8] |= (unsigned char)(1u << (off % 8));
+                touch.bytes++;
+            }
+        return;
+    }
+    touch.outside++;
+}
+
+/* The footprint stats gives against the bytes the run touched. */
+static bool footprint(const cJSON *s)
+{
+    const cJSON *rj = cJSON_GetObjectItem(s, "roofline");
+    long long want = rj ? value_of(rj, "footprint_bytes") : -1;
+    bool part = rj && cJSON_GetObjectItem(rj, "footprint_left_out");
+    bool same = want >= 0 && !touch.outside && (part ? want <= touch.bytes : want == touch.bytes);
+    printf(" footprint %lld/%lld%s%s", touch.bytes, want, part ? " (at least)" : "",
+           same ? "" : " MISMATCH");
+    return same;
+}
+
 static bool check(void *h, const char *file, const cJSON *kj, const cJSON *fk,
                   oklc_stats_param *p, int np)
 {
@@ -240,7 +281,8 @@ static bool check(void *h, const char *file, const cJSON *kj, const cJSON *fk,
     void *sym = dlsym(h, cJSON_GetObjectItem(kj, "entry")->valuestring);
     memcpy(&entry, &sym, sizeof entry);     /* POSIX: a function's address as data */
     unsigned long long *counts = dlsym(h, "_occa_counts");
-    if (!entry || !counts) {
+    void (**hook)(const void *, unsigned long) = dlsym(h, "_occa_touched");
+    if (!entry || !counts || !hook) {
         fprintf(stderr, "FAIL: %s: no entry or counters\n", name);
         return false;
     }
@@ -257,6 +299,8 @@ static bool check(void *h, const char *file, const cJSON *kj, const cJSON *fk,
             bufs[n] = malloc(BUF);
             fill(bufs[n], cJSON_GetObjectItem(a, "element")->valuestring);
             vals[n].p = bufs[n];
+            touch.at[n] = (uintptr_t)bufs[n];
+            touch.seen[n] = calloc(BUF / 8, 1);
         } else if (!strcmp(kind, "float")) {
             if (cJSON_GetObjectItem(a, "size")->valueint == 4)
                 vals[n].f = 1.5f;
@@ -271,16 +315,21 @@ static bool check(void *h, const char *file, const cJSON *kj, const cJSON *fk,
         n++;
     }
     memset(counts, 0, OKLC_COUNT_N * sizeof *counts);
+    touch.n = n, touch.bytes = touch.outside = 0;
+    *hook = touched;
     char msg[256] = "";
     int rc = entry(args, msg, sizeof msg);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         free(bufs[i]);
+        free(touch.seen[i]);
+        touch.seen[i] = NULL;
+    }
     if (rc) {
         fprintf(stderr, "FAIL: %s: the run failed: %s\n", name, msg);
         return false;
     }
     cJSON *root = NULL;
-    const cJSON *s = predicted(file, p, np, name, &root);
+    const cJSON *s = predicted(file, p, np, name, true, &root);
     bool ok = s && !cJSON_GetObjectItem(s, "not_counted");
     bool exact = ok && cJSON_IsTrue(cJSON_GetObjectItem(s, "exact"));
     printf("%s", name);
@@ -306,6 +355,7 @@ static bool check(void *h, const char *file, const cJSON *kj, const cJSON *fk,
             ok &= f == want;
         }
     }
+    ok = ok && footprint(s);
     printf(ok ? "\n" : "\nFAIL: %s\n", s ? "the run and stats differ" : "stats has no counts");
     cJSON_Delete(root);
     return ok;
@@ -358,7 +408,7 @@ int main(int argc, char **argv)
     cJSON_ArrayForEach(kj, kernels) {
         cJSON *froot = NULL;
         const cJSON *fk = predicted(argv[1], NULL, 0,
-                                    cJSON_GetObjectItem(kj, "name")->valuestring, &froot);
+                                    cJSON_GetObjectItem(kj, "name")->valuestring, false, &froot);
         for (int round = 0; round < ROUNDS; round++) {
             oklc_stats_param p[MAX_PARAMS];
             draw(p);
