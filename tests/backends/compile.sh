@@ -59,6 +59,9 @@ check() {
     echo "FAIL: $input ($backend): oklc transpile failed"; cat "$dir/err"
     touch "$tmp/$n.fail"; return
   fi
+  # the sanitizers' run (make test-asan) checks oklc; the compilers' verdict
+  # on the same output is the release run's (make test)
+  [ -n "${OKLC_TRANSPILE_ONLY:-}" ] && return
   # the C++ standard Clang was told to parse with, if not C++17
   std=$(printf '%s\n' "${args[@]}" | sed -n 's|^--clang-arg=\(-std=.*\)|\1|p' | tail -n 1)
   cmd=${compile//-std=c++17/${std:--std=c++17}}
@@ -93,5 +96,9 @@ for i in $(seq 1 $n); do
   cat "$tmp/$i.log"
   [ -e "$tmp/$i.fail" ] && failed=1
 done
-echo "$n kernels transpiled for $backend and compiled with: $compile"
+if [ -n "${OKLC_TRANSPILE_ONLY:-}" ]; then
+  echo "$n kernels transpiled for $backend (OKLC_TRANSPILE_ONLY: not compiled)"
+else
+  echo "$n kernels transpiled for $backend and compiled with: $compile"
+fi
 exit $failed
