@@ -903,16 +903,23 @@ static void dom_fail(Run *R)
     R->dom->failed = true;
 }
 
+/* "prefix[m0, m1, ..." of n counters into a new buffer (the caller closes it) */
+static Buf counters(Run *R, const char *prefix, int n)
+{
+    Buf b;
+    oklc_buf_init(&b, &R->c->arena);
+    oklc_buf_printf(&b, "%s[", prefix);
+    for (int d = 0; d < n; d++)
+        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    return b;
+}
+
 /* w summed over the points of the constraints in force (of thread 0 of
  * each @inner level too: a block's barriers), or NULL. */
 static isl_pw_qpolynomial *dom_sum(Run *R, Num w, bool thread0)
 {
     Dom *D = R->dom;
-    Buf b;
-    oklc_buf_init(&b, &R->c->arena);
-    oklc_buf_printf(&b, "%s -> { [", D->params);
-    for (int d = 0; d < R->depth; d++)
-        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    Buf b = counters(R, oklc_arena_printf(&R->c->arena, "%s -> { ", D->params), R->depth);
     oklc_buf_printf(&b, "] -> (");
     isl_text(R, w, &b);
     oklc_buf_printf(&b, ") : 0 = 0");
@@ -1566,11 +1573,7 @@ static void foot_left(Run *R, uint32_t at, const char *why)
  * to find out: a nest whose conditions are not affine runs one by one. */
 static bool foot_readable(Run *R, const char *con)
 {
-    Buf b;
-    oklc_buf_init(&b, &R->c->arena);
-    oklc_buf_printf(&b, "{ [");
-    for (int d = 0; d < R->depth + 2; d++)
-        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    Buf b = counters(R, "{ ", R->depth + 2);
     oklc_buf_printf(&b, "] : %s }", con);
     isl_set *s = isl_of(R) ? isl_set_read_from_str(R->isl, b.data) : NULL;
     isl_set_free(s);
@@ -1612,11 +1615,7 @@ static const char *access_text(Run *R, size_t i, const char **why)
         *why = "an element isl cannot name";
         return NULL;
     }
-    Buf b;
-    oklc_buf_init(&b, &R->c->arena);
-    oklc_buf_printf(&b, "{ [");
-    for (int d = 0; d < R->depth; d++)
-        oklc_buf_printf(&b, "%sm%d", d ? ", " : "", d);
+    Buf b = counters(R, "{ ", R->depth);
     oklc_buf_printf(&b, "] -> A[");
     for (int j = 0; j < k; j++) {
         uint64_t stuck = R->stuck;
@@ -1688,8 +1687,6 @@ static int64_t foot_bytes(Run *R)
                                                                    t->bytes) > most)
             sum = -1;
         isl_val_free(v);
-        isl_set_free(t->elems);
-        t->elems = NULL;
         if (sum < 0)
             break;
     }
@@ -1943,12 +1940,12 @@ static void roofline(cJSON *kj, const oklc_stats_options *o, const Footprint *fp
     cJSON_AddNumberToObject(rj, "every_access_seconds", (double)bytes / o->bandwidth);
     /* measured on an H200: stencils and products beat the time with every
      * access from memory (caches), never the footprint's (docs/stats.md) */
-    cJSON_AddStringToObject(rj, "assumes", upper
-        ? "each distinct element of a global array moves between memory and the chip once, "
-          "the arrays start in memory and share no element; the flops are upper bounds: "
-          "not part of the bound"
-        : "each distinct element of a global array moves between memory and the chip once, "
-          "the arrays start in memory and share no element; the flops run at the peak");
+    char assumes[256];
+    snprintf(assumes, sizeof assumes, "each distinct element of a global array moves between "
+             "memory and the chip once, the arrays start in memory and share no element; %s",
+             upper ? "the flops are upper bounds: not part of the bound"
+                   : "the flops run at the peak");
+    cJSON_AddStringToObject(rj, "assumes", assumes);
 }
 
 static void kernel_json(Run *R, const Counts *c, cJSON *kj, const oklc_stats_options *o,
