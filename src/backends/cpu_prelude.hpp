@@ -557,6 +557,15 @@ inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, si
 #define _occa_simd
 #endif
 
+/* The rows of a tile of threads whose values stay in registers
+ * (cpu_interchange.c): `wide` where the compiler targets AVX-512 (32
+ * vector registers of 64 bytes), `narrow` otherwise (AVX2: 16 of 32). */
+#if defined(__AVX512F__)
+#define _occa_tile_rows(wide, narrow) (wide)
+#else
+#define _occa_tile_rows(wide, narrow) (narrow)
+#endif
+
 /* A branch the compiler lays out away from the common path (a long loop's
  * blocks, cpu_interchange.c: with both forms in one function GCC laid out
  * the short loop's tiles 8-10% slower without it). */

@@ -88,12 +88,14 @@ for cxx in "$clangxx" "$gxx"; do
       { fail "$cxx: half without _Float16 must stop with its #error"; head -n 5 "$tmp/out"; }
   fi
 
-  # Its macros: those of the headers it includes, its guard, _occa_simd and
-  # _occa_rarely (which the generated code uses), nothing else.
+  # Its macros: those of the headers it includes, its guard, _occa_simd,
+  # _occa_tile_rows and _occa_rarely (which the generated code uses),
+  # nothing else.
   "$cxx" -std=c++17 -E -dM -x c++ "$tmp/includes.hpp" 2>&1 | sort >"$tmp/before"
   "$cxx" -std=c++17 -E -dM -x c++ "$prelude" 2>&1 | sort >"$tmp/after"
   comm -13 "$tmp/before" "$tmp/after" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
-    grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' -e _occa_simd -e _occa_rarely \
+    grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' -e _occa_simd -e _occa_tile_rows \
+      -e _occa_rarely \
       >"$tmp/left"
   checked=$((checked + 1))
   if [ -s "$tmp/left" ]; then
