@@ -582,10 +582,10 @@ bool oklc_cpu_guarded_select(Cpu *C, const Loop *l)
     const char *full = oklc_cpu_loop_end(C, l);
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
     const char *type = oklc_emit_iter_type(C->E, l), *it = l->iter;
-    const char *as_written = oklc_arena_printf(
-        C->a, "%s  for %s %s\n", ind, loop_head(C, &g, oklc_cpu_op(C, l->start), full),
-        oklc_cpu_render(C, body->range));
     const char *first = oklc_cpu_op(C, l->start);
+    const char *as_written = oklc_arena_printf(C->a, "%s  for %s %s\n", ind,
+                                               loop_head(C, &g, first, full),
+                                               oklc_cpu_render(C, body->range));
     Buf out;
     oklc_buf_init(&out, C->a);
     oklc_buf_printf(&out, "{ /* %s holds for %s in [_occa_lo_%s, _occa_hi_%s) */\n",
