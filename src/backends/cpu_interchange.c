@@ -633,6 +633,10 @@ static bool accumulates(Cpu *C, const Interchange *x, const Stmt *st)
     return kept && p + 1 < e && strchr("+-*", t[p]) && t[p + 1] == '=';
 }
 
+/* A register tile's bytes: 16 vector registers, of AVX-512 (of 64 bytes)
+ * and of AVX2 (32 bytes; tile_rows()). */
+enum { TILE_BYTES = 1024, TILE_BYTES_AVX2 = 512 };
+
 /* The most rows of `bytes` each, 8, 4, 2 or 1 (`least`), dividing
  * `count`, within `budget` bytes (0: none). */
 static int64_t rows_within(int64_t count, int64_t bytes, int64_t budget, int64_t least)
@@ -667,8 +671,8 @@ static int64_t tile_rows(Cpu *C, Interchange *x)
         if (oklc_cpu_written_in(C, oklc_cpu_iter_var(C, x->levels[i]), x->all->range))
             return 0;
     int64_t count = x->levels[x->nlevels - 2]->ntrips;
-    x->narrow = rows_within(count, bytes, 512, 1);
-    return rows_within(count, bytes, 1024, 2);
+    x->narrow = rows_within(count, bytes, TILE_BYTES_AVX2, 1);
+    return rows_within(count, bytes, TILE_BYTES, 2);
 }
 
 /* "8 rows" or "8 rows (4 without AVX-512)", for comments. */
@@ -1162,7 +1166,7 @@ static const Loop *pair_loop(Cpu *C, const Interchange *x)
     if (!x->rows || x->nsums || !o || o->kind != LOOP_OUTER || !oklc_cpu_collapsible(C, o, top) ||
         o->down || !pair_step(C, o) || (o->cmp != CMP_LT && o->cmp != CMP_LE) ||
         !oklc_cpu_pure(C, o->bound, false) || row_bytes(x) > 64 ||
-        2 * x->rows * row_bytes(x) > 1024)
+        2 * x->rows * row_bytes(x) > TILE_BYTES)
         return NULL;
     const Var *it = oklc_cpu_iter_var(C, o);
     if (!it || !it->is_signed || oklc_refers_in(it, x->f->head))
