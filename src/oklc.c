@@ -299,13 +299,13 @@ static const char *input_hash(oklc_ctx *c, const Normalized *nz, const char *b)
                              (unsigned long long)h.low64);
 }
 
-/* The backend's edits of the text nz, whose model is m; NULL after an
- * error. */
+/* The backend's edits of the text nz, whose model is m (tiles_kept: see
+ * Emit); NULL after an error. */
 static Emit *translate(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m,
-                       const char *path)
+                       const char *path, bool tiles_kept)
 {
     Emit *E = oklc_arena_alloc(&c->arena, sizeof *E);
-    *E = (Emit){.c = c, .nz = nz, .m = m, .be = be, .path = path};
+    *E = (Emit){.c = c, .nz = nz, .m = m, .be = be, .path = path, .tiles_kept = tiles_kept};
     oklc_edits_init(&E->ed, &c->arena, nz->text, (uint32_t)nz->len);
     oklc_buf_init(&E->tail, &c->arena);
     oklc_buf_init(&E->head, &c->arena);
@@ -314,6 +314,28 @@ static Emit *translate(oklc_ctx *c, const Backend *be, const Normalized *nz, Mod
         return NULL;
     oklc_emit_half(E);
     return E;
+}
+
+/* The diagnostics of a translation that is tried: dropped after it. */
+typedef struct Quiet {
+    Diag **tail;
+    int    errors, warnings;
+} Quiet;
+
+static Quiet quiet(oklc_ctx *c)
+{
+    return (Quiet){c->diags_tail, c->nerrors, c->nwarnings};
+}
+
+/* Drops what came after q; false if it was an error. */
+static bool unquiet(oklc_ctx *c, Quiet q)
+{
+    bool ok = c->nerrors == q.errors;
+    *q.tail = NULL;
+    c->diags_tail = q.tail;
+    c->nerrors = q.errors;
+    c->nwarnings = q.warnings;
+    return ok;
 }
 
 /* The CPU backends split an @inner loop with a @barrier inside into
@@ -334,20 +356,26 @@ static Emit *relay(oklc_ctx *c, Emit *first)
     size_t len = strlen(text);
     if (len == first->nz->len && !memcmp(text, first->nz->text, len))
         return NULL;    /* a relay that wrote nothing in the end */
-    Diag **tail = c->diags_tail;
-    int errors = c->nerrors, warnings = c->nwarnings;
+    Quiet q = quiet(c);
     ParseOptions o = {c->clang_args.data, c->clang_args.len, false, true, c->count_ops};
     Normalized *nz = oklc_normalize_raw_view(c, oklc_pp_add_buffer(c, "<split>", text, len, false));
-    Model *m = nz && c->nerrors == errors ? oklc_parse(c, nz, &o) : NULL;
-    Emit *E = m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) && c->nerrors == errors
-                  ? translate(c, first->be, nz, m, first->path) : NULL;
-    if (c->nerrors != errors)
-        E = NULL;
-    *tail = NULL;
-    c->diags_tail = tail;
-    c->nerrors = errors;
-    c->nwarnings = warnings;
-    return E;
+    Model *m = nz && c->nerrors == q.errors ? oklc_parse(c, nz, &o) : NULL;
+    Emit *E = m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) && c->nerrors == q.errors
+                  ? translate(c, first->be, nz, m, first->path, first->tiles_kept) : NULL;
+    return unquiet(c, q) ? E : NULL;
+}
+
+/* `first` again with its flat @tile loops as written, where they were
+ * relaid with other loops (a split, a fusion) and the next translation
+ * interchanged no loop in them. The diagnostics are the first's. NULL:
+ * nothing better. */
+static Emit *without_tiles(oklc_ctx *c, const Emit *first, const Emit *next)
+{
+    if (!first->tile_relays || next->tile_interchanges || first->relays == first->tile_relays)
+        return NULL;
+    Quiet q = quiet(c);
+    Emit *E = translate(c, first->be, first->nz, first->m, first->path, true);
+    return unquiet(c, q) && E && E->relaid ? E : NULL;
 }
 
 /* first's decisions, then v's. */
@@ -361,15 +389,27 @@ static void prepend(oklc_ctx *c, const Decisions *first, Decisions *v)
     *v = all;
 }
 
+/* A flat @tile is relaid as tiles only for the interchange of a thread's
+ * loop with the threads (cpu_interchange.c). Where the relay wrote nothing
+ * else and the next translation interchanged no loop in those tiles, the
+ * tiles would only add their bookkeeping to the loop as written. */
+static bool relaid_in_vain(const Emit *first, const Emit *next)
+{
+    return first->relays == first->tile_relays && !next->tile_interchanges;
+}
+
 /* The translation of the model, relaid while the backend asks (at most
  * twice); NULL after an error. */
 static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *path)
 {
     int errors = c->nerrors;
-    Emit *E = translate(c, be, c->norm, m, path);
+    Emit *E = translate(c, be, c->norm, m, path, false);
     for (int round = 0; E && c->nerrors == errors && E->relaid && round < 2; round++) {
         Emit *next = relay(c, E);
-        if (!next)
+        if (!next || relaid_in_vain(E, next))
+            break;
+        Emit *kept = round ? NULL : without_tiles(c, E, next);
+        if (kept && !(next = relay(c, E = kept)))
             break;
         /* the decisions written into the relaid text are not made again */
         prepend(c, &E->relaid_decisions, &next->decisions);

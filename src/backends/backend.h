@@ -51,6 +51,12 @@ typedef struct Emit {
     Edits            *relaid;     /* CPUs: the input with its split @inner loops
                                      written as OKL again (cpu_split.c, cpu_fuse.c,
                                      cpu_interchange.c), or NULL */
+    bool              tiles_kept; /* CPUs: flat @tile loops not relaid (oklc.c) */
+    unsigned          relays;     /* CPUs: the edits asked of `relaid`, those of */
+    unsigned          tile_relays; /* them for flat @tile loops, and the loops in */
+    unsigned          tile_interchanges; /* such tiles interchanged with their threads
+                                     (oklc.c keeps a translation whose relay was
+                                     only tiles that the next did not interchange) */
     Decisions         decisions;  /* CPUs: each rewrite the cost model applied or
                                      refused, and why (cpu_base.c's
                                      oklc_cpu_decision; `check --dump-model`) */

@@ -70,6 +70,7 @@ const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l)
 Edits *oklc_cpu_relaid(Cpu *C)
 {
     Emit *E = C->E;
+    E->relays++;
     if (!E->relaid) {
         E->relaid = oklc_arena_alloc(C->a, sizeof *E->relaid);
         oklc_edits_init(E->relaid, C->a, E->nz->text, E->nz->len);

@@ -2092,6 +2092,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         x.from = x.to = NULL;
     x.pair = pair_loop(C, &x);
     x.panel = panel_of(C, &x);
+    if (!strncmp(x.l->iter, "_occa_", 6))
+        C->E->tile_interchanges++;     /* a flat @tile relaid (oklc_cpu_relay_tile) */
     oklc_cpu_decision(
         C, x.f->head, false,
         x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %s%s%s%s",
@@ -2174,8 +2176,16 @@ bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
     const SpecRange *sp = oklc_emit_spec_of(C->E, l->attr);
     if (!loop || !sp)
         return false;
-    const char *it = l->iter, *type = oklc_emit_iter_type(C->E, l);
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
+    /* what this translation says, where it stays (the next one
+     * interchanged no loop in the tiles: oklc.c) */
+    const char *why = "kept as written: written as its tiles, no loop in its iterations "
+                      "would be interchanged with the threads";
+    oklc_edit_before(&C->E->ed, l->stmt.begin, oklc_arena_printf(C->a, "/* %s */\n%s", why, ind));
+    oklc_cpu_decision(C, (Range){l->header.begin + 1, l->header.end - 1}, false, why);
+    if (C->E->tiles_kept)
+        return false;
+    const char *it = l->iter, *type = oklc_emit_iter_type(C->E, l);
     long long size = (long long)l->tile_value;
     const char *head = oklc_arena_printf(
         C->a,
@@ -2186,6 +2196,7 @@ bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
         l->axis, it, it, l->bound, l->start, size, size, it, ind, in->axis, it, it, size, it, ind,
         type, it, l->start, it, size, it, ind, it, l->bound);
     Edits *ed = oklc_cpu_relaid(C);
+    C->E->tile_relays++;
     oklc_edit_replace(ed, sp->off, body->range.begin, head);
     oklc_edit_after(ed, body->range.end, oklc_arena_printf(C->a, "\n%s  }\n%s}", ind, ind));
     return true;
