@@ -365,14 +365,10 @@ static Emit *relay(oklc_ctx *c, Emit *first)
     return unquiet(c, q) ? E : NULL;
 }
 
-/* `first` again with its flat @tile loops as written, where they were
- * relaid with other loops (a split, a fusion) and the next translation
- * interchanged no loop in them. The diagnostics are the first's. NULL:
- * nothing better. */
-static Emit *without_tiles(oklc_ctx *c, const Emit *first, const Emit *next)
+/* `first` again with its flat @tile loops as written (tiles_in_vain()).
+ * The diagnostics are the first's. NULL: nothing better. */
+static Emit *without_tiles(oklc_ctx *c, const Emit *first)
 {
-    if (!first->tile_relays || next->tile_interchanges || first->relays == first->tile_relays)
-        return NULL;
     Quiet q = quiet(c);
     Emit *E = translate(c, first->be, first->nz, first->m, first->path, true);
     return unquiet(c, q) && E && E->relaid ? E : NULL;
@@ -390,12 +386,12 @@ static void prepend(oklc_ctx *c, const Decisions *first, Decisions *v)
 }
 
 /* A flat @tile is relaid as tiles only for the interchange of a thread's
- * loop with the threads (cpu_interchange.c). Where the relay wrote nothing
- * else and the next translation interchanged no loop in those tiles, the
- * tiles would only add their bookkeeping to the loop as written. */
-static bool relaid_in_vain(const Emit *first, const Emit *next)
+ * loop with the threads (cpu_interchange.c). Where the next translation
+ * interchanged no loop in those tiles, they would only add their
+ * bookkeeping to the loop as written. */
+static bool tiles_in_vain(const Emit *first, const Emit *next)
 {
-    return first->relays == first->tile_relays && !next->tile_interchanges;
+    return first->tile_relays && !next->tile_interchanges;
 }
 
 /* The translation of the model, relaid while the backend asks (at most
@@ -406,11 +402,16 @@ static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *pa
     Emit *E = translate(c, be, c->norm, m, path, false);
     for (int round = 0; E && c->nerrors == errors && E->relaid && round < 2; round++) {
         Emit *next = relay(c, E);
-        if (!next || relaid_in_vain(E, next))
+        if (!next)
             break;
-        Emit *kept = round ? NULL : without_tiles(c, E, next);
-        if (kept && !(next = relay(c, E = kept)))
-            break;
+        if (tiles_in_vain(E, next)) {
+            if (E->relays == E->tile_relays)
+                break;              /* the tiles were all it relaid: the first stays */
+            /* else the other loops (a split, a fusion) relaid without them */
+            Emit *kept = round ? NULL : without_tiles(c, E);
+            if (kept && !(next = relay(c, E = kept)))
+                break;
+        }
         /* the decisions written into the relaid text are not made again */
         prepend(c, &E->relaid_decisions, &next->decisions);
         prepend(c, &E->relaid_decisions, &next->relaid_decisions);
