@@ -299,13 +299,15 @@ static const char *input_hash(oklc_ctx *c, const Normalized *nz, const char *b)
                              (unsigned long long)h.low64);
 }
 
-/* The backend's edits of the text nz, whose model is m (tiles_kept: see
- * Emit); NULL after an error. */
+/* The backend's edits of the text nz, whose model is m (kept, all_kept:
+ * the flat @tile loops that stay as written, Emit.tiles_kept); NULL after
+ * an error. */
 static Emit *translate(oklc_ctx *c, const Backend *be, const Normalized *nz, Model *m,
-                       const char *path, bool tiles_kept)
+                       const char *path, const IdSet *kept, bool all_kept)
 {
     Emit *E = oklc_arena_alloc(&c->arena, sizeof *E);
-    *E = (Emit){.c = c, .nz = nz, .m = m, .be = be, .path = path, .tiles_kept = tiles_kept};
+    *E = (Emit){.c = c, .nz = nz, .m = m, .be = be, .path = path, .tiles_kept = kept,
+                .tiles_all_kept = all_kept};
     oklc_edits_init(&E->ed, &c->arena, nz->text, (uint32_t)nz->len);
     oklc_buf_init(&E->tail, &c->arena);
     oklc_buf_init(&E->head, &c->arena);
@@ -361,16 +363,20 @@ static Emit *relay(oklc_ctx *c, Emit *first)
     Normalized *nz = oklc_normalize_raw_view(c, oklc_pp_add_buffer(c, "<split>", text, len, false));
     Model *m = nz && c->nerrors == q.errors ? oklc_parse(c, nz, &o) : NULL;
     Emit *E = m && oklc_sema_check(c, m, &o) && oklc_analyze(c, m, &o) && c->nerrors == q.errors
-                  ? translate(c, first->be, nz, m, first->path, first->tiles_kept) : NULL;
+                  ? translate(c, first->be, nz, m, first->path, NULL,
+                              first->tiles_all_kept || first->tiles_kept)
+                  : NULL;
     return unquiet(c, q) ? E : NULL;
 }
 
-/* `first` again with its flat @tile loops as written (tiles_in_vain()).
- * The diagnostics are the first's. NULL: nothing better. */
-static Emit *without_tiles(oklc_ctx *c, const Emit *first)
+/* `first` again with the flat @tile loops `vain` as written too
+ * (tiles_in_vain()). The diagnostics are the first's. NULL: nothing
+ * better. */
+static Emit *keeping(oklc_ctx *c, const Emit *first, const IdSet *vain)
 {
     Quiet q = quiet(c);
-    Emit *E = translate(c, first->be, first->nz, first->m, first->path, true);
+    Emit *E = translate(c, first->be, first->nz, first->m, first->path,
+                        oklc_idset_union(&c->arena, first->tiles_kept, vain), false);
     return unquiet(c, q) && E && E->relaid ? E : NULL;
 }
 
@@ -386,12 +392,25 @@ static void prepend(oklc_ctx *c, const Decisions *first, Decisions *v)
 }
 
 /* A flat @tile is relaid as tiles only for the interchange of a thread's
- * loop with the threads (cpu_interchange.c). Where the next translation
- * interchanged no loop in those tiles, they would only add their
- * bookkeeping to the loop as written. */
-static bool tiles_in_vain(const Emit *first, const Emit *next)
+ * loop with the threads (cpu_interchange.c). The tiles `first` relaid
+ * where the next translation interchanged no loop, numbered as in first
+ * (NULL: none): they would only add their bookkeeping to the loop as
+ * written. *all: every tile first relaid is one. The relay writes its
+ * tiles in their order, so the r-th that first relaid is the r-th in
+ * next. */
+static const IdSet *tiles_in_vain(oklc_ctx *c, const Emit *first, const Emit *next, bool *all)
 {
-    return first->tile_relays && !next->tile_interchanges;
+    const IdSet *vain = NULL;
+    *all = true;
+    for (unsigned n = 0, r = 0; n < first->tiles; n++) {
+        if (first->tiles_all_kept || oklc_idset_has(first->tiles_kept, n))
+            continue;
+        if (oklc_idset_has(next->tiles_interchanged, r++))
+            *all = false;
+        else
+            vain = oklc_idset_add(&c->arena, vain, n);
+    }
+    return vain;
 }
 
 /* The translation of the model, relaid while the backend asks (at most
@@ -399,16 +418,18 @@ static bool tiles_in_vain(const Emit *first, const Emit *next)
 static Emit *translated(oklc_ctx *c, const Backend *be, Model *m, const char *path)
 {
     int errors = c->nerrors;
-    Emit *E = translate(c, be, c->norm, m, path, false);
+    Emit *E = translate(c, be, c->norm, m, path, NULL, false);
     for (int round = 0; E && c->nerrors == errors && E->relaid && round < 2; round++) {
         Emit *next = relay(c, E);
         if (!next)
             break;
-        if (tiles_in_vain(E, next)) {
-            if (E->relays == E->tile_relays)
+        bool all;
+        const IdSet *vain = tiles_in_vain(c, E, next, &all);
+        if (vain) {
+            if (all && E->relays == E->tile_relays)
                 break;              /* the tiles were all it relaid: the first stays */
-            /* else the other loops (a split, a fusion) relaid without them */
-            Emit *kept = round ? NULL : without_tiles(c, E);
+            /* else the other loops (tiles, a split, a fusion) relaid without them */
+            Emit *kept = round ? NULL : keeping(c, E, vain);
             if (kept && !(next = relay(c, E = kept)))
                 break;
         }

@@ -51,12 +51,16 @@ typedef struct Emit {
     Edits            *relaid;     /* CPUs: the input with its split @inner loops
                                      written as OKL again (cpu_split.c, cpu_fuse.c,
                                      cpu_interchange.c), or NULL */
-    bool              tiles_kept; /* CPUs: flat @tile loops not relaid (oklc.c) */
-    unsigned          relays;     /* CPUs: the edits asked of `relaid`, those of */
-    unsigned          tile_relays; /* them for flat @tile loops, and the loops in */
-    unsigned          tile_interchanges; /* such tiles interchanged with their threads
-                                     (oklc.c keeps a translation whose relay was
-                                     only tiles that the next did not interchange) */
+    unsigned          tiles;      /* CPUs: the flat @tile loops a relay could write as
+                                     tiles (oklc_cpu_relay_tile), numbered in order; */
+    const IdSet      *tiles_kept; /* those of them that stay as written (oklc.c), */
+    bool              tiles_all_kept; /* or all of them */
+    unsigned          relays;     /* CPUs: the edits asked of `relaid`, and those of */
+    unsigned          tile_relays; /* them for flat @tile loops */
+    const IdSet      *tiles_interchanged; /* the tiles a relay wrote, numbered in their
+                                     order here, where a loop was interchanged with
+                                     their threads (oklc.c keeps the others as
+                                     written: tiles_in_vain()) */
     Decisions         decisions;  /* CPUs: each rewrite the cost model applied or
                                      refused, and why (cpu_base.c's
                                      oklc_cpu_decision; `check --dump-model`) */

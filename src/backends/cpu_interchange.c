@@ -2069,6 +2069,32 @@ bool oklc_cpu_in_order(Cpu *C, const Var *v, Range r)
     return true;
 }
 
+/* Is l the loop over the tiles of a flat @tile that a relay wrote
+ * (oklc_cpu_relay_tile: its iterator _occa_tile_...)? */
+static bool is_relaid_tile(const Loop *l)
+{
+    return l && l->kind == LOOP_OUTER && l->iter && !strncmp(l->iter, "_occa_tile_", 11);
+}
+
+/* The number of such a loop among those of the text, in their order; -1
+ * if `outer` is none. */
+static int relaid_tile(const Cpu *C, const Loop *outer)
+{
+    if (!is_relaid_tile(outer))
+        return -1;
+    int n = 0;
+    for (size_t k = 0; k < C->E->m->nkernels; k++) {
+        const Kernel *kn = C->E->m->kernels[k];
+        for (size_t i = 0; i < kn->nloops; i++) {
+            const Loop *l = kn->loops[i];
+            if (l == outer)
+                return n;
+            n += is_relaid_tile(l);
+        }
+    }
+    return -1;
+}
+
 bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
 {
     Interchange x;
@@ -2092,8 +2118,9 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         x.from = x.to = NULL;
     x.pair = pair_loop(C, &x);
     x.panel = panel_of(C, &x);
-    if (!strncmp(x.l->iter, "_occa_", 6))
-        C->E->tile_interchanges++;     /* a flat @tile relaid (oklc_cpu_relay_tile) */
+    int tile = relaid_tile(C, x.l->parent);
+    if (tile >= 0)
+        C->E->tiles_interchanged = oklc_idset_add(C->a, C->E->tiles_interchanged, (uint32_t)tile);
     oklc_cpu_decision(
         C, x.f->head, false,
         x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %s%s%s%s",
@@ -2183,7 +2210,8 @@ bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
                       "would be interchanged with the threads";
     oklc_edit_before(&C->E->ed, l->stmt.begin, oklc_arena_printf(C->a, "/* %s */\n%s", why, ind));
     oklc_cpu_decision(C, (Range){l->header.begin + 1, l->header.end - 1}, false, why);
-    if (C->E->tiles_kept)
+    unsigned number = C->E->tiles++;
+    if (C->E->tiles_all_kept || oklc_idset_has(C->E->tiles_kept, number))
         return false;
     const char *it = l->iter, *type = oklc_emit_iter_type(C->E, l);
     long long size = (long long)l->tile_value;
