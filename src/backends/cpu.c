@@ -713,8 +713,10 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     ivdep_attrs(&C);
     if (C.rewrite && k->root)
         unroll_levels(&C, k->root, false);
-    if (C.rewrite)
+    if (C.rewrite) {
         shape_loops(&C);
+        oklc_cpu_short_loops(&C);
+    }
     order_nests(&C, reductions, guards);
 }
 

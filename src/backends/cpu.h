@@ -5,7 +5,7 @@
  * The files call down, never up:
  *
  *   cpu.c              the driver: a kernel's passes, in order
- *   cpu_split.c  cpu_fuse.c  cpu_reduce.c  cpu_shape.c
+ *   cpu_split.c  cpu_fuse.c  cpu_reduce.c  cpu_shape.c  cpu_calls.c
  *                      one pass each, side by side (the fusion asks the
  *                      interchange whether the fused loop runs in tiles)
  *   cpu_interchange.c  the interchange
@@ -215,6 +215,14 @@ OKLC_INTERNAL bool oklc_cpu_relay_tile(Cpu *C, const Loop *l);
  * translation as one nest reading that memory in place (true when
  * written). */
 OKLC_INTERNAL bool oklc_cpu_fuse(Cpu *C, const Block *b);
+
+/* ---- cpu_calls.c: a block's loops compiled as loops ---------------------------------- */
+
+/* A kernel with a loop of a block's threads that only copies or sets
+ * memory, and none that copies or sets memory and does more: declared
+ * _occa_short_loops (no calls of memcpy or memset for such loops); the
+ * decision either way in Emit.decisions. */
+OKLC_INTERNAL void oklc_cpu_short_loops(Cpu *C);
 
 /* ---- cpu_reduce.c: OpenMP reductions ------------------------------------------------- */
 

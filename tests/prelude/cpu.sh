@@ -73,6 +73,25 @@ for cxx in "$clangxx" "$gxx"; do
       fail "$cxx: _occa_simd [$simd] gives $pragmas '#pragma omp simd'"
   done
 
+  # _occa_short_loops, on a kernel with blocks (cpu.c): GCC compiles a
+  # block's copy loop as a loop, not a call of memcpy per block (which the
+  # same function without it has: the check can fail); other compilers
+  # take it without a warning.
+  printf '%s\n' 'void BLOCKS f(int n, int m, const float *__restrict__ a, float *__restrict__ b) {' \
+    '  for (int k = 0; k < n; ++k)' '    for (int t = 0; t < m; ++t) b[k * 300 + t] = a[k * 300 + t];' \
+    '}' >"$tmp/short.cpp"
+  run "$cxx: _occa_short_loops" "$cxx" "${warn[@]}" -DBLOCKS=_occa_short_loops -fsyntax-only \
+    -include "$prelude" "$tmp/short.cpp"
+  if "$cxx" --version | grep -qi 'free software foundation'; then
+    for blocks in _occa_short_loops ""; do
+      calls=$("$cxx" -std=c++17 -O3 -S -o - -DBLOCKS="$blocks" -include "$prelude" \
+        "$tmp/short.cpp" | grep -cE '(call|jmp).*mem(cpy|move)')
+      checked=$((checked + 1))
+      [ "$calls" = "$([ -n "$blocks" ] && echo 0 || echo 1)" ] ||
+        fail "$cxx: BLOCKS='$blocks' gives $calls calls of memcpy"
+    done
+  fi
+
   # half (OKLC_PRELUDE_HALF): _Float16 where the compiler has it, else an
   # #error that says so.
   printf '%s\n' 'static_assert(sizeof(half) == 2, "binary16");' \
@@ -89,13 +108,13 @@ for cxx in "$clangxx" "$gxx"; do
   fi
 
   # Its macros: those of the headers it includes, its guard, _occa_simd,
-  # _occa_tile_rows and _occa_rarely (which the generated code uses),
-  # nothing else.
+  # _occa_tile_rows, _occa_rarely and _occa_short_loops (which the
+  # generated code uses), nothing else.
   "$cxx" -std=c++17 -E -dM -x c++ "$tmp/includes.hpp" 2>&1 | sort >"$tmp/before"
   "$cxx" -std=c++17 -E -dM -x c++ "$prelude" 2>&1 | sort >"$tmp/after"
   comm -13 "$tmp/before" "$tmp/after" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
     grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' -e _occa_simd -e _occa_tile_rows \
-      -e _occa_rarely \
+      -e _occa_rarely -e _occa_short_loops \
       >"$tmp/left"
   checked=$((checked + 1))
   if [ -s "$tmp/left" ]; then
