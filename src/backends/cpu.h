@@ -121,8 +121,10 @@ OKLC_INTERNAL const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f);
 OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
 /* Does an assignment or an increment (=, +=, ++, ...) follow at p? */
 OKLC_INTERNAL bool oklc_cpu_assigned_at(Cpu *C, uint32_t p);
-/* Does the code in r write v (or take its address)? */
+/* Does the code in r write v (or take its address)? Is the use of a
+ * variable at ref a write (or its address taken)? */
 OKLC_INTERNAL bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r);
+OKLC_INTERNAL bool oklc_cpu_written_at(Cpu *C, Range ref);
 /* Is the expression free of side effects and calls, but of pure library
  * functions (min, max, sqrt, ...: cpu_base.c), and, unless `reads`, of
  * subscripts and dereferences? The same of the input's text in r. */

@@ -396,24 +396,26 @@ bool oklc_cpu_assigned_at(Cpu *C, uint32_t p)
     return t[p] == '=' && t[p + 1] != '=';
 }
 
+bool oklc_cpu_written_at(Cpu *C, Range ref)
+{
+    const char *t = C->E->nz->text;
+    if (oklc_cpu_assigned_at(C, ref.end))
+        return true;
+    uint32_t b = ref.begin;
+    while (b > 0 && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2)))
+        return true;
+    return b >= 1 && t[b - 1] == '&' && (b < 2 || t[b - 2] != '&') &&
+           oklc_cpu_unary(t, 0, b - 1);         /* its address is taken (not a && v) */
+}
+
 /* Does the loop write v (or take its address) anywhere in range r? */
 bool oklc_cpu_written_in(Cpu *C, const Var *v, Range r)
 {
-    const char *t = C->E->nz->text;
-    for (size_t i = 0; i < v->nrefs; i++) {
-        Range ref = v->refs[i];
-        if (!oklc_in_range(r, ref.begin))
-            continue;
-        if (oklc_cpu_assigned_at(C, ref.end))
+    for (size_t i = 0; i < v->nrefs; i++)
+        if (oklc_in_range(r, v->refs[i].begin) && oklc_cpu_written_at(C, v->refs[i]))
             return true;
-        uint32_t b = ref.begin;
-        while (b > 0 && isspace((unsigned char)t[b - 1]))
-            b--;
-        if (b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2)))
-            return true;
-        if (b >= 1 && t[b - 1] == '&' && (b < 2 || t[b - 2] != '&') && oklc_cpu_unary(t, 0, b - 1))
-            return true;                        /* its address is taken (not a && v) */
-    }
     return false;
 }
 

@@ -32,10 +32,12 @@ typedef struct Body {
 typedef struct Ref {
     uint32_t   at;
     const Var *v;
+    uint32_t  *writes;   /* v's writes before each of its uses, and in all */
 } Ref;
 
-/* The walk: the kernel's uses of locals by offset (a lookup in log time,
- * so the pass stays linear in the kernel's size), what it found. */
+/* The walk: the kernel's uses of locals by offset and each local's writes
+ * (lookups in log time, so the pass stays linear in the kernel's size),
+ * what it found. */
 typedef struct Found {
     Cpu        *C;
     Ref        *refs;
@@ -58,27 +60,46 @@ static void index_refs(Found *f)
         f->nrefs += k->locals[i]->nrefs;
     f->refs = oklc_arena_alloc(f->C->a, (f->nrefs + 1) * sizeof *f->refs);
     size_t n = 0;
-    for (size_t i = 0; i < k->nlocals; i++)
-        for (size_t j = 0; j < k->locals[i]->nrefs; j++)
-            f->refs[n++] = (Ref){k->locals[i]->refs[j].begin, k->locals[i]};
+    for (size_t i = 0; i < k->nlocals; i++) {
+        const Var *v = k->locals[i];
+        uint32_t *writes = oklc_arena_alloc(f->C->a, (v->nrefs + 1) * sizeof *writes);
+        for (size_t j = 0; j < v->nrefs; j++) {
+            writes[j + 1] = writes[j] + oklc_cpu_written_at(f->C, v->refs[j]);
+            f->refs[n++] = (Ref){v->refs[j].begin, v, writes};
+        }
+    }
     qsort(f->refs, n, sizeof *f->refs, by_offset);
     for (size_t i = 0; i < k->nloops; i++)
         f->split |= oklc_cpu_top_inner(k->loops[i]) && k->loops[i]->node &&
                     k->loops[i]->node->has_barrier;
 }
 
-/* The first use at or after off */
-static size_t first_ref(const Found *f, uint32_t off)
+/* The first of n items sorted by an offset, their first member (a Ref's
+ * `at`, a Range's `begin`), at or after off */
+static size_t first_at(const void *items, size_t n, size_t size, uint32_t off)
 {
-    size_t lo = 0, hi = f->nrefs;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->refs[mid].at < off)
+        uint32_t at;
+        memcpy(&at, (const char *)items + mid * size, sizeof at);
+        if (at < off)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+static size_t first_ref(const Found *f, uint32_t off)
+{
+    return first_at(f->refs, f->nrefs, sizeof *f->refs, off);
+}
+
+/* v's first use at or after off */
+static size_t first_use(const Var *v, uint32_t off)
+{
+    return first_at(v->refs, v->nrefs, sizeof *v->refs, off);
 }
 
 /* The local named at off, if any */
@@ -88,15 +109,20 @@ static const Var *local_at(const Found *f, uint32_t off)
     return i < f->nrefs && f->refs[i].at == off ? f->refs[i].v : NULL;
 }
 
-/* Does r name a local declared in loop (its iterator, or a value
- * computed in it): an address that may move with the loop? */
+/* Does r name a local declared or written in loop (its iterator, a value
+ * computed in it, an index stepped in it): an address that may move with
+ * the loop? */
 static bool moves_with(const Found *f, Range r, const Stmt *loop)
 {
     if (!loop)
         return true;
-    for (size_t i = first_ref(f, r.begin); i < f->nrefs && f->refs[i].at < r.end; i++)
-        if (oklc_in_range(loop->range, f->refs[i].v->name_off))
+    for (size_t i = first_ref(f, r.begin); i < f->nrefs && f->refs[i].at < r.end; i++) {
+        const Ref *u = &f->refs[i];
+        if (oklc_in_range(loop->range, u->v->name_off) ||
+            u->writes[first_use(u->v, loop->range.end)] >
+                u->writes[first_use(u->v, loop->range.begin)])
             return true;
+    }
     return false;
 }
 
@@ -298,10 +324,13 @@ void oklc_cpu_short_loops(Cpu *C)
     if (!f.pure)
         return;
     if (f.mixed) {
-        oklc_cpu_decision(C, f.mixed->head, false,
-                          "GCC's calls of memcpy and memset kept (no _occa_short_loops): "
-                          "this loop copies or sets memory and does more, which GCC "
-                          "may split into a call and the loop that remains (faster)");
+        bool loop_for = f.mixed->kind == ST_FOR;   /* the decision names a for loop's header */
+        oklc_cpu_decision(C, (loop_for ? f.mixed : f.pure)->head, false,
+                          oklc_arena_printf(C->a, "GCC's calls of memcpy and memset kept (no "
+                                            "_occa_short_loops): %s copies or sets memory "
+                                            "and does more, which GCC may split into a "
+                                            "call and the loop that remains (faster)",
+                                            loop_for ? "this loop" : "a while loop of the kernel"));
         return;
     }
     oklc_cpu_decision(C, f.pure->head, false,
