@@ -575,11 +575,11 @@ inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, si
 #define _occa_rarely(x) (x)
 #endif
 
-/* A kernel whose blocks run their threads as loops (cpu.c): each such loop
- * is short (a block's threads), and GCC would make one that only copies or
- * sets memory a call of memcpy or memset, one call per block and loop
- * (copy4 on an AMD Zen 4: 1.2-1.5x slower than the loop compiled as it
- * is; docs/benchmarks.md). Clang's no_builtin attribute would also keep
+/* A kernel with a loop of a block's threads that only copies or sets
+ * memory, and no loop that does that and more (cpu_calls.c): GCC would
+ * make that short loop a call of memcpy or memset, one call per block and
+ * loop (copy4 on an AMD Zen 4: 1.2-1.5x slower than the loop compiled as
+ * it is; docs/benchmarks.md). Clang's no_builtin attribute would also keep
  * the prelude's functions out of the kernel (no inlining across it), so
  * there it is nothing. */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && \
