@@ -696,6 +696,8 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     launch_checks(&C);
     faults(&C);
     find_blocks(&C);
+    if (C.rewrite)   /* before the passes that rebuild loops from their text */
+        oklc_cpu_transpose(&C);
     exclusive_vars(&C);
     oklc_emit_jumps(E, k, true);
     if (omp) {

@@ -6,6 +6,7 @@
  *
  *   cpu.c              the driver: a kernel's passes, in order
  *   cpu_split.c  cpu_fuse.c  cpu_reduce.c  cpu_shape.c  cpu_calls.c
+ *   cpu_transpose.c
  *                      one pass each, side by side (the fusion asks the
  *                      interchange whether the fused loop runs in tiles)
  *   cpu_interchange.c  the interchange
@@ -75,6 +76,10 @@ OKLC_INTERNAL Range oklc_cpu_trimmed(const char *t, uint32_t b, uint32_t e);
 OKLC_INTERNAL bool oklc_cpu_text_is(const char *t, Range r, const char *s);
 OKLC_INTERNAL bool oklc_cpu_unary(const char *t, uint32_t from, uint32_t p);
 OKLC_INTERNAL bool oklc_cpu_literal(const char *s, long long *v);
+/* The subscripts that follow a use ending at `p`: their ranges, their
+ * count (0 when more than `max`); *end: after the last ']'. */
+OKLC_INTERNAL size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t max,
+                                         uint32_t *end);
 
 /* A @tile: the loop over tiles. */
 OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);
@@ -225,6 +230,14 @@ OKLC_INTERNAL bool oklc_cpu_fuse(Cpu *C, const Block *b);
  * _occa_short_loops (no calls of memcpy or memset for such loops); the
  * decision either way in Emit.decisions. */
 OKLC_INTERNAL void oklc_cpu_short_loops(Cpu *C);
+
+/* ---- cpu_transpose.c: a @shared matrix read across the threads ---------------------- */
+
+/* Each @shared matrix that a loop of each thread reads across the
+ * threads (s[i][m], i the innermost thread index) kept a second time
+ * transposed, where its stores are not in such loops; the decision
+ * either way in Emit.decisions. */
+OKLC_INTERNAL void oklc_cpu_transpose(Cpu *C);
 
 /* ---- cpu_reduce.c: OpenMP reductions ------------------------------------------------- */
 

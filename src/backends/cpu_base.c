@@ -128,6 +128,30 @@ bool oklc_cpu_literal(const char *s, long long *v)
     return !*end;
 }
 
+/* The subscripts that follow a use ending at `p`: their ranges, their
+ * count (0 when more than `max`); *end: after the last ']'. */
+size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t max, uint32_t *end)
+{
+    const char *t = C->E->nz->text;
+    uint32_t n = (uint32_t)C->E->nz->len;
+    size_t k = 0;
+    for (uint32_t q = oklc_cpu_skip_blanks(t, p, n); q < n && t[q] == '[';
+         q = oklc_cpu_skip_blanks(t, q, n)) {
+        int depth = 0;
+        uint32_t o = q;
+        for (; q < n; q++) {
+            depth += t[q] == '[' ? 1 : t[q] == ']' ? -1 : 0;
+            if (!depth)
+                break;
+        }
+        if (q == n || k == max)
+            return 0;
+        sub[k++] = (Range){o + 1, q};
+        *end = ++q;
+    }
+    return k;
+}
+
 /* ---- loops as CPU loops ------------------------------------------------------------------ */
 
 static const char *tiled(Cpu *C, const Loop *l)

@@ -226,30 +226,6 @@ static bool items(Fuse *F, const Stmt *list, size_t from)
 
 /* ---- the staging arrays ------------------------------------------------------------------ */
 
-/* The subscripts that follow a use ending at `p`: their ranges, their
- * count (0 when more than `max`); *end: after the last ']'. */
-static size_t subscripts(Cpu *C, uint32_t p, Range *sub, size_t max, uint32_t *end)
-{
-    const char *t = C->E->nz->text;
-    uint32_t n = (uint32_t)C->E->nz->len;
-    size_t k = 0;
-    for (uint32_t q = oklc_cpu_skip_blanks(t, p, n); q < n && t[q] == '[';
-         q = oklc_cpu_skip_blanks(t, q, n)) {
-        int depth = 0;
-        uint32_t o = q;
-        for (; q < n; q++) {
-            depth += t[q] == '[' ? 1 : t[q] == ']' ? -1 : 0;
-            if (!depth)
-                break;
-        }
-        if (q == n || k == max)
-            return 0;
-        sub[k++] = (Range){o + 1, q};
-        *end = ++q;
-    }
-    return k;
-}
-
 static bool is_iter(Cpu *C, Range r, const Loop *l)
 {
     const char *t = C->E->nz->text;
@@ -354,7 +330,7 @@ static bool copy_of(Fuse *F, const Stmt *st, const Loop *const *lv, Stage *s)
             Range sub[MAX_LEVELS];
             int64_t ext[MAX_LEVELS];
             uint32_t end = 0;
-            size_t n = subscripts(C, v->refs[r].end, sub, MAX_LEVELS, &end);
+            size_t n = oklc_cpu_subscripts(C, v->refs[r].end, sub, MAX_LEVELS, &end);
             if (!n || n != F->nlevels || extents(v, ext, MAX_LEVELS) != n)
                 return false;
             *s = (Stage){.v = v, .copy = st, .ndims = n};
@@ -425,7 +401,7 @@ static bool reads_after(Fuse *F, const Stage *s)
             continue;
         }
         if (!oklc_in_range(later, u.begin) ||
-            subscripts(C, u.end, sub, MAX_LEVELS, &end) != s->ndims ||
+            oklc_cpu_subscripts(C, u.end, sub, MAX_LEVELS, &end) != s->ndims ||
             oklc_cpu_written_in(C, s->v, u))
             return false;
         if (oklc_cpu_assigned_at(C, end))
@@ -445,7 +421,7 @@ static void forward(Fuse *F, const Stage *s, Range u, Edits *ed)
     Cpu *C = F->C;
     Range sub[MAX_LEVELS];
     uint32_t end = 0;
-    subscripts(C, u.end, sub, MAX_LEVELS, &end);
+    oklc_cpu_subscripts(C, u.end, sub, MAX_LEVELS, &end);
     Buf b;
     oklc_buf_init(&b, C->a);
     oklc_buf_printf(&b, "((%s)(", s->type);
@@ -503,7 +479,7 @@ static bool walks(Fuse *F, const Stage *s)
         uint32_t end = 0;
         if (u.begin == s->v->name_off || u.begin == s->copy->range.begin)
             continue;
-        size_t n = subscripts(C, u.end, sub, MAX_LEVELS, &end);
+        size_t n = oklc_cpu_subscripts(C, u.end, sub, MAX_LEVELS, &end);
         for (size_t d = 0; d + 1 < n; d++)
             for (size_t j = 0; j < C->k->nlocals; j++)
                 if (plain_loop_var(C->k, C->k->locals[j]) &&
@@ -587,7 +563,7 @@ static bool packed(Fuse *F, const Stage *s, const Stmt *f)
     while (p < v.end && oklc_ident_char(t[p]))
         p++;
     if (!oklc_cpu_panel_fits(C, F->levels[0], f) || p == v.begin ||
-        subscripts(C, p, sub, 1, &end) != 1 || end != v.end)
+        oklc_cpu_subscripts(C, p, sub, 1, &end) != 1 || end != v.end)
         return false;
     const Var *col = oklc_cpu_iter_var(C, F->levels[0]->parent);
     for (size_t i = 0; i < k->nlocals + k->nparams; i++) {

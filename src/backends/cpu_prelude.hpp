@@ -589,6 +589,39 @@ inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, si
 #define _occa_short_loops
 #endif
 
+/* A @shared matrix T[R][C] kept a second time transposed (cpu_transpose.c),
+ * for the reads across a block's threads: t[a][b] is element (a, b), read
+ * from d[b][a], so that the innermost thread index a steps through
+ * neighbours; t.with(s)[a][b] = v stores v in s[a][b] and in the copy.
+ * The kernel's subscripts stay where they are written (each evaluated
+ * once); inlined, it is the two arrays' loads and stores. */
+template <typename T, int R, int C>
+struct _occa_transposed {
+    T d[C][R];
+    struct column {
+        T (*d)[R];
+        int a;
+        const T &operator[](int b) const { return d[b][a]; }
+    };
+    struct both {
+        T *s, *t;
+        T &operator=(const T &v) const { *t = v; return *s = v; }
+    };
+    struct row {
+        T (*s)[C];
+        T (*d)[R];
+        int a;
+        both operator[](int b) const { return both{&s[a][b], &d[b][a]}; }
+    };
+    struct rows {
+        T (*s)[C];
+        T (*d)[R];
+        row operator[](int a) const { return row{s, d, a}; }
+    };
+    column operator[](int a) { return column{d, a}; }
+    rows with(T (*s)[C]) { return rows{s, d}; }
+};
+
 #undef _occa_STRUCTS
 #undef _occa_FN1
 #undef _occa_FN2

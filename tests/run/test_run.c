@@ -894,6 +894,30 @@ static void test_block_sum_barrier(void **state)
     block_sums("blockSumBarrier");
 }
 
+static void test_derivative(void **state)
+{
+    (void)state;
+    enum { E = 5, N = E * 64 };
+    float d[64], u[N], du[N] = {0}, want[N];
+    for (int i = 0; i < 64; i++)
+        d[i] = (float)((i * 5) % 7 - 3);
+    for (int i = 0; i < N; i++)
+        u[i] = (float)((i * 3) % 11 - 5);
+    for (int e = 0; e < E; e++)
+        for (int j = 0; j < 8; j++)
+            for (int i = 0; i < 8; i++) {
+                float r = 0;
+                for (int m = 0; m < 8; m++)
+                    r += (i == m ? 2 * d[i * 8 + m] + 1 : d[i * 8 + m]) * u[e * 64 + j * 8 + m];
+                want[e * 64 + j * 8 + i] = r + (i == j ? 2 * d[j * 8 + i] + 1 : d[j * 8 + i]);
+            }
+    oklc_memory *md = to_device(d, sizeof d), *mu = to_device(u, sizeof u);
+    RUN_ON("blocks.okl", "derivative", du, oklc_arg_int(E), oklc_arg_mem(md), oklc_arg_mem(mu));
+    same_floats(want, du, N);
+    oklc_memory_free(md);
+    oklc_memory_free(mu);
+}
+
 /* c = a b, n x n row-major, the terms added in the order k = 0, 1, ... */
 static void product(int n, const float *a, const float *b, float *c)
 {
@@ -2707,6 +2731,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
+        cmocka_unit_test(test_derivative),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_barrier_races),    cmocka_unit_test(test_barrier_controls),
         cmocka_unit_test(test_grid_stride),
