@@ -1004,7 +1004,11 @@ static const char *body_of(Cpu *C, const Stmt *f)
  * whole: the dot product's sums in the cache, one core, 1.05 -> 1.22 of
  * the expert's), then the rest as they come (a last round cut short, or
  * several where the rounds step by less than the threads). The same
- * elements in the same order for every thread. */
+ * elements in the same order for every thread. The full rounds' loop is
+ * unrolled by 4: each thread's sums live in memory across the rounds, so
+ * every vector also loads and stores them, and GCC does not unroll a
+ * vectorised loop at -O3 (the dot product with AVX2, one core: in the
+ * cache 0.50 -> 0.75 of the expert's, from memory 0.80 -> 0.89). */
 static void rounds(Cpu *C, const Interchange *x, const char *again, Buf *o, const char *ind)
 {
     const Loop *l = x->l;
@@ -1018,6 +1022,7 @@ static void rounds(Cpu *C, const Interchange *x, const char *again, Buf *o, cons
     oklc_buf_printf(o, "%s  %s_occa_round = %s;\n", ind, type, x->s.base);
     oklc_buf_printf(o, "%s  for (; _occa_round %s %s && %s >= %s; _occa_round += %s) {\n", ind,
                     x->op, x->end, left, T, step);
+    oklc_buf_printf(o, "%s    #pragma GCC unroll 4\n", ind);
     oklc_buf_printf(o, "%s    for (%s %s = 0; %s < %s; ++%s) {\n%s%s    }\n%s  }\n", ind, itype, it,
                     it, T, it, each, ind, ind);
     oklc_buf_printf(o, "%s  for (; _occa_round %s %s; _occa_round += %s) {\n", ind, x->op, x->end,
