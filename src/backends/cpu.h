@@ -80,6 +80,11 @@ OKLC_INTERNAL bool oklc_cpu_literal(const char *s, long long *v);
  * count (0 when more than `max`); *end: after the last ']'. */
 OKLC_INTERNAL size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t max,
                                          uint32_t *end);
+/* The first of n items sorted by an offset, their first member (a Ref's
+ * `at`, a Range's `begin`), at or after off (n if none): a binary search,
+ * so that the passes stay linear in the kernel's size. */
+OKLC_INTERNAL size_t oklc_cpu_first_at(const void *items, size_t n, size_t size,
+                                       uint32_t off);
 
 /* A @tile: the loop over tiles. */
 OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);

@@ -152,6 +152,21 @@ size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t max, uint32_t 
     return k;
 }
 
+size_t oklc_cpu_first_at(const void *items, size_t n, size_t size, uint32_t off)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at;
+        memcpy(&at, (const char *)items + mid * size, sizeof at);
+        if (at < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* ---- loops as CPU loops ------------------------------------------------------------------ */
 
 static const char *tiled(Cpu *C, const Loop *l)

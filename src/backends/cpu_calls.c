@@ -74,32 +74,15 @@ static void index_refs(Found *f)
                     k->loops[i]->node->has_barrier;
 }
 
-/* The first of n items sorted by an offset, their first member (a Ref's
- * `at`, a Range's `begin`), at or after off */
-static size_t first_at(const void *items, size_t n, size_t size, uint32_t off)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t at;
-        memcpy(&at, (const char *)items + mid * size, sizeof at);
-        if (at < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static size_t first_ref(const Found *f, uint32_t off)
 {
-    return first_at(f->refs, f->nrefs, sizeof *f->refs, off);
+    return oklc_cpu_first_at(f->refs, f->nrefs, sizeof *f->refs, off);
 }
 
 /* v's first use at or after off */
 static size_t first_use(const Var *v, uint32_t off)
 {
-    return first_at(v->refs, v->nrefs, sizeof *v->refs, off);
+    return oklc_cpu_first_at(v->refs, v->nrefs, sizeof *v->refs, off);
 }
 
 /* The local named at off, if any */

@@ -111,15 +111,8 @@ static Place place_of(const Kernel *k, uint32_t off)
 /* Does r use v? (v's uses are in text order) */
 static bool uses(const Var *v, Range r)
 {
-    size_t lo = 0, hi = v->nrefs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v->refs[mid].begin < r.begin)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < v->nrefs && v->refs[lo].begin < r.end;
+    size_t i = oklc_cpu_first_at(v->refs, v->nrefs, sizeof *v->refs, r.begin);
+    return i < v->nrefs && v->refs[i].begin < r.end;
 }
 
 static bool in_atomic(const Kernel *k, uint32_t off)
