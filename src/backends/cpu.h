@@ -35,6 +35,8 @@ typedef struct Cpu {
                                        rewrote: no other pass may rebuild them */
     bool    panels;              /* the kernel packs an operand's panels (cpu_interchange.c):
                                     its launch is numbered */
+    VEC(Range) transposed;       /* the first subscripts of the reads cpu_transpose.c made
+                                    of a transposed copy, in text order */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -113,6 +115,11 @@ OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *n
  * writes before it reads it (analysis/private.c). */
 OKLC_INTERNAL bool oklc_cpu_exclusive(const Var *v);
 
+/* Is the offset in the first subscript of a read of a transposed copy
+ * (`i` in `_occa_t_s[i][m]`, which reads element (m, i) of its array)? */
+OKLC_INTERNAL bool oklc_cpu_transposed_at(Cpu *C, uint32_t off);
+/* Does r hold such a read? */
+OKLC_INTERNAL bool oklc_cpu_transposed_in(Cpu *C, Range r);
 /* Is the offset in an @inner loop that a barrier splits? */
 OKLC_INTERNAL bool oklc_cpu_in_split(Cpu *C, uint32_t off);
 /* x + 1, folded when x is a number. */

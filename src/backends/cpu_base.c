@@ -350,6 +350,20 @@ bool oklc_cpu_exclusive(const Var *v)
 
 /* ---- queries ----------------------------------------------------------------------------- */
 
+bool oklc_cpu_transposed_at(Cpu *C, uint32_t off)
+{
+    size_t i = oklc_cpu_first_at(C->transposed.data, C->transposed.len,
+                                 sizeof *C->transposed.data, off + 1);
+    return i > 0 && oklc_in_range(C->transposed.data[i - 1], off);
+}
+
+bool oklc_cpu_transposed_in(Cpu *C, Range r)
+{
+    size_t i = oklc_cpu_first_at(C->transposed.data, C->transposed.len,
+                                 sizeof *C->transposed.data, r.begin);
+    return i < C->transposed.len && C->transposed.data[i].begin < r.end;
+}
+
 bool oklc_cpu_in_split(Cpu *C, uint32_t off)
 {
     for (size_t i = 0; i < C->k->nloops; i++) {

@@ -151,6 +151,7 @@ typedef struct Interchange {
     size_t       nagain;
     int64_t      rows;            /* threads of the next-to-innermost level per tile (0: none) */
     int64_t      narrow;          /* the same where the compiler does not target AVX-512 */
+    int64_t      held;            /* vector registers the loop holds besides the tile */
     const Stmt  *inner[MAX_DEPTH];/* tiles: loops that are f's whole body, nested (f's first) */
     size_t       ninner;
     const char  *from, *to;       /* the innermost threads' range inside f, narrowed by a
@@ -584,7 +585,8 @@ static bool inner_subscript(const char *s, uint32_t from, uint32_t b, uint32_t t
  * in a subscript other than the last: `s_D[i][m]`)? In a tile they would
  * be gathered, one load per thread; as written, the thread's own loop
  * walks that row in order (a dot product the compiler vectorises along
- * m: a spectral-element gradient ran 5 times slower in tiles). */
+ * m: a spectral-element gradient ran 5 times slower in tiles). A read of
+ * a transposed copy (cpu_transpose.c) reaches neighbouring elements. */
 static bool gathers(Cpu *C, const Interchange *x)
 {
     const char *t = C->E->nz->text;
@@ -596,7 +598,8 @@ static bool gathers(Cpu *C, const Interchange *x)
             continue;
         for (size_t j = 0; j < v->nrefs; j++)
             if (oklc_in_range(body, v->refs[j].begin) &&
-                inner_subscript(t, body.begin, v->refs[j].begin, body.end))
+                inner_subscript(t, body.begin, v->refs[j].begin, body.end) &&
+                !oklc_cpu_transposed_at(C, v->refs[j].begin))
                 return true;
     }
     return false;
@@ -635,7 +638,50 @@ static bool accumulates(Cpu *C, const Interchange *x, const Stmt *st)
 
 /* A register tile's bytes: 16 vector registers, of AVX-512 (of 64 bytes)
  * and of AVX2 (32 bytes; tile_rows()). */
-enum { TILE_BYTES = 1024, TILE_BYTES_AVX2 = 512 };
+enum { TILE_BYTES = 1024, TILE_BYTES_AVX2 = 512, VECTOR_BYTES = 64, VECTOR_BYTES_AVX2 = 32 };
+
+/* Does r use one of the nest's threads: a level's iterator, a value
+ * declared again from them, a per-thread value? */
+static bool per_thread(Cpu *C, const Interchange *x, Range r)
+{
+    for (size_t i = 0; i < x->nlevels; i++)
+        if (oklc_refers_in(oklc_cpu_iter_var(C, x->levels[i]), r))
+            return true;
+    for (size_t i = 0; i < x->nagain; i++)
+        if (oklc_refers_in(x->again[i], r))
+            return true;
+    return uses_slots(x, r);
+}
+
+/* The vector registers that the tile's loop holds besides the tile:
+ * the elements its body reads alike for every thread (`s_D[k][m]`, no
+ * thread in the subscripts), one register each, a copy per iteration
+ * where the loop is unrolled (the compiler loads them all ahead, out of
+ * the loop over the tile's rows). A spectral-element gradient's three
+ * sums over m, unrolled 8 times, in tiles of 2 rows (12 sums and 8 such
+ * values in AVX2's 16 registers) ran 0.63-0.74 of the expert's in the
+ * cache, in tiles of 1 row 0.82-0.85. */
+static int64_t held_vectors(Cpu *C, const Interchange *x, int64_t unrolled)
+{
+    const Kernel *k = C->k;
+    Range body = x->f->kids[x->f->nkids - 1]->range;
+    int64_t held = 0;
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        if (oklc_cpu_exclusive(v) || !(v->type.array || v->type.pointer))
+            continue;
+        size_t j = oklc_cpu_first_at(v->refs, v->nrefs, sizeof *v->refs, body.begin);
+        for (; j < v->nrefs && v->refs[j].begin < body.end; j++) {
+            Range sub[3];
+            uint32_t end = 0;
+            size_t n = oklc_cpu_subscripts(C, v->refs[j].end, sub, 3, &end);
+            if (n && !per_thread(C, x, (Range){v->refs[j].end, end}) &&
+                !oklc_cpu_assigned_at(C, oklc_cpu_skip_blanks(C->E->nz->text, end, body.end)))
+                held += unrolled;
+        }
+    }
+    return held;
+}
 
 /* The most rows of `bytes` each, 8, 4, 2 or 1 (`least`), dividing
  * `count`, within `budget` bytes (0: none). */
@@ -671,8 +717,10 @@ static int64_t tile_rows(Cpu *C, Interchange *x)
         if (oklc_cpu_written_in(C, oklc_cpu_iter_var(C, x->levels[i]), x->all->range))
             return 0;
     int64_t count = x->levels[x->nlevels - 2]->ntrips;
-    x->narrow = rows_within(count, bytes, TILE_BYTES_AVX2, 1);
-    return rows_within(count, bytes, TILE_BYTES, 2);
+    /* unrolled: by its hint, or by tile_loop() */
+    x->held = held_vectors(C, x, x->f->trips > 0 && x->f->trips <= 32 ? x->f->trips : 1);
+    x->narrow = rows_within(count, bytes, TILE_BYTES_AVX2 - x->held * VECTOR_BYTES_AVX2, 1);
+    return rows_within(count, bytes, TILE_BYTES - x->held * VECTOR_BYTES, 2);
 }
 
 /* "8 rows" or "8 rows (4 without AVX-512)", for comments. */
@@ -683,6 +731,16 @@ static const char *tiles_of(Cpu *C, const Interchange *x)
                                  ? ""
                                  : oklc_arena_printf(C->a, " (%lld without AVX-512)",
                                                      (long long)x->narrow));
+}
+
+/* The registers the tile leaves to other values (held_vectors()), for
+ * comments: "" if none. */
+static const char *held_text(Cpu *C, const Interchange *x)
+{
+    return x->held ? oklc_arena_printf(C->a, " (%lld vector registers left to values every "
+                                             "thread reads alike)",
+                                       (long long)x->held)
+                   : "";
 }
 
 /* The tile's rows in the output: the preprocessor chooses (x->narrow). */
@@ -1385,7 +1443,8 @@ static void tile_loop(Cpu *C, const Interchange *x, const char *head, Buf *o, co
     }
     tile_threads(C, x, "", line(C, guarded_ind(C, x, oklc_arena_printf(C->a, "%s    ", in2)),
                                 body_of(C, last)),
-                 !oklc_cpu_has_atomic(C, body->range), o, in2);
+                 !oklc_cpu_has_atomic(C, body->range) && !oklc_cpu_transposed_in(C, body->range),
+                 o, in2);
     for (size_t i = x->ninner; i-- > 0;)
         oklc_buf_printf(o, "%s%*s}\n", in, (int)(2 * i), "");
 }
@@ -2128,8 +2187,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         C->E->tiles_interchanged = oklc_idset_add(C->a, C->E->tiles_interchanged, (uint32_t)tile);
     oklc_cpu_decision(
         C, x.f->head, false,
-        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %s%s%s%s",
-                                   tiles_of(C, &x),
+        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %s%s%s%s%s",
+                                   tiles_of(C, &x), held_text(C, &x),
                                    x.pair ? oklc_arena_printf(C->a, ", the blocks of %s in pairs "
                                                               "when compiled for AVX-512",
                                                               x.pair->iter)
@@ -2164,7 +2223,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     oklc_buf_init(&o, C->a);
     if (x.rows)
         oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads, in tiles "
-                        "of %s whose values stay in registers */\n", tiles_of(C, &x));
+                        "of %s whose values stay in registers%s */\n", tiles_of(C, &x),
+                        held_text(C, &x));
     else
         oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
                         "threads' neighbouring elements in the inner loop%s */\n",

@@ -264,9 +264,17 @@ static void apply(Cpu *C, const Matrix *m)
         if (u == USE_STORE)
             oklc_edit_replace(&C->E->ed, ref.begin, ref.end,
                               oklc_arena_printf(C->a, "%s.with(%s)", m->copy, v->name));
-        else if (across_threads(C, sub, p))
+        else if (across_threads(C, sub, p)) {
             oklc_edit_replace(&C->E->ed, ref.begin, ref.end, m->copy);
+            vec_push(C->a, &C->transposed, sub[0]);
+        }
     }
+}
+
+static int by_begin(const void *a, const void *b)
+{
+    const Range *x = a, *y = b;
+    return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
 void oklc_cpu_transpose(Cpu *C)
@@ -296,4 +304,6 @@ void oklc_cpu_transpose(Cpu *C)
                                             m.v->name, m.v->name, m.paying->iter, m.copy));
         apply(C, &m);
     }
+    if (C->transposed.len)
+        qsort(C->transposed.data, C->transposed.len, sizeof *C->transposed.data, by_begin);
 }

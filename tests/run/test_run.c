@@ -918,6 +918,40 @@ static void test_derivative(void **state)
     oklc_memory_free(mu);
 }
 
+/* The three derivatives of E elements of 8^3 points (blocks.okl:
+ * gradient); small integers, so that every order of the sums is exact. */
+static void test_gradient(void **state)
+{
+    (void)state;
+    enum { E = 3, NP = 512, N = E * NP };
+    static float d[64], u[N], gu[3 * N], want[3 * N];
+    for (int i = 0; i < 64; i++)
+        d[i] = (float)((i * 5) % 7 - 3);
+    for (int i = 0; i < N; i++)
+        u[i] = (float)((i * 3) % 11 - 5);
+    for (int e = 0; e < E; e++)
+        for (int k = 0; k < 8; k++)
+            for (int j = 0; j < 8; j++)
+                for (int i = 0; i < 8; i++) {
+                    const float *ue = u + e * NP;
+                    float ur = 0, us = 0, ut = 0;
+                    for (int m = 0; m < 8; m++) {
+                        ur += d[i * 8 + m] * ue[k * 64 + j * 8 + m];
+                        us += d[j * 8 + m] * ue[k * 64 + m * 8 + i];
+                        ut += d[k * 8 + m] * ue[m * 64 + j * 8 + i];
+                    }
+                    const int id = e * 3 * NP + k * 64 + j * 8 + i;
+                    want[id] = ur;
+                    want[id + NP] = us;
+                    want[id + 2 * NP] = ut;
+                }
+    oklc_memory *md = to_device(d, sizeof d), *mu = to_device(u, sizeof u);
+    RUN_ON("blocks.okl", "gradient", gu, oklc_arg_int(E), oklc_arg_mem(md), oklc_arg_mem(mu));
+    same_floats(want, gu, 3 * N);
+    oklc_memory_free(md);
+    oklc_memory_free(mu);
+}
+
 /* c = a b, n x n row-major, the terms added in the order k = 0, 1, ... */
 static void product(int n, const float *a, const float *b, float *c)
 {
@@ -2731,7 +2765,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
-        cmocka_unit_test(test_derivative),
+        cmocka_unit_test(test_derivative),       cmocka_unit_test(test_gradient),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_barrier_races),    cmocka_unit_test(test_barrier_controls),
         cmocka_unit_test(test_grid_stride),
