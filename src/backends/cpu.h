@@ -87,6 +87,8 @@ OKLC_INTERNAL size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t 
  * so that the passes stay linear in the kernel's size. */
 OKLC_INTERNAL size_t oklc_cpu_first_at(const void *items, size_t n, size_t size,
                                        uint32_t off);
+/* Does r use v (NULL: no)? oklc_refers_in by a binary search. */
+OKLC_INTERNAL bool oklc_cpu_uses(const Var *v, Range r);
 
 /* A @tile: the loop over tiles. */
 OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);

@@ -350,6 +350,14 @@ bool oklc_cpu_exclusive(const Var *v)
 
 /* ---- queries ----------------------------------------------------------------------------- */
 
+bool oklc_cpu_uses(const Var *v, Range r)
+{
+    if (!v)
+        return false;
+    size_t i = oklc_cpu_first_at(v->refs, v->nrefs, sizeof *v->refs, r.begin);
+    return i < v->nrefs && v->refs[i].begin < r.end;
+}
+
 bool oklc_cpu_transposed_at(Cpu *C, uint32_t off)
 {
     size_t i = oklc_cpu_first_at(C->transposed.data, C->transposed.len,

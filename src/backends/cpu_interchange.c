@@ -641,16 +641,16 @@ static bool accumulates(Cpu *C, const Interchange *x, const Stmt *st)
 enum { TILE_BYTES = 1024, TILE_BYTES_AVX2 = 512, VECTOR_BYTES = 64, VECTOR_BYTES_AVX2 = 32 };
 
 /* Does r use one of the nest's threads: a level's iterator, a value
- * declared again from them, a per-thread value? */
+ * declared again from them, a per-thread value (a slot)? */
 static bool per_thread(Cpu *C, const Interchange *x, Range r)
 {
     for (size_t i = 0; i < x->nlevels; i++)
-        if (oklc_refers_in(oklc_cpu_iter_var(C, x->levels[i]), r))
+        if (oklc_cpu_uses(oklc_cpu_iter_var(C, x->levels[i]), r))
             return true;
-    for (size_t i = 0; i < x->nagain; i++)
-        if (oklc_refers_in(x->again[i], r))
+    for (size_t i = 0; i < x->nagain + x->nslots; i++)
+        if (oklc_cpu_uses(i < x->nagain ? x->again[i] : x->slots[i - x->nagain], r))
             return true;
-    return uses_slots(x, r);
+    return false;
 }
 
 /* The vector registers that the tile's loop holds besides the tile:

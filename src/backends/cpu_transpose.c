@@ -108,13 +108,6 @@ static Place place_of(const Kernel *k, uint32_t off)
     return p;
 }
 
-/* Does r use v? (v's uses are in text order) */
-static bool uses(const Var *v, Range r)
-{
-    size_t i = oklc_cpu_first_at(v->refs, v->nrefs, sizeof *v->refs, r.begin);
-    return i < v->nrefs && v->refs[i].begin < r.end;
-}
-
 static bool in_atomic(const Kernel *k, uint32_t off)
 {
     for (size_t i = 0; i < k->natomics; i++)
@@ -217,7 +210,8 @@ static Use use_of(Cpu *C, const Stmt *st, Range ref, Range sub[2])
 static bool across_threads(Cpu *C, Range sub[2], Place p)
 {
     const Var *i = p.threads ? oklc_cpu_iter_var(C, p.threads) : NULL;
-    return i && uses(i, sub[0]) && !uses(i, sub[1]) && oklc_cpu_in_order(C, i, sub[0]);
+    return i && oklc_cpu_uses(i, sub[0]) && !oklc_cpu_uses(i, sub[1]) &&
+           oklc_cpu_in_order(C, i, sub[0]);
 }
 
 /* The uses of m's matrix: what they are, and whether a copy pays. */
