@@ -894,15 +894,22 @@ static void test_block_sum_barrier(void **state)
     block_sums("blockSumBarrier");
 }
 
+/* A matrix d of 8 x 8 and n values u, small integers (-3..3, -5..5): the
+ * spectral-element tests' inputs, whose sums are exact in any order. */
+static void small_ints(float *d, float *u, int n)
+{
+    for (int i = 0; i < 64; i++)
+        d[i] = (float)((i * 5) % 7 - 3);
+    for (int i = 0; i < n; i++)
+        u[i] = (float)((i * 3) % 11 - 5);
+}
+
 static void test_derivative(void **state)
 {
     (void)state;
     enum { E = 5, N = E * 64 };
     float d[64], u[N], du[N] = {0}, want[N];
-    for (int i = 0; i < 64; i++)
-        d[i] = (float)((i * 5) % 7 - 3);
-    for (int i = 0; i < N; i++)
-        u[i] = (float)((i * 3) % 11 - 5);
+    small_ints(d, u, N);
     for (int e = 0; e < E; e++)
         for (int j = 0; j < 8; j++)
             for (int i = 0; i < 8; i++) {
@@ -919,16 +926,13 @@ static void test_derivative(void **state)
 }
 
 /* The three derivatives of E elements of 8^3 points (blocks.okl:
- * gradient); small integers, so that every order of the sums is exact. */
+ * gradient). */
 static void test_gradient(void **state)
 {
     (void)state;
     enum { E = 3, NP = 512, N = E * NP };
     static float d[64], u[N], gu[3 * N], want[3 * N];
-    for (int i = 0; i < 64; i++)
-        d[i] = (float)((i * 5) % 7 - 3);
-    for (int i = 0; i < N; i++)
-        u[i] = (float)((i * 3) % 11 - 5);
+    small_ints(d, u, N);
     for (int e = 0; e < E; e++)
         for (int k = 0; k < 8; k++)
             for (int j = 0; j < 8; j++)
