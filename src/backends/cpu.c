@@ -394,12 +394,33 @@ static const char *gcc_unroll(Cpu *C, const char *count)
     return oklc_arena_printf(C->a, "#pragma GCC unroll %s", count && *count ? count : "65534");
 }
 
-/* @unroll(n) on a loop. */
-static void unroll_attrs(Cpu *C)
+/* The author's unroll hints (`#pragma unroll n`, @unroll(n)) on the loops
+ * the rule below decides: where each is (the '#', the loop's "for"), in
+ * text order. The kernels' passes write them after the loop shapes are
+ * chosen (unroll_level()); the file's pragmas and @unroll leave them out. */
+typedef struct Hints {
+    Cpu *file;                  /* for the pragmas' text */
+    VEC(uint32_t) deferred;
+} Hints;
+
+static int by_offset(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool deferred(const Hints *h, uint32_t at)
+{
+    return h->deferred.len &&
+           bsearch(&at, h->deferred.data, h->deferred.len, sizeof at, by_offset);
+}
+
+/* @unroll(n) on a loop, but for the rule's. */
+static void unroll_attrs(Cpu *C, const Hints *h)
 {
     for (size_t i = 0; i < C->k->nloops; i++) {
         const Loop *l = C->k->loops[i];
-        if (l->unroll && l->tile_part != 2)
+        if (l->unroll && l->tile_part != 2 && !deferred(h, l->stmt.begin))
             oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin,
                           gcc_unroll(C, l->unroll->nargs ? l->unroll->args[0].text : NULL));
     }
@@ -425,20 +446,34 @@ static void ivdep_attrs(Cpu *C)
  * offsets, which vectorise without remainders (blockSum of bench/compare:
  * 1.3x faster). Limited to 16 iterations (GCC's own limit for unrolling a
  * loop whole), to loops whose iterator the body reads and does not write,
- * to loops without an unroll hint of their own, and to @inner loops of
- * one level: in a nest of two (4 x 8 threads, t = ty * 8 + tx < alive)
- * the bounds of the copies depend on the outer thread and are no
- * constants, and the copies only make the code longer (a random kernel's
- * tree of 4 x 8 threads ran 1.10 times slower unrolled, standalone, and
- * 1.12-1.21 in diff_kernels -T, seed 7). */
+ * and to @inner loops of one level: in a nest of two (4 x 8 threads,
+ * t = ty * 8 + tx < alive) the bounds of the copies depend on the outer
+ * thread and are no constants, and the copies only make the code longer
+ * (a random kernel's tree of 4 x 8 threads ran 1.10 times slower unrolled,
+ * standalone, and 1.12-1.21 in diff_kernels -T, seed 7).
+ *
+ * The same rule decides an unroll hint of the author's (`#pragma unroll`,
+ * @unroll) on such a loop. On a GPU the hint unrolls one thread's code;
+ * on a CPU each copy is the whole nest of thread loops. Where the rule
+ * does not hold, the hint is not passed on: a loop of 8 around two nests
+ * of 8 x 8 threads (bench/compare's gradient, `#pragma unroll 8` over k)
+ * ran 1.10-1.25 times faster without it, serial and OpenMP. */
 enum { LEVELS_UNROLLED_MAX = 16 };
+
+/* The loop of the OKL attributes on a statement, NULL for a loop that
+ * has only others (@unroll) or for no loop. */
+static const Loop *okl_loop(const Stmt *st)
+{
+    const Loop *l = st->loop;
+    return l && (l->kind != LOOP_REGULAR || l->tile_part) ? l : NULL;
+}
 
 /* The OKL loops a statement holds: 1 for @inner loops only, -1 if an
  * @outer loop is among them, 0 if none. */
 static int holds_inner(const Stmt *st)
 {
     int found = 0;
-    if (st->loop)
+    if (okl_loop(st))
         found = st->loop->kind == LOOP_OUTER ? -1 : 1;
     for (size_t i = 0; i < st->nkids && found >= 0; i++) {
         int k = holds_inner(st->kids[i]);
@@ -447,27 +482,40 @@ static int holds_inner(const Stmt *st)
     return found;
 }
 
-/* @unroll on it, or a #pragma with "unroll" on the last line before it
- * that is not blank. */
-static bool unroll_given(Cpu *C, const Stmt *st)
+/* An unroll hint of the author's on a loop: where it is (UINT32_MAX:
+ * none) and its count ("": unroll whole; NULL: a pragma of a compiler's
+ * own, `#pragma GCC unroll 4`, which stays as written). */
+typedef struct Hint {
+    uint32_t    at;
+    const char *count;
+    const Loop *attr;           /* @unroll's loop, else NULL */
+} Hint;
+
+/* A `#pragma ... unroll ...` on the last line before st that is not
+ * blank, or @unroll on st. */
+static Hint unroll_hint(Cpu *C, const Stmt *st)
 {
-    for (size_t i = 0; i < C->k->nloops; i++)
-        if (C->k->loops[i]->stmt.begin == st->range.begin && C->k->loops[i]->unroll)
-            return true;
+    for (size_t i = 0; i < C->k->nloops; i++) {
+        const Loop *l = C->k->loops[i];
+        if (l->stmt.begin == st->range.begin && l->unroll)
+            return (Hint){l->stmt.begin, l->unroll->nargs ? l->unroll->args[0].text : "", l};
+    }
     const char *t = C->E->nz->text;
     uint32_t end = st->range.begin, b;
     while (end > 0 && t[end - 1] != '\n')
         end--;
     do {
         if (!end--)
-            return false;
+            return (Hint){UINT32_MAX, NULL, NULL};
         b = end;
         while (b > 0 && t[b - 1] != '\n')
             b--;
         b = oklc_cpu_skip_blanks(t, b, end);
     } while (b == end);
     const char *line = oklc_arena_strndup(C->a, t + b, end - b);
-    return !strncmp(line, "#pragma", 7) && strstr(line, "unroll");
+    if (strncmp(line, "#pragma", 7) || !strstr(line, "unroll"))
+        return (Hint){UINT32_MAX, NULL, NULL};
+    return (Hint){b, oklc_emit_unroll_count(line + 7), NULL};
 }
 
 /* Does st hold an @inner loop inside another one? */
@@ -481,37 +529,140 @@ static bool nested_inner(const Stmt *st)
     return false;
 }
 
-static bool unrolls_well(Cpu *C, const Stmt *st)
+/* Does r hold a nest that runs in tiles of rows (Cpu.tiled)? */
+static bool holds_tiles(Cpu *C, Range r)
 {
-    if (st->kind != ST_FOR || st->loop || st->trips < 2 || st->trips > LEVELS_UNROLLED_MAX ||
-        holds_inner(st) != 1 || nested_inner(st) || unroll_given(C, st))
-        return false;
-    Range body = {st->head.end, st->range.end};
-    const Var *v = oklc_cpu_for_var(C, st);
-    return v && oklc_refers_in(v, body) && !oklc_cpu_written_in(C, v, body);
+    size_t i = oklc_cpu_first_at(C->tiled.data, C->tiled.len, sizeof *C->tiled.data, r.begin);
+    return i < C->tiled.len && C->tiled.data[i].begin < r.end;
 }
 
-/* The statements in @outer loops, outside @inner loops. */
-static void unroll_levels(Cpu *C, const Stmt *st, bool in_block)
+/* Does a loop around @inner loops, in a block, unroll well (hinted: the
+ * author asks for it)? *why says why, or why not. */
+static bool unrolls_well(Cpu *C, const Stmt *st, bool hinted, const char **why)
 {
-    if (st->loop)
-        in_block = st->loop->kind == LOOP_OUTER;
-    else if (in_block && unrolls_well(C, st))
-        oklc_emit_pragma_before(C->E, NULL, 0, st->range.begin,
-                                gcc_unroll(C, oklc_arena_printf(C->a, "%d", (int)st->trips)));
-    if (st->loop && !in_block)
+    Range body = {st->head.end, st->range.end};
+    const Var *v = oklc_cpu_for_var(C, st);
+    if (st->trips < 2 || st->trips > LEVELS_UNROLLED_MAX)
+        *why = "its count is not a constant from 2 to 16";
+    else if (!v || !oklc_refers_in(v, body))
+        *why = "the copies of its @inner loops would be alike";
+    else if (oklc_cpu_written_in(C, v, body))
+        *why = "its iterator is written in the body";
+    else if (!nested_inner(st)) {
+        *why = "each copy of its @inner loops has constant bounds and offsets";
+        return true;
+    } else if (!hinted)
+        *why = "its @inner loops are a nest of two levels, whose copies only make the code "
+               "longer";
+    else if (holds_tiles(C, body))
+        *why = "a nest in it runs in tiles of rows, whose copies only make the code longer";
+    else {
+        *why = "its @inner loops are a nest of two levels, unrolled as the author asks";
+        return true;
+    }
+    return false;
+}
+
+/* A plain for loop in a block, outside @inner loops, around @inner loops
+ * only: the loops the rule above decides. */
+static bool around_inner(const Stmt *st, bool in_block)
+{
+    return in_block && st->kind == ST_FOR && !okl_loop(st) && holds_inner(st) == 1;
+}
+
+/* The loops the rule decides, in the statements in @outer loops outside
+ * @inner loops: fn(C, st, hint, data) for each. */
+static void each_level(Cpu *C, const Stmt *st, bool in_block,
+                       void (*fn)(Cpu *C, const Stmt *st, Hint hint, void *data),
+                       void *data)
+{
+    const Loop *l = okl_loop(st);
+    if (l)
+        in_block = l->kind == LOOP_OUTER;
+    else if (around_inner(st, in_block))
+        fn(C, st, unroll_hint(C, st), data);
+    if (l && !in_block)
         return;
     for (size_t i = 0; i < st->nkids; i++)
-        unroll_levels(C, st->kids[i], in_block);
+        each_level(C, st->kids[i], in_block, fn, data);
+}
+
+/* Each loop the rule decides, after the loop shapes (the tiles of rows):
+ * unrolled whole where it unrolls well and has no hint; the author's hint
+ * passed on where it unrolls well, else a comment; the decision either
+ * way. A compiler's own pragma stays as written. */
+static void unroll_level(Cpu *C, const Stmt *st, Hint hint, void *data)
+{
+    (void)data;
+    const char *why, *what;
+    bool hinted = hint.at != UINT32_MAX;
+    bool well = unrolls_well(C, st, hinted, &why);
+    if ((hinted && !hint.count) || (!hinted && !well))
+        return;
+    Attr *const *attrs = hint.attr ? hint.attr->attrs : NULL;
+    size_t nattrs = hint.attr ? hint.attr->nattrs : 0;
+    if (!hinted) {
+        what = "unrolled whole";
+        oklc_emit_pragma_before(C->E, NULL, 0, st->range.begin,
+                                gcc_unroll(C, oklc_arena_printf(C->a, "%d", (int)st->trips)));
+    } else if (well) {
+        what = "the author's unroll hint kept";
+        oklc_emit_pragma_before(C->E, attrs, nattrs, st->range.begin, gcc_unroll(C, hint.count));
+    } else {
+        what = "the author's unroll hint not passed on";
+        const char *written = hint.attr ? oklc_arena_printf(C->a, "@unroll(%s)", hint.count)
+                                        : oklc_arena_printf(C->a, "#pragma unroll %s", hint.count);
+        oklc_emit_pragma_before(C->E, attrs, nattrs, st->range.begin,
+                                oklc_arena_printf(C->a, "/* %s not passed on to the compiler: "
+                                                  "%s */", written, why));
+    }
+    oklc_cpu_decision(C, st->head, false, oklc_arena_printf(C->a, "%s: %s", what, why));
+}
+
+static void unroll_levels(Cpu *C)
+{
+    if (C->tiled.len)
+        qsort(C->tiled.data, C->tiled.len, sizeof *C->tiled.data, oklc_cpu_by_begin);
+    if (C->k->root)
+        each_level(C, C->k->root, false, unroll_level, NULL);
+}
+
+static bool rewrites_on(const Emit *E)
+{
+    /* counters sit in the plain translation: a rewrite moves parts of the
+     * statements they wrap */
+    return !E->c->no_cpu_rewrites && !E->c->count_ops;
+}
+
+/* Before any pass, over every kernel: the hints unroll_level() writes. */
+static void defer_hint(Cpu *C, const Stmt *st, Hint hint, void *data)
+{
+    (void)st;
+    if (hint.at != UINT32_MAX && hint.count)
+        vec_push(C->a, &((Hints *)data)->deferred, hint.at);
+}
+
+static void find_deferred(Emit *E, Hints *h)
+{
+    for (size_t i = 0; i < E->m->nkernels && rewrites_on(E); i++) {
+        Cpu C = {.E = E, .k = E->m->kernels[i], .a = &E->c->arena, .ok = true};
+        if (C.k->root)
+            each_level(&C, C.k->root, false, defer_hint, h);
+    }
+    if (h->deferred.len)
+        qsort(h->deferred.data, h->deferred.len, sizeof *h->deferred.data, by_offset);
 }
 
 /* `#pragma unroll n` lines (CUDA's, which GCC ignores), anywhere in the
- * file. */
+ * file: GCC's; left out where unroll_level() writes them. */
 static void unroll_pragma(Edits *ed, Range line, const char *args, void *data)
 {
+    const Hints *h = data;
     const char *count = oklc_emit_unroll_count(args);
-    if (count)
-        oklc_edit_replace(ed, line.begin, line.end, gcc_unroll(data, count));
+    if (count && deferred(h, line.begin))
+        oklc_edit_delete(ed, line.begin, line.end);
+    else if (count)
+        oklc_edit_replace(ed, line.begin, line.end, gcc_unroll(h->file, count));
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
@@ -686,12 +837,10 @@ static void order_nests(Cpu *C, const char **reductions, const char **guards)
  * uses first, then what is built from their text. Without the rewrites
  * (oklc_set_cpu_rewrites), the plain translation: no fusion, unrolling of
  * the loops around @inner loops, loop shapes or reordered nests. */
-static void kernel(Emit *E, Kernel *k, bool omp)
+static void kernel(Emit *E, Kernel *k, bool omp, const Hints *h)
 {
     Cpu C = {.E = E, .k = k, .a = &E->c->arena, .ok = true, .omp = omp,
-             /* counters sit in the plain translation: a rewrite moves parts of
-              * the statements they wrap */
-             .rewrite = !E->c->no_cpu_rewrites && !E->c->count_ops};
+             .rewrite = rewrites_on(E)};
     const char **reductions = NULL, **guards = NULL;
     launch_checks(&C);
     faults(&C);
@@ -711,12 +860,11 @@ static void kernel(Emit *E, Kernel *k, bool omp)
     if (C.rewrite)
         fuse_blocks(&C);
     declare_all_extents(&C);
-    unroll_attrs(&C);
+    unroll_attrs(&C, h);
     ivdep_attrs(&C);
-    if (C.rewrite && k->root)
-        unroll_levels(&C, k->root, false);
     if (C.rewrite) {
         shape_loops(&C);
+        unroll_levels(&C);
         oklc_cpu_short_loops(&C);
     }
     order_nests(&C, reductions, guards);
@@ -759,10 +907,12 @@ bool oklc_cpu_translate(Emit *E)
         return false;
     oklc_emit_attributes(E);
     Cpu file = {.E = E, .a = &E->c->arena, .ok = true, .omp = E->be->openmp};
-    oklc_edits_directives(&E->ed, "pragma", unroll_pragma, &file);
+    Hints hints = {.file = &file};
+    find_deferred(E, &hints);
+    oklc_edits_directives(&E->ed, "pragma", unroll_pragma, &hints);
     oklc_cpu_instrument(E);
     for (size_t i = 0; i < E->m->nkernels; i++)
-        kernel(E, E->m->kernels[i], E->be->openmp);
+        kernel(E, E->m->kernels[i], E->be->openmp, &hints);
     if (E->c->nerrors > errors)
         return false;
     oklc_buf_puts(&E->tail, "\n/* Entry points: _occa_args[i] points to argument i. */\n");

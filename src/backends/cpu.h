@@ -37,6 +37,8 @@ typedef struct Cpu {
                                     its launch is numbered */
     VEC(Range) transposed;       /* the first subscripts of the reads cpu_transpose.c made
                                     of a transposed copy, in text order */
+    VEC(Range) tiled;            /* the top @inner loops of the nests cpu_interchange.c
+                                    runs in tiles of rows */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -85,6 +87,8 @@ OKLC_INTERNAL size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t 
 /* The first of n items sorted by an offset, their first member (a Ref's
  * `at`, a Range's `begin`), at or after off (n if none): a binary search,
  * so that the passes stay linear in the kernel's size. */
+/* qsort's order of Ranges: by their begin. */
+OKLC_INTERNAL int oklc_cpu_by_begin(const void *a, const void *b);
 OKLC_INTERNAL size_t oklc_cpu_first_at(const void *items, size_t n, size_t size,
                                        uint32_t off);
 /* Does r use v (NULL: no)? oklc_refers_in by a binary search. */

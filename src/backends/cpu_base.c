@@ -429,6 +429,12 @@ const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l)
     return NULL;
 }
 
+int oklc_cpu_by_begin(const void *a, const void *b)
+{
+    const Range *x = a, *y = b;
+    return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
 const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f)
 {
     for (size_t i = 0; i < C->k->nlocals; i++)

@@ -2182,6 +2182,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         x.from = x.to = NULL;
     x.pair = pair_loop(C, &x);
     x.panel = panel_of(C, &x);
+    if (x.rows)
+        vec_push(C->a, &C->tiled, x.levels[0]->stmt);
     int tile = relaid_tile(C, x.l->parent);
     if (tile >= 0)
         C->E->tiles_interchanged = oklc_idset_add(C->a, C->E->tiles_interchanged, (uint32_t)tile);

@@ -265,12 +265,6 @@ static void apply(Cpu *C, const Matrix *m)
     }
 }
 
-static int by_begin(const void *a, const void *b)
-{
-    const Range *x = a, *y = b;
-    return (x->begin > y->begin) - (x->begin < y->begin);
-}
-
 void oklc_cpu_transpose(Cpu *C)
 {
     if (!C->k->root)
@@ -299,5 +293,5 @@ void oklc_cpu_transpose(Cpu *C)
         apply(C, &m);
     }
     if (C->transposed.len)
-        qsort(C->transposed.data, C->transposed.len, sizeof *C->transposed.data, by_begin);
+        qsort(C->transposed.data, C->transposed.len, sizeof *C->transposed.data, oklc_cpu_by_begin);
 }
