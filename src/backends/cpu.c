@@ -453,11 +453,15 @@ static void ivdep_attrs(Cpu *C)
  * standalone, and 1.12-1.21 in diff_kernels -T, seed 7).
  *
  * The same rule decides an unroll hint of the author's (`#pragma unroll`,
- * @unroll) on such a loop. On a GPU the hint unrolls one thread's code;
- * on a CPU each copy is the whole nest of thread loops. Where the rule
- * does not hold, the hint is not passed on: a loop of 8 around two nests
- * of 8 x 8 threads (bench/compare's gradient, `#pragma unroll 8` over k)
- * ran 1.10-1.25 times faster without it, serial and OpenMP. */
+ * @unroll) on such a loop, after the loop shapes are chosen. On a GPU the
+ * hint unrolls one thread's code; on a CPU each copy is the whole nest of
+ * thread loops. Around nests of two levels it is passed on as the author
+ * asks (bench/kernels' axHex3D, whose loop over k stores r_Aq[k] beside
+ * r_Aq[m], ran 2x slower without it, gradientMagnitude 1.1x), but not
+ * around a nest that runs in tiles of rows (cpu_interchange.c), whose
+ * sums and values read alike stay in registers and whose copies only
+ * lengthen the code: bench/compare's gradient, `#pragma unroll 8` over k,
+ * ran 1.10-1.25 times faster without it, serial and OpenMP (AMD Zen 5). */
 enum { LEVELS_UNROLLED_MAX = 16 };
 
 /* The loop of the OKL attributes on a statement, NULL for a loop that
@@ -610,8 +614,11 @@ static void unroll_level(Cpu *C, const Stmt *st, Hint hint, void *data)
         oklc_emit_pragma_before(C->E, attrs, nattrs, st->range.begin, gcc_unroll(C, hint.count));
     } else {
         what = "the author's unroll hint not passed on";
-        const char *written = hint.attr ? oklc_arena_printf(C->a, "@unroll(%s)", hint.count)
-                                        : oklc_arena_printf(C->a, "#pragma unroll %s", hint.count);
+        const char *written =
+            hint.attr ? oklc_arena_printf(C->a, "@unroll%s%s%s", *hint.count ? "(" : "",
+                                          hint.count, *hint.count ? ")" : "")
+                      : oklc_arena_printf(C->a, "#pragma unroll%s%s", *hint.count ? " " : "",
+                                          hint.count);
         oklc_emit_pragma_before(C->E, attrs, nattrs, st->range.begin,
                                 oklc_arena_printf(C->a, "/* %s not passed on to the compiler: "
                                                   "%s */", written, why));
