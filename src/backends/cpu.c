@@ -486,42 +486,6 @@ static int holds_inner(const Stmt *st)
     return found;
 }
 
-/* An unroll hint of the author's on a loop: where it is (UINT32_MAX:
- * none) and its count ("": unroll whole; NULL: a pragma of a compiler's
- * own, `#pragma GCC unroll 4`, which stays as written). */
-typedef struct Hint {
-    uint32_t    at;
-    const char *count;
-    const Loop *attr;           /* @unroll's loop, else NULL */
-} Hint;
-
-/* A `#pragma ... unroll ...` on the last line before st that is not
- * blank, or @unroll on st. */
-static Hint unroll_hint(Cpu *C, const Stmt *st)
-{
-    for (size_t i = 0; i < C->k->nloops; i++) {
-        const Loop *l = C->k->loops[i];
-        if (l->stmt.begin == st->range.begin && l->unroll)
-            return (Hint){l->stmt.begin, l->unroll->nargs ? l->unroll->args[0].text : "", l};
-    }
-    const char *t = C->E->nz->text;
-    uint32_t end = st->range.begin, b;
-    while (end > 0 && t[end - 1] != '\n')
-        end--;
-    do {
-        if (!end--)
-            return (Hint){UINT32_MAX, NULL, NULL};
-        b = end;
-        while (b > 0 && t[b - 1] != '\n')
-            b--;
-        b = oklc_cpu_skip_blanks(t, b, end);
-    } while (b == end);
-    const char *line = oklc_arena_strndup(C->a, t + b, end - b);
-    if (strncmp(line, "#pragma", 7) || !strstr(line, "unroll"))
-        return (Hint){UINT32_MAX, NULL, NULL};
-    return (Hint){b, oklc_emit_unroll_count(line + 7), NULL};
-}
-
 /* Does st hold an @inner loop inside another one? */
 static bool nested_inner(const Stmt *st)
 {
@@ -533,11 +497,11 @@ static bool nested_inner(const Stmt *st)
     return false;
 }
 
-/* Does r hold a nest that runs in tiles of rows (Cpu.tiled)? */
-static bool holds_tiles(Cpu *C, Range r)
+/* Does r hold a nest that runs in tiles of rows (Cpu.tiled, Cpu.tiled_narrow)? */
+static bool holds_tiles(const Range *tiled, size_t n, Range r)
 {
-    size_t i = oklc_cpu_first_at(C->tiled.data, C->tiled.len, sizeof *C->tiled.data, r.begin);
-    return i < C->tiled.len && C->tiled.data[i].begin < r.end;
+    size_t i = oklc_cpu_first_at(tiled, n, sizeof *tiled, r.begin);
+    return i < n && tiled[i].begin < r.end;
 }
 
 /* Does a loop around @inner loops, in a block, unroll well (hinted: the
@@ -558,8 +522,12 @@ static bool unrolls_well(Cpu *C, const Stmt *st, bool hinted, const char **why)
     } else if (!hinted)
         *why = "its @inner loops are a nest of two levels, whose copies only make the code "
                "longer";
-    else if (holds_tiles(C, body))
+    else if (holds_tiles(C->tiled.data, C->tiled.len, body))
         *why = "a nest in it runs in tiles of rows, whose copies only make the code longer";
+    else if (holds_tiles(C->tiled_narrow.data, C->tiled_narrow.len, body))
+        *why = "a nest in it runs in tiles of rows without AVX-512, whose copies only make the "
+               "code longer; with AVX-512 the nest is as written and unrolled as the author "
+               "asks";
     else {
         *why = "its @inner loops are a nest of two levels, unrolled as the author asks";
         return true;
@@ -584,7 +552,7 @@ static void each_level(Cpu *C, const Stmt *st, bool in_block,
     if (l)
         in_block = l->kind == LOOP_OUTER;
     else if (around_inner(st, in_block))
-        fn(C, st, unroll_hint(C, st), data);
+        fn(C, st, oklc_cpu_unroll_hint(C, st), data);
     if (l && !in_block)
         return;
     for (size_t i = 0; i < st->nkids; i++)
@@ -619,9 +587,17 @@ static void unroll_level(Cpu *C, const Stmt *st, Hint hint, void *data)
                                           hint.count, *hint.count ? ")" : "")
                       : oklc_arena_printf(C->a, "#pragma unroll%s%s", *hint.count ? " " : "",
                                           hint.count);
-        oklc_emit_pragma_before(C->E, attrs, nattrs, st->range.begin,
-                                oklc_arena_printf(C->a, "/* %s not passed on to the compiler: "
-                                                  "%s */", written, why));
+        const char *comment = oklc_arena_printf(C->a, "/* %s not passed on to the compiler: "
+                                                      "%s */", written, why);
+        Range body = {st->head.end, st->range.end};
+        if (!holds_tiles(C->tiled.data, C->tiled.len, body) &&
+            holds_tiles(C->tiled_narrow.data, C->tiled_narrow.len, body)) {
+            what = "the author's unroll hint kept when compiled for AVX-512, not passed on "
+                   "without";
+            comment = oklc_arena_printf(C->a, "#if defined(__AVX512F__)\n%s\n#else\n%s\n#endif",
+                                        gcc_unroll(C, hint.count), comment);
+        }
+        oklc_emit_pragma_before(C->E, attrs, nattrs, st->range.begin, comment);
     }
     oklc_cpu_decision(C, st->head, false, oklc_arena_printf(C->a, "%s: %s", what, why));
 }
@@ -630,6 +606,9 @@ static void unroll_levels(Cpu *C)
 {
     if (C->tiled.len)
         qsort(C->tiled.data, C->tiled.len, sizeof *C->tiled.data, oklc_cpu_by_begin);
+    if (C->tiled_narrow.len)
+        qsort(C->tiled_narrow.data, C->tiled_narrow.len, sizeof *C->tiled_narrow.data,
+              oklc_cpu_by_begin);
     if (C->k->root)
         each_level(C, C->k->root, false, unroll_level, NULL);
 }

@@ -39,6 +39,8 @@ typedef struct Cpu {
                                     of a transposed copy, in text order */
     VEC(Range) tiled;            /* the top @inner loops of the nests cpu_interchange.c
                                     runs in tiles of rows */
+    VEC(Range) tiled_narrow;     /* of those, the nests in tiles only where the compiler
+                                    does not target AVX-512 (as written where it does) */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -67,6 +69,17 @@ OKLC_INTERNAL void oklc_cpu_decision(Cpu *C, Range head, bool relaid, const char
 OKLC_INTERNAL const char *oklc_cpu_render(Cpu *C, Range r);
 /* A statement with the edits in it, its attributes' pragmas included. */
 OKLC_INTERNAL const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st);
+/* An unroll hint of the author's on a loop: where it is (UINT32_MAX:
+ * none) and its count ("": unroll whole; NULL: a pragma of a compiler's
+ * own, `#pragma GCC unroll 4`, which stays as written). */
+typedef struct Hint {
+    uint32_t    at;
+    const char *count;
+    const Loop *attr;           /* @unroll's loop, else NULL */
+} Hint;
+/* A `#pragma ... unroll ...` on the last line before st that is not
+ * blank, or @unroll on st. */
+OKLC_INTERNAL Hint oklc_cpu_unroll_hint(Cpu *C, const Stmt *st);
 /* An @inner level opened as OKL again, its header from ed */
 OKLC_INTERNAL const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l);
 /* The input written again for a second translation (Emit.relaid) */

@@ -54,6 +54,31 @@ const char *oklc_cpu_render_stmt(Cpu *C, const Stmt *st)
                                       st->range.end});
 }
 
+Hint oklc_cpu_unroll_hint(Cpu *C, const Stmt *st)
+{
+    for (size_t i = 0; i < C->k->nloops; i++) {
+        const Loop *l = C->k->loops[i];
+        if (l->stmt.begin == st->range.begin && l->unroll)
+            return (Hint){l->stmt.begin, l->unroll->nargs ? l->unroll->args[0].text : "", l};
+    }
+    const char *t = C->E->nz->text;
+    uint32_t end = st->range.begin, b;
+    while (end > 0 && t[end - 1] != '\n')
+        end--;
+    do {
+        if (!end--)
+            return (Hint){UINT32_MAX, NULL, NULL};
+        b = end;
+        while (b > 0 && t[b - 1] != '\n')
+            b--;
+        b = oklc_cpu_skip_blanks(t, b, end);
+    } while (b == end);
+    const char *line = oklc_arena_strndup(C->a, t + b, end - b);
+    if (strncmp(line, "#pragma", 7) || !strstr(line, "unroll"))
+        return (Hint){UINT32_MAX, NULL, NULL};
+    return (Hint){b, oklc_emit_unroll_count(line + 7), NULL};
+}
+
 /* An @inner level opened as OKL again (for the next translation): its
  * attribute and header as written (from ed), "[[okl::inner(1)]] for (...) {". */
 const char *oklc_cpu_okl_level(Cpu *C, Edits *ed, const Loop *l)

@@ -152,6 +152,8 @@ typedef struct Interchange {
     int64_t      rows;            /* threads of the next-to-innermost level per tile (0: none) */
     int64_t      narrow;          /* the same where the compiler does not target AVX-512 */
     int64_t      held;            /* vector registers the loop holds besides the tile */
+    bool         wide_as_written; /* tiles only without AVX-512, as written with it
+                                     (as_written_wide()) */
     const Stmt  *inner[MAX_DEPTH];/* tiles: loops that are f's whole body, nested (f's first) */
     size_t       ninner;
     const char  *from, *to;       /* the innermost threads' range inside f, narrowed by a
@@ -550,6 +552,12 @@ static bool is_for(Cpu *C, const Stmt *st, bool *hinted)
     return st->kind == ST_FOR && (!st->loop || st->loop->kind == LOOP_REGULAR);
 }
 
+/* The size of a value the threads keep: slot i, or sum i - nslots. */
+static int64_t value_size(const Interchange *x, size_t i)
+{
+    return i < x->nslots ? x->slots[i]->size : x->sums[i - x->nslots]->size;
+}
+
 /* The bytes of a row of threads' slots. */
 static int64_t row_bytes(const Interchange *x)
 {
@@ -723,10 +731,38 @@ static int64_t tile_rows(Cpu *C, Interchange *x)
     return rows_within(count, bytes, TILE_BYTES - x->held * VECTOR_BYTES, 2);
 }
 
+/* With AVX-512, does the nest run better as written than in tiles? Where
+ * the tile's loop reads values alike for every thread (x->held), the
+ * author's hint unrolls it whole and a row of each value the threads keep
+ * is one whole vector (64 bytes): as written, the compiler vectorises each
+ * row of threads once the loop is unrolled, the row's sums in registers
+ * already, and tiles only add the values alike for every row, loaded
+ * ahead and spilled. The spectral-element gradient of doubles
+ * (bench/compare), one core, AMD Zen 5, against the plain translation: as
+ * written 1.03-1.12 from memory, 1.05-1.08 in the caches; in tiles of 2
+ * rows 0.89-0.93, of 1 row 0.93-0.98. A shorter row runs as written at a
+ * fraction of the vector, which tiles of several rows fill: the same
+ * gradient of floats (tests/run/blocks.okl; rows of 32 bytes) ran 1.04-1.12
+ * in tiles of 4 rows, 0.95-0.98 as written. With AVX2 (16 registers of 32
+ * bytes: a row of 8 doubles is two) tiles of 1 row ran 1.05-1.16 faster
+ * than as written (AMD Zen 3): they stay there. */
+static bool as_written_wide(Cpu *C, const Interchange *x)
+{
+    if (!x->held || !x->hinted || x->f->trips <= 0 || x->f->trips > 32)
+        return false;
+    Hint h = oklc_cpu_unroll_hint(C, x->f);
+    if (h.at == UINT32_MAX || !h.count || (*h.count && strtoll(h.count, NULL, 10) < x->f->trips))
+        return false;
+    for (size_t i = 0; i < x->nslots + x->nsums; i++)
+        if (value_size(x, i) * x->l->ntrips != VECTOR_BYTES)
+            return false;
+    return true;
+}
+
 /* "8 rows" or "8 rows (4 without AVX-512)", for comments. */
 static const char *tiles_of(Cpu *C, const Interchange *x)
 {
-    return oklc_arena_printf(C->a, "%lld rows%s", (long long)x->rows,
+    return oklc_arena_printf(C->a, "%lld row%s%s", (long long)x->rows, x->rows > 1 ? "s" : "",
                              x->narrow == x->rows
                                  ? ""
                                  : oklc_arena_printf(C->a, " (%lld without AVX-512)",
@@ -741,6 +777,21 @@ static const char *held_text(Cpu *C, const Interchange *x)
                                              "thread reads alike)",
                                        (long long)x->held)
                    : "";
+}
+
+/* Where the nest stays as written with AVX-512 (as_written_wide()), the
+ * two sides of the choice, for comments: before "in tiles" and after it. */
+static const char *without_wide(const Interchange *x)
+{
+    return x->wide_as_written ? " without AVX-512" : "";
+}
+
+static const char *as_written_text(const Interchange *x)
+{
+    return x->wide_as_written ? "; as written with AVX-512: the author's hint unrolls the loop "
+                                "whole and a row of each sum is one whole vector, which the "
+                                "compiler keeps in registers as written"
+                              : "";
 }
 
 /* The tile's rows in the output: the preprocessor chooses (x->narrow). */
@@ -858,9 +909,13 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
         if (!tileable_sums(C, x))
             x->nsums = 0;               /* the sums stay in their slots */
         x->rows = tile_rows(C, x);
+        x->hinted = hinted;
+        if (x->rows && x->narrow && as_written_wide(C, x)) {
+            x->wide_as_written = true;
+            x->rows = x->narrow;
+        }
         if (x->rows)
             inner_loops(C, x);
-        x->hinted = hinted;
         x->sums_only = x->rows && accumulates(C, x, x->f->kids[x->f->nkids - 1]);
         /* an unrolled loop keeps its values in registers: in tiles only
          * where it does nothing else (see tiles()) */
@@ -1069,7 +1124,7 @@ static int64_t rounds_in_registers(const Interchange *x)
 {
     int64_t least = 0;
     for (size_t i = 0; i < x->nslots + x->nsums; i++) {
-        int64_t size = i < x->nslots ? x->slots[i]->size : x->sums[i - x->nslots]->size;
+        int64_t size = value_size(x, i);
         if (size <= 0)
             return 0;
         least = least && least < size ? least : size;
@@ -2219,17 +2274,21 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     if (x.nlevels != 1 || x.rows || x.strided ||
         !oklc_cpu_guard_range(C, l, x.f, &x.from, &x.to))
         x.from = x.to = NULL;
-    x.pair = pair_loop(C, &x);
-    x.panel = panel_of(C, &x);
-    if (x.rows)
+    /* as written with AVX-512: no pairs (for AVX-512 only), no panel */
+    x.pair = x.wide_as_written ? NULL : pair_loop(C, &x);
+    x.panel = x.wide_as_written ? NULL : panel_of(C, &x);
+    if (x.rows && x.wide_as_written)
+        vec_push(C->a, &C->tiled_narrow, x.levels[0]->stmt);
+    else if (x.rows)
         vec_push(C->a, &C->tiled, x.levels[0]->stmt);
     int tile = relaid_tile(C, x.l->parent);
     if (tile >= 0)
         C->E->tiles_interchanged = oklc_idset_add(C->a, C->E->tiles_interchanged, (uint32_t)tile);
     oklc_cpu_decision(
         C, x.f->head, false,
-        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads, in tiles of %s%s%s%s%s",
-                                   tiles_of(C, &x), held_text(C, &x),
+        x.rows ? oklc_arena_printf(C->a, "interchanged with the threads%s, in tiles of %s%s%s%s%s%s",
+                                   without_wide(&x), tiles_of(C, &x), held_text(C, &x),
+                                   as_written_text(&x),
                                    x.pair ? oklc_arena_printf(C->a, ", the blocks of %s in pairs "
                                                               "when compiled for AVX-512",
                                                               x.pair->iter)
@@ -2251,6 +2310,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
                     : "interchanged with the threads: their neighbouring elements inside");
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
+    const char *written = x.wide_as_written ? oklc_cpu_render(C, top->stmt) : NULL;
     if (x.panel)
         use_panel(C, &x);
     const char *paired = x.pair ? paired_tiles(C, &x, ind) : NULL;
@@ -2264,18 +2324,20 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     Buf o;
     oklc_buf_init(&o, C->a);
     if (x.rows)
-        oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads, in tiles "
-                        "of %s whose values stay in registers%s */\n", tiles_of(C, &x),
-                        held_text(C, &x));
+        oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads%s, in tiles "
+                        "of %s whose values stay in registers%s%s */\n", without_wide(&x),
+                        tiles_of(C, &x), held_text(C, &x), as_written_text(&x));
     else
         oklc_buf_printf(&o, "{ /* each thread's loop interchanged with the threads: the "
                         "threads' neighbouring elements in the inner loop%s */\n",
                         x.from ? ", the guard in it as their bounds" : "");
+    if (written)
+        oklc_buf_printf(&o, "#if defined(__AVX512F__)\n%s%s\n#else\n", ind, written);
     if (paired)
         pairs(C, &x, paired, single, &o, ind);
     else
         oklc_buf_puts(&o, single);
-    oklc_buf_printf(&o, "%s}", ind);
+    oklc_buf_printf(&o, "%s%s}", written ? "#endif\n" : "", ind);
     oklc_edit_replace(&C->E->ed, top->stmt.begin, top->stmt.end, o.data);
     vec_push(C->a, &C->interchanged, l);
     return true;

@@ -926,32 +926,55 @@ static void test_derivative(void **state)
 }
 
 /* The three derivatives of E elements of 8^3 points (blocks.okl:
- * gradient). */
+ * gradient, gradientDoubles), the sums exact. */
+#define GRADIENT(T, d, u, want, E, NP)                                             \
+    for (int e = 0; e < E; e++)                                                    \
+        for (int k = 0; k < 8; k++)                                                \
+            for (int j = 0; j < 8; j++)                                            \
+                for (int i = 0; i < 8; i++) {                                      \
+                    const T *ue = u + e * NP;                                      \
+                    T ur = 0, us = 0, ut = 0;                                      \
+                    for (int m = 0; m < 8; m++) {                                  \
+                        ur += d[i * 8 + m] * ue[k * 64 + j * 8 + m];               \
+                        us += d[j * 8 + m] * ue[k * 64 + m * 8 + i];               \
+                        ut += d[k * 8 + m] * ue[m * 64 + j * 8 + i];               \
+                    }                                                              \
+                    const int id = e * 3 * NP + k * 64 + j * 8 + i;                \
+                    want[id] = ur;                                                 \
+                    want[id + NP] = us;                                            \
+                    want[id + 2 * NP] = ut;                                        \
+                }
+
 static void test_gradient(void **state)
 {
     (void)state;
     enum { E = 3, NP = 512, N = E * NP };
     static float d[64], u[N], gu[3 * N], want[3 * N];
     small_ints(d, u, N);
-    for (int e = 0; e < E; e++)
-        for (int k = 0; k < 8; k++)
-            for (int j = 0; j < 8; j++)
-                for (int i = 0; i < 8; i++) {
-                    const float *ue = u + e * NP;
-                    float ur = 0, us = 0, ut = 0;
-                    for (int m = 0; m < 8; m++) {
-                        ur += d[i * 8 + m] * ue[k * 64 + j * 8 + m];
-                        us += d[j * 8 + m] * ue[k * 64 + m * 8 + i];
-                        ut += d[k * 8 + m] * ue[m * 64 + j * 8 + i];
-                    }
-                    const int id = e * 3 * NP + k * 64 + j * 8 + i;
-                    want[id] = ur;
-                    want[id + NP] = us;
-                    want[id + 2 * NP] = ut;
-                }
+    GRADIENT(float, d, u, want, E, NP);
     oklc_memory *md = to_device(d, sizeof d), *mu = to_device(u, sizeof u);
     RUN_ON("blocks.okl", "gradient", gu, oklc_arg_int(E), oklc_arg_mem(md), oklc_arg_mem(mu));
     same_floats(want, gu, 3 * N);
+    oklc_memory_free(md);
+    oklc_memory_free(mu);
+}
+
+static void test_gradient_doubles(void **state)
+{
+    (void)state;
+    enum { E = 3, NP = 512, N = E * NP };
+    static float df[64], uf[N];
+    static double d[64], u[N], gu[3 * N], want[3 * N];
+    small_ints(df, uf, N);
+    for (int i = 0; i < 64; i++)
+        d[i] = df[i];
+    for (int i = 0; i < N; i++)
+        u[i] = uf[i];
+    GRADIENT(double, d, u, want, E, NP);
+    oklc_memory *md = to_device(d, sizeof d), *mu = to_device(u, sizeof u);
+    RUN_ON("blocks.okl", "gradientDoubles", gu, oklc_arg_int(E), oklc_arg_mem(md),
+           oklc_arg_mem(mu));
+    same_doubles(want, gu, 3 * N);
     oklc_memory_free(md);
     oklc_memory_free(mu);
 }
@@ -2770,6 +2793,7 @@ int main(void)
         cmocka_unit_test(test_no_barrier),       cmocka_unit_test(test_exclusive_keep),
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_derivative),       cmocka_unit_test(test_gradient),
+        cmocka_unit_test(test_gradient_doubles),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_barrier_races),    cmocka_unit_test(test_barrier_controls),
         cmocka_unit_test(test_grid_stride),
