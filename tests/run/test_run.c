@@ -926,7 +926,7 @@ static void test_derivative(void **state)
 }
 
 /* The three derivatives of E elements of 8^3 points (blocks.okl:
- * gradient, gradientDoubles), the sums exact. */
+ * gradient; data.okl: gradientDoubles), the sums exact. */
 #define GRADIENT(T, d, u, want, E, NP)                                             \
     for (int e = 0; e < E; e++)                                                    \
         for (int k = 0; k < 8; k++)                                                \
@@ -972,7 +972,7 @@ static void test_gradient_doubles(void **state)
         u[i] = uf[i];
     GRADIENT(double, d, u, want, E, NP);
     oklc_memory *md = to_device(d, sizeof d), *mu = to_device(u, sizeof u);
-    RUN_ON("blocks.okl", "gradientDoubles", gu, oklc_arg_int(E), oklc_arg_mem(md),
+    RUN_ON("data.okl", "gradientDoubles", gu, oklc_arg_int(E), oklc_arg_mem(md),
            oklc_arg_mem(mu));
     same_doubles(want, gu, 3 * N);
     oklc_memory_free(md);
