@@ -322,10 +322,34 @@ static void canonical_init(Cpu *C, const Loop *l)
         oklc_arena_printf(C->a, "%s %s = %s", oklc_emit_iter_type(C->E, l), l->iter, l->start));
 }
 
+/* The arrays kept for all of a thread's blocks of top-level @outer loop l
+ * (cpu_counts.c), declared in a scope around the loop: the text that
+ * opens it (NULL: none) and in *clause their names as an OpenMP clause
+ * (each thread its own copy). */
+static const char *scratch_around(Cpu *C, const Loop *l, const char **clause)
+{
+    Buf decls, names;
+    oklc_buf_init(&decls, C->a);
+    oklc_buf_init(&names, C->a);
+    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
+    for (size_t i = 0; i < C->scratch.len; i++)
+        if (C->scratch.data[i].top == l) {
+            oklc_buf_printf(&decls, "%s%s", decls.len ? "\n" : "{\n", ind);
+            oklc_buf_printf(&decls, "  %s", C->scratch.data[i].decl);
+            oklc_buf_printf(&names, "%s%s", names.len ? ", " : "", C->scratch.data[i].name);
+        }
+    *clause = names.len ? oklc_arena_printf(C->a, " firstprivate(%s)", names.data) : "";
+    if (!names.len)
+        return NULL;
+    oklc_edit_after(&C->E->ed, l->stmt.end, oklc_arena_printf(C->a, "\n%s}", ind));
+    return decls.data;
+}
+
 /* `#pragma omp parallel for` on the nest of top-level @outer loop l, with
  * its reductions (and the test before it that they need). */
 static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size_t norder,
-                           const char *reductions, const char *guard)
+                           const char *reductions, const char *guard, const char *scope,
+                           const char *privates)
 {
     {
         int n = 1;
@@ -344,10 +368,13 @@ static void parallel_loops(Cpu *C, const Loop *l, const Loop *const *order, size
         }
         const char *collapse = n > 1 ? oklc_arena_printf(C->a, " collapse(%d)", n) : "";
         const char *pragma =
-            oklc_arena_printf(C->a, "#pragma omp parallel for%s%s", collapse, reductions);
+            oklc_arena_printf(C->a, "#pragma omp parallel for%s%s%s", collapse, reductions,
+                              privates);
+        const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
         if (guard)
-            pragma = oklc_arena_printf(C->a, "if (%s)\n%s%s", guard,
-                                       oklc_emit_indent(C->E, l->stmt.begin), pragma);
+            pragma = oklc_arena_printf(C->a, "if (%s)\n%s%s", guard, ind, pragma);
+        if (scope)
+            pragma = oklc_arena_printf(C->a, "%s\n%s%s", scope, ind, pragma);
         oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin, pragma);
     }
 }
@@ -814,8 +841,12 @@ static void order_nests(Cpu *C, const char **reductions, const char **guards)
     for (size_t i = 0; i < C->k->nouters; i++) {
         const Loop *order[6];
         size_t n = C->rewrite ? oklc_cpu_reorder_nest(C, C->k->outers[i], order) : 0;
+        const Loop *l = C->k->outers[i];
+        const char *privates, *scope = scratch_around(C, l, &privates);
         if (C->omp)
-            parallel_loops(C, C->k->outers[i], order, n, reductions[i], guards[i]);
+            parallel_loops(C, l, order, n, reductions[i], guards[i], scope, privates);
+        else if (scope)
+            oklc_emit_pragma_before(C->E, l->attrs, l->nattrs, l->stmt.begin, scope);
     }
 }
 

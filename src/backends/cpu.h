@@ -22,6 +22,14 @@
 typedef struct Block Block;
 
 /* One kernel being translated for a CPU. */
+/* An array kept for all of a thread's blocks (cpu_counts.c): declared,
+ * zeroed, before the top-level @outer loop `top`; with OpenMP each thread
+ * has its own (firstprivate). */
+typedef struct Scratch {
+    const Loop *top;
+    const char *name, *decl;
+} Scratch;
+
 typedef struct Cpu {
     Emit   *E;
     Kernel *k;
@@ -41,6 +49,7 @@ typedef struct Cpu {
                                     runs in tiles of rows */
     VEC(Range) tiled_narrow;     /* of those, the nests in tiles only where the compiler
                                     does not target AVX-512 (as written where it does) */
+    VEC(Scratch) scratch;        /* arrays declared before top-level @outer loops */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -191,7 +200,8 @@ OKLC_INTERNAL bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Stride
 
 /* The loop f (`for (decl = base; cond; ++n) body`, the grid-stride loop
  * run in order) with copies of the @shared arrays it counts into; NULL
- * when it has none. */
+ * when it has none. Copies kept for all of a thread's blocks go in
+ * C->scratch. */
 OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl,
                                                  const char *base, Range cond);
 
