@@ -2,6 +2,7 @@
  * analysis.h - what the kernel does with memory, thread by thread: the
  * stage after the checks (sema/), before the backends.
  *
+ *   expr.c     expressions of the normalized text as trees (expr.h)
  *   affine.c   expressions of the normalized text as isl's affine
  *              expressions and constraints, exact or refused
  *   flow.c     a block (an @outer loop with @inner loops) as a tree of
@@ -25,6 +26,7 @@
 #define OKLC_ANALYSIS_H
 
 #include "../parse/model.h"
+#include "expr.h"   /* expr.c: expressions as trees */
 
 /* Analyses every kernel of m; false after an error (a race, a needed
  * barrier removed). Of a CPU relay's text (o->own_text) only the block
@@ -38,29 +40,6 @@ OKLC_INTERNAL bool oklc_analyze(oklc_ctx *c, Model *m, const ParseOptions *o);
  * with a warning where the block reads it after all threads wrote it,
  * else an error. */
 OKLC_INTERNAL void oklc_private_vars(oklc_ctx *c, const Model *m, Kernel *k);
-
-/* ---- expr.c ------------------------------------------------------------------------------ */
-
-typedef enum ExprOp {
-    X_NUM, X_NAME, X_OPAQUE, X_NEG, X_NOT, X_BITNOT,
-    X_ADD, X_SUB, X_MUL, X_DIV, X_MOD, X_SHL, X_SHR,
-    X_LT, X_LE, X_GT, X_GE, X_EQ, X_NE, X_AND, X_OR, X_BITAND, X_BITOR, X_XOR,
-    X_COND,                   /* a ? b : c */
-    X_MIN, X_MAX,             /* min(a, b), max(a, b), std::min(a, b)... */
-    X_ASSIGN,                 /* a = b (update X_NUM), a += b (X_ADD)...: at the top only */
-    X_INC, X_DEC              /* ++a, a++; --a, a-- */
-} ExprOp;
-
-typedef struct Expr {
-    ExprOp       op;
-    ExprOp       update;      /* X_ASSIGN: the operation of a op= b, X_NUM for = */
-    int64_t      value;       /* X_NUM */
-    uint32_t     off, len;    /* X_NAME: the identifier */
-    struct Expr *a, *b, *c;
-} Expr;
-
-/* The expression of range r of the normalized text (never NULL). */
-OKLC_INTERNAL Expr *oklc_expr_parse(oklc_ctx *c, Range r);
 
 /* ---- poly.c ------------------------------------------------------------------------------ */
 

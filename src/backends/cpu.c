@@ -531,9 +531,14 @@ static bool holds_tiles(const Range *tiled, size_t n, Range r)
     return i < n && tiled[i].begin < r.end;
 }
 
-/* Does a loop around @inner loops, in a block, unroll well (hinted: the
- * author asks for it)? *why says why, or why not. */
-static bool unrolls_well(Cpu *C, const Stmt *st, bool hinted, const char **why)
+/* How a loop around @inner loops unrolls: not well, well, or well only
+ * where the compiler targets AVX-512 (a nest in it as written there, in
+ * tiles of rows without). */
+typedef enum Unrolls { UNROLLS_NOT, UNROLLS_WELL, UNROLLS_WITH_AVX512 } Unrolls;
+
+/* How a loop around @inner loops, in a block, unrolls (hinted: the author
+ * asks for it)? *why says why, or why not. */
+static Unrolls unrolls(Cpu *C, const Stmt *st, bool hinted, const char **why)
 {
     Range body = {st->head.end, st->range.end};
     const Var *v = oklc_cpu_for_var(C, st);
@@ -545,21 +550,22 @@ static bool unrolls_well(Cpu *C, const Stmt *st, bool hinted, const char **why)
         *why = "its iterator is written in the body";
     else if (!nested_inner(st)) {
         *why = "each copy of its @inner loops has constant bounds and offsets";
-        return true;
+        return UNROLLS_WELL;
     } else if (!hinted)
         *why = "its @inner loops are a nest of two levels, whose copies only make the code "
                "longer";
     else if (holds_tiles(C->tiled.data, C->tiled.len, body))
         *why = "a nest in it runs in tiles of rows, whose copies only make the code longer";
-    else if (holds_tiles(C->tiled_narrow.data, C->tiled_narrow.len, body))
+    else if (holds_tiles(C->tiled_narrow.data, C->tiled_narrow.len, body)) {
         *why = "a nest in it runs in tiles of rows without AVX-512, whose copies only make the "
                "code longer; with AVX-512 the nest is as written and unrolled as the author "
                "asks";
-    else {
+        return UNROLLS_WITH_AVX512;
+    } else {
         *why = "its @inner loops are a nest of two levels, unrolled as the author asks";
-        return true;
+        return UNROLLS_WELL;
     }
-    return false;
+    return UNROLLS_NOT;
 }
 
 /* A plain for loop in a block, outside @inner loops, around @inner loops
@@ -595,7 +601,8 @@ static void unroll_level(Cpu *C, const Stmt *st, Hint hint, void *data)
     (void)data;
     const char *why, *what;
     bool hinted = hint.at != UINT32_MAX;
-    bool well = unrolls_well(C, st, hinted, &why);
+    Unrolls how = unrolls(C, st, hinted, &why);
+    bool well = how == UNROLLS_WELL;
     if ((hinted && !hint.count) || (!hinted && !well))
         return;
     Attr *const *attrs = hint.attr ? hint.attr->attrs : NULL;
@@ -616,9 +623,7 @@ static void unroll_level(Cpu *C, const Stmt *st, Hint hint, void *data)
                                           hint.count);
         const char *comment = oklc_arena_printf(C->a, "/* %s not passed on to the compiler: "
                                                       "%s */", written, why);
-        Range body = {st->head.end, st->range.end};
-        if (!holds_tiles(C->tiled.data, C->tiled.len, body) &&
-            holds_tiles(C->tiled_narrow.data, C->tiled_narrow.len, body)) {
+        if (how == UNROLLS_WITH_AVX512) {
             what = "the author's unroll hint kept when compiled for AVX-512, not passed on "
                    "without";
             comment = oklc_arena_printf(C->a, "#if defined(__AVX512F__)\n%s\n#else\n%s\n#endif",

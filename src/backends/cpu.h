@@ -205,6 +205,15 @@ OKLC_INTERNAL bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Stride
 OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const char *decl,
                                                  const char *base, Range cond);
 
+/* ---- cpu_prefetch.c: the next block's rows asked for (below cpu_interchange.c) ------- */
+
+/* Statements (a line each, not indented) to run first in each iteration of
+ * f, the loop interchanged with the threads of the @inner nest `levels`:
+ * they ask for the lines of the next block that the iteration reads of
+ * this one, where it reads rows of an array a page apart; "" elsewhere. */
+OKLC_INTERNAL const char *oklc_cpu_prefetch(Cpu *C, const Loop *const *levels, size_t nlevels,
+                                            const Stmt *f);
+
 /* ---- cpu_shape.c: loops shaped for a CPU -------------------------------------------- */
 
 /* Guards as bounds, grid-stride loops in memory order, GPU-style tiled

@@ -167,6 +167,8 @@ typedef struct Interchange {
     bool         sums_only;       /* in tiles, the loop only updates the tile's values */
     const char **sum_at;          /* each one's thread's slot, rendered ("acc[tx + 16 * ty]") */
     struct Panel *panel;          /* the other operand packed per column of blocks, or NULL */
+    const char  *prefetch;        /* statements first in each iteration of the loop, one
+                                     per line (oklc_cpu_prefetch()), or "" */
 } Interchange;
 
 /* The operand of a tiled product that every row of blocks reads alike
@@ -1981,6 +1983,18 @@ static const char *loop_threads(Cpu *C, const Interchange *x, const char *each, 
                              text, ind, ind, ind, each_thread(C, x, range), text, ind, ind);
 }
 
+/* Each line of text (NULL: none) indented by `ind`. */
+static const char *indented(Cpu *C, const char *ind, const char *text)
+{
+    if (!text)
+        return "";
+    Buf b;
+    oklc_buf_init(&b, C->a);
+    for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+        oklc_buf_printf(&b, "%s%.*s\n", ind, (int)strcspn(l, "\n"), l);
+    return b.data;
+}
+
 /* The threads one after the other (the loops `each`), in each iteration of
  * the loop: what each thread keeps across it has a slot per thread. */
 static void in_order(Cpu *C, const Interchange *x, Buf *o, const char *ind)
@@ -1999,7 +2013,8 @@ static void in_order(Cpu *C, const Interchange *x, Buf *o, const char *ind)
     if (x->strided)
         rounds(C, x, again_decls(C, x, false, in2), o, ind);
     else
-        oklc_buf_printf(o, "%s  for (%s) {\n%s%s  }\n", ind, oklc_cpu_render(C, x->f->head),
+        oklc_buf_printf(o, "%s  for (%s) {\n%s%s%s  }\n", ind, oklc_cpu_render(C, x->f->head),
+                        indented(C, in, x->prefetch),
                         loop_threads(C, x, each,
                                      thread_text(C, x, "",
                                                  line(C, guarded_ind(C, x, in2), body_of(C, x->f)),
@@ -2308,6 +2323,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         : x.from    ? "interchanged with the threads: their neighbouring elements inside, the "
                       "guard of the loop's body as their bounds"
                     : "interchanged with the threads: their neighbouring elements inside");
+    x.prefetch = x.rows || x.strided ? "" : oklc_cpu_prefetch(C, x.levels, x.nlevels, x.f);
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
     const char *written = x.wide_as_written ? oklc_cpu_render(C, top->stmt) : NULL;

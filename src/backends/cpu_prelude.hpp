@@ -575,6 +575,14 @@ inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, si
 #define _occa_rarely(x) (x)
 #endif
 
+/* A line of memory asked for ahead of its use (the next block's rows,
+ * cpu_prefetch.c); it never faults, whatever the address. */
+#if defined(__GNUC__)
+#define _occa_prefetch(p) __builtin_prefetch(p)
+#else
+#define _occa_prefetch(p) ((void)0)
+#endif
+
 /* A kernel with a loop of a block's threads that only copies or sets
  * memory, and no loop that does that and more (cpu_calls.c): GCC would
  * make that short loop a call of memcpy or memset, one call per block and

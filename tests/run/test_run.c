@@ -979,6 +979,30 @@ static void test_gradient_doubles(void **state)
     oklc_memory_free(mu);
 }
 
+/* rowsAhead: out = g0 u + 2 g1 + 3 g2 per node, for E elements: g is
+ * over 8 MiB, so that the CPU asks for the next element's rows (the last
+ * one's reach past the array: a prefetch never faults) */
+static void test_rows_ahead(void **state)
+{
+    (void)state;
+    enum { E = 700, NP = 512 };
+    static double g[3 * E * NP], u[E * NP], out[E * NP], want[E * NP];
+    for (int i = 0; i < 3 * E * NP; i++)
+        g[i] = (double)(i % 7) - 3;
+    for (int i = 0; i < E * NP; i++)
+        u[i] = (double)(i % 5) - 2;
+    for (int e = 0; e < E; e++)
+        for (int p = 0; p < NP; p++) {
+            const double *ge = g + e * 3 * NP;
+            want[e * NP + p] = ge[p] * u[e * NP + p] + 2 * ge[p + NP] + 3 * ge[p + 2 * NP];
+        }
+    oklc_memory *mg = to_device(g, sizeof g), *mu = to_device(u, sizeof u);
+    RUN_ON("data.okl", "rowsAhead", out, oklc_arg_int(E), oklc_arg_mem(mg), oklc_arg_mem(mu));
+    same_doubles(want, out, E * NP);
+    oklc_memory_free(mg);
+    oklc_memory_free(mu);
+}
+
 /* c = a b, n x n row-major, the terms added in the order k = 0, 1, ... */
 static void product(int n, const float *a, const float *b, float *c)
 {
@@ -2794,6 +2818,7 @@ int main(void)
         cmocka_unit_test(test_block_sum),        cmocka_unit_test(test_block_sum_barrier),
         cmocka_unit_test(test_derivative),       cmocka_unit_test(test_gradient),
         cmocka_unit_test(test_gradient_doubles),
+        cmocka_unit_test(test_rows_ahead),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_barrier_races),    cmocka_unit_test(test_barrier_controls),
         cmocka_unit_test(test_grid_stride),

@@ -1,0 +1,302 @@
+/*
+ * cpu_prefetch.c - the next block's rows of an array asked for while a
+ * block runs. Called by cpu_interchange.c only (a loop interchanged with
+ * the threads); calls down to cpu_base.c and the expression trees of
+ * analysis/.
+ *
+ * A spectral-element operator reads per element several rows of one array
+ * (six geometric factors: G[e * 6 * Np + c * Np + n], each row 4 KiB), all
+ * of them in each iteration of a thread's loop. A CPU's prefetcher follows
+ * a stream within a page; each row is read once per block and the next
+ * block's rows lie elsewhere, so every block starts its streams anew and
+ * waits for memory. In each iteration of the loop interchanged with the
+ * threads, the lines that iteration reads of each row are asked for one
+ * block on (the same offsets in the next block): when the next block runs,
+ * its rows are in the cache. Spread over the loop's iterations, not asked
+ * for all at once at the start of a block, which stalled (bench/compare's
+ * axhex on an AMD Zen 5, one core: 6-8% faster spread, 10-15% slower all
+ * at once; docs/benchmarks.md).
+ *
+ * Where: the reads of a parameter that points to const, in the loop's
+ * body, whose subscript is affine, with constant coefficients, in the
+ * block's iterator (the innermost @outer loop, counting up by 1), the
+ * loop's iterator and the threads' iterators (loops from 0 by 1), through
+ * local variables that are never written. Priced: only where one
+ * iteration of the loop reads two rows of the array or more, a page or
+ * more apart, and the block's part of the array (the coefficient of the
+ * block's iterator) holds all it reads: streams the prefetcher meets anew
+ * in every block. One row (a block's contiguous part of an array) the
+ * prefetcher follows by itself. And only at run time where the blocks'
+ * parts of the array hold 8 MiB or more (AHEAD_BYTES_MIN).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/expr.h"
+#include "cpu.h"
+
+enum { LINE_BYTES = 64, PAGE_BYTES = 4096, NVARS = 5, DEPTH_MAX = 8, ROWS_MAX = 16 };
+
+/* The bytes of the array over all blocks from which the lines are asked
+ * for (a test at run time): where the array stays in the caches, asking
+ * only costs (axhex with 64 elements, 1.5 MiB of G: 8% slower; with 512,
+ * 12 MiB: the same; with 4096: 6-12% faster). */
+#define AHEAD_BYTES_MIN "(8LL << 20)"
+
+/* c + sum k[i] * vars[i] */
+typedef struct Lin {
+    int64_t k[NVARS];
+    int64_t c;
+} Lin;
+
+typedef struct Ctx {
+    Cpu       *C;
+    const Loop *block;        /* the innermost @outer loop */
+    const Var *vars[NVARS];   /* 0: the block's iterator, 1: the loop's, then the threads' */
+    int64_t    trips[NVARS];  /* the threads' counts */
+    size_t     nvars;
+    int        depth;         /* local variables substituted */
+} Ctx;
+
+/* A row read in one iteration of the loop: offsets lo..hi from
+ * block * A + iteration * B. */
+typedef struct Row {
+    int64_t a, b, lo, hi;
+} Row;
+
+/* The variable used at off. */
+static const Var *var_at(Cpu *C, uint32_t off)
+{
+    const Kernel *k = C->k;
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        if (oklc_cpu_refers_at(v, off))
+            return v;
+    }
+    return NULL;
+}
+
+static bool lin(Ctx *x, const Expr *e, Lin *out);
+
+static bool lin_name(Ctx *x, uint32_t off, Lin *out)
+{
+    const Var *v = var_at(x->C, off);
+    for (size_t i = 0; v && i < x->nvars; i++)
+        if (x->vars[i] == v) {
+            out->k[i] = 1;
+            return true;
+        }
+    /* a local never written: its initializer */
+    if (!v || v->kind != VAR_LOCAL || v->loop_iter || v->init_form != '=' || v->type.array ||
+        v->type.pointer || x->depth >= DEPTH_MAX || oklc_cpu_written_in(x->C, v, x->C->k->body))
+        return false;
+    x->depth++;
+    bool ok = lin(x, oklc_expr_parse(x->C->E->c, v->init), out);
+    x->depth--;
+    return ok;
+}
+
+/* out = a + s * b, false on overflow */
+static bool add(const Lin *a, const Lin *b, int64_t s, Lin *out)
+{
+    bool over = __builtin_mul_overflow(b->c, s, &out->c) ||
+                __builtin_add_overflow(a->c, out->c, &out->c);
+    for (size_t i = 0; i < NVARS; i++)
+        over |= __builtin_mul_overflow(b->k[i], s, &out->k[i]) ||
+                __builtin_add_overflow(a->k[i], out->k[i], &out->k[i]);
+    return !over;
+}
+
+static bool constant(const Lin *a)
+{
+    for (size_t i = 0; i < NVARS; i++)
+        if (a->k[i])
+            return false;
+    return true;
+}
+
+/* e as c + sum k[i] * vars[i], or false */
+static bool lin(Ctx *x, const Expr *e, Lin *out)
+{
+    Lin a = {0}, b = {0}, zero = {0};
+    memset(out, 0, sizeof *out);
+    switch (e->op) {
+    case X_NUM:
+        out->c = e->value;
+        return true;
+    case X_NAME:
+        return lin_name(x, e->off, out);
+    case X_NEG:
+        return lin(x, e->a, &a) && add(&zero, &a, -1, out);
+    case X_ADD:
+    case X_SUB:
+        return lin(x, e->a, &a) && lin(x, e->b, &b) &&
+               add(&a, &b, e->op == X_ADD ? 1 : -1, out);
+    case X_MUL:
+        if (!lin(x, e->a, &a) || !lin(x, e->b, &b))
+            return false;
+        if (constant(&a))
+            return add(&zero, &b, a.c, out);
+        return constant(&b) && add(&zero, &a, b.c, out);
+    default:
+        return false;
+    }
+}
+
+/* The reads of p in r as rows: the affine ones whose block coefficient is
+ * positive; how many (at most max). */
+static size_t rows_of(Ctx *x, const Var *p, Range r, Row *rows, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrefs && n < max; i++) {
+        Range sub;
+        uint32_t end;
+        Lin l;
+        if (!oklc_in_range(r, p->refs[i].begin) ||
+            oklc_cpu_subscripts(x->C, p->refs[i].end, &sub, 1, &end) != 1 ||
+            !lin(x, oklc_expr_parse(x->C->E->c, sub), &l) || l.k[0] <= 0)
+            continue;
+        Row w = {l.k[0], l.k[1], l.c, l.c};
+        for (size_t t = 2; t < x->nvars; t++) {
+            int64_t span = l.k[t] * (x->trips[t] - 1);    /* small: counts and strides */
+            *(span < 0 ? &w.lo : &w.hi) += span;
+        }
+        rows[n++] = w;
+    }
+    return n;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const Row *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The rows of one block and iteration step merged where they touch (a
+ * line apart at most); their number, or 0 where they do not all have the
+ * same coefficients or reach past the block's part. */
+static size_t merge(Row *rows, size_t n, int64_t line)
+{
+    qsort(rows, n, sizeof *rows, by_lo);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].a != rows[0].a || rows[i].b != rows[0].b)
+            return 0;
+        if (m && rows[i].lo <= rows[m - 1].hi + line) {
+            if (rows[i].hi > rows[m - 1].hi)
+                rows[m - 1].hi = rows[i].hi;
+        } else {
+            rows[m++] = rows[i];
+        }
+    }
+    return m && rows[m - 1].hi - rows[0].lo < rows[0].a ? m : 0;
+}
+
+/* Two rows or more, one starting a page or more after another. */
+static bool streams(const Row *rows, size_t m, int64_t page)
+{
+    for (size_t i = 1; i < m; i++)
+        if (rows[i].lo - rows[i - 1].lo >= page)
+            return true;
+    return false;
+}
+
+/* Are the rows alike and evenly spaced? */
+static bool even(const Row *rows, size_t m)
+{
+    for (size_t i = 2; i < m; i++)
+        if (rows[i].lo - rows[i - 1].lo != rows[1].lo - rows[0].lo)
+            return false;
+    for (size_t i = 1; i < m; i++)
+        if (rows[i].hi - rows[i].lo != rows[0].hi - rows[0].lo)
+            return false;
+    return true;
+}
+
+/* The lines of the rows, one block on, as statements (a line each): from
+ * each row's first element, a line apart (every line of the row where the
+ * array starts on a line, as the runtime allocates). */
+static void ask(Cpu *C, const Ctx *x, const Var *p, const Row *rows, size_t m, int64_t line,
+                Buf *o)
+{
+    const char *at = oklc_arena_printf(C->a, "%s + ((long long)%s + 1) * %lld + %lldLL * %s",
+                                       p->name, x->vars[0]->name, (long long)rows[0].a,
+                                       (long long)rows[0].b, x->vars[1]->name);
+    const char *each = oklc_arena_printf(C->a, "for (long long _occa_at = 0; _occa_at <= %lld; "
+                                               "_occa_at += %lld)",
+                                         (long long)(rows[0].hi - rows[0].lo), (long long)line);
+    oklc_buf_printf(o, "if (%s * %lld >= %s) {\n", oklc_cpu_op(C, x->block->trips_wide),
+                    (long long)(rows[0].a * p->type.shape->bytes), AHEAD_BYTES_MIN);
+    if (even(rows, m)) {
+        const char *lo = rows[0].lo ? oklc_arena_printf(C->a, " + %lld", (long long)rows[0].lo)
+                                    : "";
+        oklc_buf_printf(o, "  for (int _occa_row = 0; _occa_row < %zu; ++_occa_row) %s "
+                           "_occa_prefetch(%s%s + %lldLL * _occa_row + _occa_at);\n",
+                        m, each, at, lo, (long long)(rows[1].lo - rows[0].lo));
+        oklc_buf_puts(o, "}\n");
+        return;
+    }
+    for (size_t i = 0; i < m; i++)
+        oklc_buf_printf(o, "  for (long long _occa_at = %lld; _occa_at <= %lld; _occa_at += %lld) "
+                           "_occa_prefetch(%s + _occa_at);\n",
+                        (long long)rows[i].lo, (long long)rows[i].hi, (long long)line, at);
+    oklc_buf_puts(o, "}\n");
+}
+
+/* The innermost @outer loop around the nest, counting up by 1, else NULL. */
+static const Loop *block_loop(const Loop *top)
+{
+    const Loop *o = top->parent;
+    while (o && o->kind != LOOP_OUTER)
+        o = o->parent;
+    if (!o || !o->analyzed || o->tile_part || o->down || strcmp(o->stride, "1"))
+        return NULL;
+    return o;
+}
+
+const char *oklc_cpu_prefetch(Cpu *C, const Loop *const *levels, size_t nlevels, const Stmt *f)
+{
+    Ctx x = {.C = C, .nvars = 2};
+    x.block = block_loop(levels[0]);
+    x.vars[0] = x.block ? oklc_cpu_iter_var(C, x.block) : NULL;
+    x.vars[1] = oklc_cpu_for_var(C, f);
+    if (!x.vars[0] || !x.vars[1] || nlevels + 2 > NVARS || !f->nkids)
+        return "";
+    Range body = f->kids[f->nkids - 1]->range;
+    if (oklc_cpu_written_in(C, x.vars[1], body))
+        return "";
+    for (size_t i = 0; i < nlevels; i++) {
+        const Loop *l = levels[i];
+        if (!l->analyzed || !l->trips_known || l->ntrips < 1 || l->down ||
+            strcmp(l->start, "0") || strcmp(l->stride, "1") ||
+            !(x.vars[x.nvars] = oklc_cpu_iter_var(C, l)))
+            return "";
+        x.trips[x.nvars++] = l->ntrips;
+    }
+    Buf o;
+    oklc_buf_init(&o, C->a);
+    const char *names = "";
+    for (size_t i = 0; i < C->k->nparams; i++) {
+        const Var *p = C->k->params[i];
+        const Shape *s = p->type.shape;
+        if (!p->type.pointer || !p->type.element_const || !s || s->bytes <= 0 ||
+            LINE_BYTES % s->bytes)
+            continue;
+        Row rows[ROWS_MAX * 4];
+        size_t n = rows_of(&x, p, body, rows, ROWS_MAX * 4);
+        int64_t line = LINE_BYTES / s->bytes;
+        size_t m = n ? merge(rows, n, line) : 0;
+        if (m < 2 || m > ROWS_MAX || !streams(rows, m, PAGE_BYTES / s->bytes))
+            continue;
+        ask(C, &x, p, rows, m, line, &o);
+        names = oklc_arena_printf(C->a, "%s%s%s (%zu rows)", names, *names ? ", " : "", p->name,
+                                  m);
+    }
+    if (!o.len)
+        return "";
+    const char *what = oklc_arena_printf(C->a, "the next block's rows of %s asked for in each "
+                                               "iteration, where the blocks' parts of the array "
+                                               "hold 8 MiB or more", names);
+    oklc_cpu_decision(C, f->head, false, what);
+    return oklc_arena_printf(C->a, "/* %s */\n%s", what, o.data);
+}
