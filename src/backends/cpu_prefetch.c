@@ -14,8 +14,8 @@
  * block on (the same offsets in the next block): when the next block runs,
  * its rows are in the cache. Spread over the loop's iterations, not asked
  * for all at once at the start of a block, which stalled (bench/compare's
- * axhex on an AMD Zen 5, one core: 6-8% faster spread, 10-15% slower all
- * at once; docs/benchmarks.md).
+ * axhex on an AMD Zen 5, one core, from memory: 4-12% faster spread, 11%
+ * slower all at once; docs/benchmarks.md).
  *
  * Where: the reads of a parameter that points to const, in the loop's
  * body, whose subscript is affine, with constant coefficients, in the
@@ -42,6 +42,10 @@ enum { LINE_BYTES = 64, PAGE_BYTES = 4096, NVARS = 5, DEPTH_MAX = 8, ROWS_MAX = 
  * only costs (axhex with 64 elements, 1.5 MiB of G: 8% slower; with 512,
  * 12 MiB: the same; with 4096: 6-12% faster). */
 #define AHEAD_BYTES_MIN "(8LL << 20)"
+
+/* The largest offset and coefficient a row may have (in elements): the
+ * arithmetic on rows then stays far from overflow. */
+#define OFFSET_MAX ((int64_t)1 << 40)
 
 /* c + sum k[i] * vars[i] */
 typedef struct Lin {
@@ -144,7 +148,7 @@ static bool lin(Ctx *x, const Expr *e, Lin *out)
 }
 
 /* The reads of p in r as rows: the affine ones whose block coefficient is
- * positive; how many (at most max). */
+ * positive (and no number past OFFSET_MAX); how many (at most max). */
 static size_t rows_of(Ctx *x, const Var *p, Range r, Row *rows, size_t max)
 {
     size_t n = 0;
@@ -157,11 +161,16 @@ static size_t rows_of(Ctx *x, const Var *p, Range r, Row *rows, size_t max)
             !lin(x, oklc_expr_parse(x->C->E->c, sub), &l) || l.k[0] <= 0)
             continue;
         Row w = {l.k[0], l.k[1], l.c, l.c};
+        bool over = false;
         for (size_t t = 2; t < x->nvars; t++) {
-            int64_t span = l.k[t] * (x->trips[t] - 1);    /* small: counts and strides */
-            *(span < 0 ? &w.lo : &w.hi) += span;
+            int64_t span;
+            over |= __builtin_mul_overflow(l.k[t], x->trips[t] - 1, &span) ||
+                    __builtin_add_overflow(*(span < 0 ? &w.lo : &w.hi), span,
+                                           span < 0 ? &w.lo : &w.hi);
         }
-        rows[n++] = w;
+        if (!over && w.a <= OFFSET_MAX && w.lo >= -OFFSET_MAX && w.hi <= OFFSET_MAX &&
+            w.b >= -OFFSET_MAX && w.b <= OFFSET_MAX)
+            rows[n++] = w;
     }
     return n;
 }
