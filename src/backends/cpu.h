@@ -164,6 +164,8 @@ OKLC_INTERNAL const Var *oklc_cpu_iter_var(Cpu *C, const Loop *l);
 OKLC_INTERNAL const Var *oklc_cpu_for_var(Cpu *C, const Stmt *f);
 /* Is a use of v at offset off (v may be NULL)? */
 OKLC_INTERNAL bool oklc_cpu_refers_at(const Var *v, uint32_t off);
+/* The kernel's local or parameter used at off, else NULL. */
+OKLC_INTERNAL const Var *oklc_cpu_var_at(Cpu *C, uint32_t off);
 /* Does an assignment or an increment (=, +=, ++, ...) follow at p? */
 OKLC_INTERNAL bool oklc_cpu_assigned_at(Cpu *C, uint32_t p);
 /* Does the code in r write v (or take its address)? Is the use of a

@@ -476,6 +476,17 @@ bool oklc_cpu_refers_at(const Var *v, uint32_t off)
     return false;
 }
 
+const Var *oklc_cpu_var_at(Cpu *C, uint32_t off)
+{
+    const Kernel *k = C->k;
+    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
+        const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
+        if (oklc_cpu_refers_at(v, off))
+            return v;
+    }
+    return NULL;
+}
+
 bool oklc_cpu_assigned_at(Cpu *C, uint32_t p)
 {
     static const char *const writes[] = {"++", "--", "+=", "-=", "*=", "/=", "%=",

@@ -68,23 +68,11 @@ typedef struct Row {
     int64_t a, b, lo, hi;
 } Row;
 
-/* The variable used at off. */
-static const Var *var_at(Cpu *C, uint32_t off)
-{
-    const Kernel *k = C->k;
-    for (size_t i = 0; i < k->nlocals + k->nparams; i++) {
-        const Var *v = i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals];
-        if (oklc_cpu_refers_at(v, off))
-            return v;
-    }
-    return NULL;
-}
-
 static bool lin(Ctx *x, const Expr *e, Lin *out);
 
 static bool lin_name(Ctx *x, uint32_t off, Lin *out)
 {
-    const Var *v = var_at(x->C, off);
+    const Var *v = oklc_cpu_var_at(x->C, off);
     for (size_t i = 0; v && i < x->nvars; i++)
         if (x->vars[i] == v) {
             out->k[i] = 1;

@@ -466,7 +466,6 @@ static bool only_variables(Cpu *C, Range r)
     static const char *const types[] = {"int", "unsigned", "long", "short", "char", "float",
                                         "double", "bool", "signed", "const", "size_t", NULL};
     const char *t = C->E->nz->text;
-    const Kernel *k = C->k;
     for (uint32_t p = r.begin; p < r.end; p++) {
         if (!oklc_ident_char(t[p]) || (p > r.begin && oklc_ident_char(t[p - 1])) ||
             isdigit((unsigned char)t[p]))
@@ -477,9 +476,7 @@ static bool only_variables(Cpu *C, Range r)
         bool ok = t[oklc_cpu_skip_blanks(t, e, r.end)] == '(';    /* pure: checked */
         for (const char *const *ty = types; !ok && *ty; ty++)
             ok = strlen(*ty) == e - p && !strncmp(*ty, t + p, e - p);
-        for (size_t i = 0; !ok && i < k->nlocals + k->nparams; i++)
-            ok = oklc_cpu_refers_at(i < k->nlocals ? k->locals[i] : k->params[i - k->nlocals], p);
-        if (!ok)
+        if (!ok && !oklc_cpu_var_at(C, p))
             return false;
     }
     return true;
