@@ -810,7 +810,17 @@ static void split_blocks(Cpu *C)
 static void fuse_blocks(Cpu *C)
 {
     for (size_t i = 0; i < C->blocks.len && C->ok; i++)
-        oklc_cpu_fuse(C, C->blocks.data[i]);
+        C->blocks.data[i]->fused = oklc_cpu_fuse(C, C->blocks.data[i]);
+}
+
+/* The next block's part of an array read up front asked for
+ * (cpu_prefetch.c), after the loops are shaped: the rows they ask for are
+ * known. */
+static void parts_ahead(Cpu *C)
+{
+    for (size_t i = 0; i < C->blocks.len && C->ok; i++)
+        if (!C->blocks.data[i]->fused)
+            oklc_cpu_prefetch_part(C, C->blocks.data[i]);
 }
 
 static void declare_all_extents(Cpu *C)
@@ -886,6 +896,7 @@ static void kernel(Emit *E, Kernel *k, bool omp, const Hints *h)
     ivdep_attrs(&C);
     if (C.rewrite) {
         shape_loops(&C);
+        parts_ahead(&C);
         unroll_levels(&C);
         oklc_cpu_short_loops(&C);
     }

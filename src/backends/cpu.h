@@ -50,6 +50,8 @@ typedef struct Cpu {
     VEC(Range) tiled_narrow;     /* of those, the nests in tiles only where the compiler
                                     does not target AVX-512 (as written where it does) */
     VEC(Scratch) scratch;        /* arrays declared before top-level @outer loops */
+    VEC(const Var *) asked;      /* arrays whose next block's rows are asked for
+                                    (cpu_prefetch.c) */
 } Cpu;
 
 /* The innermost @outer level of a nest and the @inner loops in its body:
@@ -60,6 +62,7 @@ struct Block {
     const char *extent[3];      /* threads per axis: a number or a name; NULL: unused */
     const char *extent_decls;   /* declarations of the names ("" if all are numbers) */
     uint32_t    extents_at;     /* where they go: before the first use of a slot */
+    bool        fused;          /* its nests are one (oklc_cpu_fuse) */
 };
 
 /* s, in parentheses unless it is one token */
@@ -215,6 +218,10 @@ OKLC_INTERNAL const char *oklc_cpu_counting_loop(Cpu *C, const Stmt *f, const ch
  * this one, where it reads rows of an array a page apart; "" elsewhere. */
 OKLC_INTERNAL const char *oklc_cpu_prefetch(Cpu *C, const Loop *const *levels, size_t nlevels,
                                             const Stmt *f);
+/* After the nest of block b that reads the block's part of an array, a
+ * page to four, up front (later nests compute): the next block's part
+ * asked for. After the loops are shaped; not in a fused block. */
+OKLC_INTERNAL void oklc_cpu_prefetch_part(Cpu *C, const Block *b);
 
 /* ---- cpu_shape.c: loops shaped for a CPU -------------------------------------------- */
 

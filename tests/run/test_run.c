@@ -1003,6 +1003,25 @@ static void test_rows_ahead(void **state)
     oklc_memory_free(mu);
 }
 
+/* partAhead: out = u reversed in each element minus half of u, for E
+ * elements: u is over 8 MiB, so that the CPU asks for the next element's
+ * part (the last one's reaches past the array: a prefetch never faults) */
+static void test_part_ahead(void **state)
+{
+    (void)state;
+    enum { E = 2100, NP = 512 };
+    static double u[E * NP], out[E * NP], want[E * NP];
+    for (int i = 0; i < E * NP; i++)
+        u[i] = (double)(i % 11) - 5;
+    for (int e = 0; e < E; e++)
+        for (int p = 0; p < NP; p++)
+            want[e * NP + p] = u[e * NP + NP - 1 - p] - 0.5 * u[e * NP + p];
+    oklc_memory *mu = to_device(u, sizeof u);
+    RUN_ON("data.okl", "partAhead", out, oklc_arg_int(E), oklc_arg_mem(mu));
+    same_doubles(want, out, E * NP);
+    oklc_memory_free(mu);
+}
+
 /* c = a b, n x n row-major, the terms added in the order k = 0, 1, ... */
 static void product(int n, const float *a, const float *b, float *c)
 {
@@ -2819,6 +2838,7 @@ int main(void)
         cmocka_unit_test(test_derivative),       cmocka_unit_test(test_gradient),
         cmocka_unit_test(test_gradient_doubles),
         cmocka_unit_test(test_rows_ahead),
+        cmocka_unit_test(test_part_ahead),
         cmocka_unit_test(test_matmul_tiled),     cmocka_unit_test(test_inner_split),
         cmocka_unit_test(test_barrier_races),    cmocka_unit_test(test_barrier_controls),
         cmocka_unit_test(test_grid_stride),
