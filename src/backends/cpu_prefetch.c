@@ -1,7 +1,8 @@
 /*
  * cpu_prefetch.c - the next block's rows of an array asked for while a
- * block runs. Called by cpu_interchange.c only (a loop interchanged with
- * the threads); calls down to cpu_base.c and the expression trees of
+ * block runs. Called by cpu_interchange.c (a loop interchanged with the
+ * threads) and by cpu.c (a block's part read up front, after the loops
+ * are shaped); calls down to cpu_base.c and the expression trees of
  * analysis/.
  *
  * A spectral-element operator reads per element several rows of one array
@@ -25,9 +26,10 @@
  * iteration of the loop reads two rows of the array or more, a page or
  * more apart, and the block's part of the array (the coefficient of the
  * block's iterator) holds all it reads: streams the prefetcher meets anew
- * in every block. One row (a block's contiguous part of an array) the
- * prefetcher follows by itself. And only at run time where the blocks'
- * parts of the array hold 8 MiB or more (AHEAD_BYTES_MIN).
+ * in every block. One row (a block's contiguous part of an array), read
+ * along the loop, the prefetcher follows by itself. And only at run time
+ * where the blocks' parts of the array hold 8 MiB or more
+ * (AHEAD_BYTES_MIN).
  *
  * The same for a block's part read up front (oklc_cpu_prefetch_part): an
  * operator whose first nest reads the element's part of an array, a page
