@@ -91,6 +91,20 @@ typedef struct Row {
 
 static bool lin(Ctx *x, const Expr *e, Lin *out);
 
+/* The run-time test before the asking: the blocks' parts of the array
+ * (block loop `o`, `bytes` in each part) hold AHEAD_BYTES_MIN or more. */
+static const char *big_enough(Cpu *C, const Loop *o, int64_t bytes)
+{
+    return oklc_arena_printf(C->a, "if (%s * %lld >= %s)", oklc_cpu_op(C, o->trips_wide),
+                             (long long)bytes, AHEAD_BYTES_MIN);
+}
+
+/* Does block loop `o` count up by 1 from its start (the next block is o + 1)? */
+static bool by_one(const Loop *o)
+{
+    return o->analyzed && !o->tile_part && !o->down && !strcmp(o->stride, "1");
+}
+
 static bool lin_name(Ctx *x, uint32_t off, Lin *out)
 {
     const Var *v = oklc_cpu_var_at(x->C, off);
@@ -243,8 +257,7 @@ static void ask(Cpu *C, const Ctx *x, const Var *p, const Row *rows, size_t m, i
     const char *each = oklc_arena_printf(C->a, "for (long long _occa_at = 0; _occa_at <= %lld; "
                                                "_occa_at += %lld)",
                                          (long long)(rows[0].hi - rows[0].lo), (long long)line);
-    oklc_buf_printf(o, "if (%s * %lld >= %s) {\n", oklc_cpu_op(C, x->block->trips_wide),
-                    (long long)(rows[0].a * p->type.shape->bytes), AHEAD_BYTES_MIN);
+    oklc_buf_printf(o, "%s {\n", big_enough(C, x->block, rows[0].a * p->type.shape->bytes));
     if (even(rows, m)) {
         const char *lo = rows[0].lo ? oklc_arena_printf(C->a, " + %lld", (long long)rows[0].lo)
                                     : "";
@@ -267,9 +280,7 @@ static const Loop *block_loop(const Loop *top)
     const Loop *o = top->parent;
     while (o && o->kind != LOOP_OUTER)
         o = o->parent;
-    if (!o || !o->analyzed || o->tile_part || o->down || strcmp(o->stride, "1"))
-        return NULL;
-    return o;
+    return o && by_one(o) ? o : NULL;
 }
 
 const char *oklc_cpu_prefetch(Cpu *C, const Loop *const *levels, size_t nlevels, const Stmt *f)
@@ -451,14 +462,12 @@ void oklc_cpu_prefetch_part(Cpu *C, const Block *b)
 {
     const Stmt *body = block_body(b);
     Ctx x = {.C = C, .nvars = 1};
-    x.block = b->outer;
-    if (!body || !b->outer->analyzed || b->outer->tile_part || b->outer->down ||
-        strcmp(b->outer->stride, "1") || !(x.vars[0] = oklc_cpu_iter_var(C, b->outer)))
+    if (!body || !by_one(b->outer) || !(x.vars[0] = oklc_cpu_iter_var(C, b->outer)))
         return;
     for (size_t i = 0; i < C->k->nparams; i++) {
         const Var *p = C->k->params[i];
         const Shape *s = p->type.shape;
-        Row part = {0};
+        Row part;
         size_t last;
         if (!p->type.pointer || !p->type.element_const || !s || s->bytes <= 0 ||
             LINE_BYTES % s->bytes || asked(C, p) || !part_of(&x, b, body, p, &part, &last))
@@ -472,15 +481,13 @@ void oklc_cpu_prefetch_part(Cpu *C, const Block *b)
                                                    "where the blocks' parts of the array hold "
                                                    "8 MiB or more", p->name, (long long)bytes);
         const char *ind = oklc_emit_indent(C->E, b->tops.data[last]->stmt.begin);
+        const char *ask = oklc_arena_printf(
+            C->a, "%s for (long long _occa_at = %lld; _occa_at <= %lld; _occa_at += %d) "
+                  "_occa_prefetch(%s + ((long long)%s + 1) * %lld + _occa_at);",
+            big_enough(C, b->outer, part.a * s->bytes), (long long)part.lo, (long long)part.hi,
+            (int)(LINE_BYTES / s->bytes), p->name, x.vars[0]->name, (long long)part.a);
         oklc_edit_before(&C->E->ed, next->range.begin,
-                         oklc_arena_printf(
-                             C->a, "/* %s */\n%sif (%s * %lld >= %s) for (long long _occa_at = "
-                                   "%lld; _occa_at <= %lld; _occa_at += %d) _occa_prefetch(%s + "
-                                   "((long long)%s + 1) * %lld + _occa_at);\n%s",
-                             what, ind, oklc_cpu_op(C, b->outer->trips_wide),
-                             (long long)(part.a * s->bytes), AHEAD_BYTES_MIN, (long long)part.lo,
-                             (long long)part.hi, (int)(LINE_BYTES / s->bytes), p->name, x.vars[0]->name,
-                             (long long)part.a, ind));
+                         oklc_arena_printf(C->a, "/* %s */\n%s%s\n%s", what, ind, ask, ind));
         oklc_cpu_decision(C, b->outer->node->head, false, what);
     }
 }
