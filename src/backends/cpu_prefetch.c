@@ -91,12 +91,36 @@ typedef struct Row {
 
 static bool lin(Ctx *x, const Expr *e, Lin *out);
 
-/* The run-time test before the asking: the blocks' parts of the array
- * (block loop `o`, `bytes` in each part) hold AHEAD_BYTES_MIN or more. */
-static const char *big_enough(Cpu *C, const Loop *o, int64_t bytes)
+static bool ident_char(char c)
 {
-    return oklc_arena_printf(C->a, "if (%s * %lld >= %s)", oklc_cpu_op(C, o->trips_wide),
-                             (long long)bytes, AHEAD_BYTES_MIN);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Is `name` one of the identifiers of `text`? */
+static bool names(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); n && p; p = strstr(p + 1, name))
+        if ((p == text || !ident_char(p[-1])) && !ident_char(p[n]))
+            return true;
+    return false;
+}
+
+/* The run-time test before the asking, written at offset `at` of the
+ * block: the blocks' parts of the array (block loop `o`, `bytes` in each
+ * part) hold AHEAD_BYTES_MIN or more. NULL where a local declared in the
+ * block before `at` takes a name the count of blocks reads (`const int E
+ * = 3;` under `e < E`): there the test would read the local. */
+static const char *big_enough(Cpu *C, const Loop *o, int64_t bytes, uint32_t at)
+{
+    const char *count = oklc_cpu_op(C, o->trips_wide);
+    for (size_t i = 0; i < C->k->nlocals; i++) {
+        const Var *v = C->k->locals[i];
+        if (v->name_off > o->stmt.begin && v->name_off < at && names(count, v->name))
+            return NULL;
+    }
+    return oklc_arena_printf(C->a, "if (%s * %lld >= %s)", count, (long long)bytes,
+                             AHEAD_BYTES_MIN);
 }
 
 /* Does block loop `o` count up by 1 from its start (the next block is o + 1)? */
@@ -249,7 +273,7 @@ static bool even(const Row *rows, size_t m)
  * each row's first element, a line apart (every line of the row where the
  * array starts on a line, as the runtime allocates). */
 static void ask(Cpu *C, const Ctx *x, const Var *p, const Row *rows, size_t m, int64_t line,
-                Buf *o)
+                const char *test, Buf *o)
 {
     const char *at = oklc_arena_printf(C->a, "%s + ((long long)%s + 1) * %lld + %lldLL * %s",
                                        p->name, x->vars[0]->name, (long long)rows[0].a,
@@ -257,7 +281,7 @@ static void ask(Cpu *C, const Ctx *x, const Var *p, const Row *rows, size_t m, i
     const char *each = oklc_arena_printf(C->a, "for (long long _occa_at = 0; _occa_at <= %lld; "
                                                "_occa_at += %lld)",
                                          (long long)(rows[0].hi - rows[0].lo), (long long)line);
-    oklc_buf_printf(o, "%s {\n", big_enough(C, x->block, rows[0].a * p->type.shape->bytes));
+    oklc_buf_printf(o, "%s {\n", test);
     if (even(rows, m)) {
         const char *lo = rows[0].lo ? oklc_arena_printf(C->a, " + %lld", (long long)rows[0].lo)
                                     : "";
@@ -315,9 +339,12 @@ const char *oklc_cpu_prefetch(Cpu *C, const Loop *const *levels, size_t nlevels,
         size_t n = rows_of(&x, p, body, rows, ROWS_MAX * 4);
         int64_t line = LINE_BYTES / s->bytes;
         size_t m = n ? merge(rows, n, line) : 0;
-        if (m < 2 || m > ROWS_MAX || !streams(rows, m, PAGE_BYTES / s->bytes))
+        const char *test = m < 2 || m > ROWS_MAX || !streams(rows, m, PAGE_BYTES / s->bytes)
+                               ? NULL
+                               : big_enough(C, x.block, rows[0].a * s->bytes, f->range.begin);
+        if (!test)
             continue;
-        ask(C, &x, p, rows, m, line, &o);
+        ask(C, &x, p, rows, m, line, test, &o);
         vec_push(C->a, &C->asked, p);
         names = oklc_arena_printf(C->a, "%s%s%s (%zu rows)", names, *names ? ", " : "", p->name,
                                   m);
@@ -474,7 +501,10 @@ void oklc_cpu_prefetch_part(Cpu *C, const Block *b)
             continue;
         int64_t bytes = (part.hi - part.lo + 1) * s->bytes;
         const Stmt *next = after_nest(b, body, last);
-        if (bytes < PART_MIN || bytes > PART_MAX || !next)
+        const char *test = bytes < PART_MIN || bytes > PART_MAX || !next
+                               ? NULL
+                               : big_enough(C, b->outer, part.a * s->bytes, next->range.begin);
+        if (!test)
             continue;
         const char *what = oklc_arena_printf(C->a, "the next block's part of %s (%lld bytes) "
                                                    "asked for after the nest that reads it, "
@@ -484,7 +514,7 @@ void oklc_cpu_prefetch_part(Cpu *C, const Block *b)
         const char *ask = oklc_arena_printf(
             C->a, "%s for (long long _occa_at = %lld; _occa_at <= %lld; _occa_at += %d) "
                   "_occa_prefetch(%s + ((long long)%s + 1) * %lld + _occa_at);",
-            big_enough(C, b->outer, part.a * s->bytes), (long long)part.lo, (long long)part.hi,
+            test, (long long)part.lo, (long long)part.hi,
             (int)(LINE_BYTES / s->bytes), p->name, x.vars[0]->name, (long long)part.a);
         oklc_edit_before(&C->E->ed, next->range.begin,
                          oklc_arena_printf(C->a, "/* %s */\n%s%s\n%s", what, ind, ask, ind));
