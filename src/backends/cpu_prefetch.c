@@ -97,7 +97,7 @@ static bool ident_char(char c)
 }
 
 /* Is `name` one of the identifiers of `text`? */
-static bool names(const char *text, const char *name)
+static bool mentions(const char *text, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = strstr(text, name); n && p; p = strstr(p + 1, name))
@@ -116,7 +116,7 @@ static const char *big_enough(Cpu *C, const Loop *o, int64_t bytes, uint32_t at)
     const char *count = oklc_cpu_op(C, o->trips_wide);
     for (size_t i = 0; i < C->k->nlocals; i++) {
         const Var *v = C->k->locals[i];
-        if (v->name_off > o->stmt.begin && v->name_off < at && names(count, v->name))
+        if (v->name_off > o->stmt.begin && v->name_off < at && mentions(count, v->name))
             return NULL;
     }
     return oklc_arena_printf(C->a, "if (%s * %lld >= %s)", count, (long long)bytes,
