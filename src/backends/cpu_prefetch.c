@@ -91,21 +91,6 @@ typedef struct Row {
 
 static bool lin(Ctx *x, const Expr *e, Lin *out);
 
-static bool ident_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Is `name` one of the identifiers of `text`? */
-static bool mentions(const char *text, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(text, name); n && p; p = strstr(p + 1, name))
-        if ((p == text || !ident_char(p[-1])) && !ident_char(p[n]))
-            return true;
-    return false;
-}
-
 /* The run-time test before the asking, written at offset `at` of the
  * block: the blocks' parts of the array (block loop `o`, `bytes` in each
  * part) hold AHEAD_BYTES_MIN or more. NULL where a local declared in the
@@ -116,7 +101,7 @@ static const char *big_enough(Cpu *C, const Loop *o, int64_t bytes, uint32_t at)
     const char *count = oklc_cpu_op(C, o->trips_wide);
     for (size_t i = 0; i < C->k->nlocals; i++) {
         const Var *v = C->k->locals[i];
-        if (v->name_off > o->stmt.begin && v->name_off < at && mentions(count, v->name))
+        if (v->name_off > o->stmt.begin && v->name_off < at && oklc_names(count, v->name))
             return NULL;
     }
     return oklc_arena_printf(C->a, "if (%s * %lld >= %s)", count, (long long)bytes,
