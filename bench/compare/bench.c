@@ -467,6 +467,17 @@ static void gather_scatter(oklc_device *d, Case *c, bool quick, bool many)
 static void setup_gather(oklc_device *d, Case *c, bool quick) { gather_scatter(d, c, quick, false); }
 static void setup_gather_many(oklc_device *d, Case *c, bool quick) { gather_scatter(d, c, quick, true); }
 
+/* filter9(N, w, in, out): 9 weights, N floats (a multiple of 256) */
+static void setup_filter(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? 1 << 16 : 1 << 22;
+    snprintf(c->size, sizeof c->size, "%d floats, 9 weights", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, 9, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f32(d, c, (size_t)n, -1, 1));
+    outputs(d, c, (size_t)n, T_F32, NULL);
+}
+
 typedef struct Kind {
     const char *label, *okl, *native;
     void (*setup)(oklc_device *, Case *, bool);
@@ -504,6 +515,8 @@ static const Kind kinds[] = {
     {"maxAbs", "maxAbs", NULL, setup_reduce1, "../kernels/reductions.okl"},
     {"gatherScatter", "gatherScatter", NULL, setup_gather, "../kernels/gather_scatter.okl"},
     {"gatherMany", "gatherScatterMany", NULL, setup_gather_many, "../kernels/gather_scatter.okl"},
+    {"rowsProduct", "rowsProduct", NULL, setup_matmul, "../kernels/thread_sums.okl"},
+    {"filter9", "filter9", NULL, setup_filter, "../kernels/thread_sums.okl"},
 };
 
 /* ---- running, checking, timing ---------------------------------------------------- */
