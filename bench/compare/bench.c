@@ -517,6 +517,7 @@ static const Kind kinds[] = {
     {"gatherMany", "gatherScatterMany", NULL, setup_gather_many, "../kernels/gather_scatter.okl"},
     {"rowsProduct", "rowsProduct", NULL, setup_matmul, "../kernels/thread_sums.okl"},
     {"filter9", "filter9", NULL, setup_filter, "../kernels/thread_sums.okl"},
+    {"productTile2d", "productTile2d", NULL, setup_matmul, "../kernels/thread_sums.okl"},
 };
 
 /* ---- running, checking, timing ---------------------------------------------------- */

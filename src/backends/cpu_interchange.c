@@ -2368,7 +2368,10 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         vec_push(C->a, &C->tiled_narrow, x.levels[0]->stmt);
     else if (x.rows)
         vec_push(C->a, &C->tiled, x.levels[0]->stmt);
-    int tile = relaid_tile(C, x.l->parent);
+    const Loop *outer = x.l->parent;
+    while (outer && outer->kind == LOOP_INNER)
+        outer = outer->parent;
+    int tile = relaid_tile(C, outer);
     if (tile >= 0)
         C->E->tiles_interchanged = oklc_idset_add(C->a, C->E->tiles_interchanged, (uint32_t)tile);
     oklc_cpu_decision(
@@ -2446,19 +2449,80 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
  * the second translation interchanges the loop with the threads (the
  * guard as above). Only a @tile counting up by 1 with `<` and a number as
  * its size; the second translation is used only when it translates. */
+/* Can the flat @tile l (its loop over tiles) be relaid: counting up by 1
+ * with `<`, a number as its size, at most MAX_THREADS? */
+static bool relayable(Cpu *C, const Loop *l)
+{
+    return l && l->tile_part == 1 && oklc_cpu_flat_tile(l) && !l->down && l->cmp == CMP_LT &&
+           !strcmp(l->tile_other->stride, "1") && l->tile_value > 0 &&
+           l->tile_value <= MAX_THREADS && l->node && l->node->nkids &&
+           oklc_emit_spec_of(C->E, l->attr);
+}
+
+/* The flat @tile that is the whole body of the flat @tile l, relaid with
+ * it (a 2D tile written as two, `@tile(16, @outer(1), @inner(1))` around
+ * `@tile(16, @outer(0), @inner(0))`), else NULL: not one whose header
+ * uses l's iterator (a triangle's `j < i`: the tiles of j would need i). */
+static const Loop *tile_pair(Cpu *C, const Loop *l)
+{
+    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    if (body->kind == ST_COMPOUND && body->nkids == 1)
+        body = body->kids[0];
+    const Loop *in = body->kind == ST_FOR ? body->loop : NULL;
+    const Loop *two = in && in->tile_part == 2 ? in->tile_other : NULL;
+    return relayable(C, two) && two->node == body && !oklc_cpu_header_uses(C, two, l) &&
+                   l->tile_value * two->tile_value <= MAX_THREADS
+               ? two
+               : NULL;
+}
+
+/* The head that replaces the flat @tile l's text up to its body:
+ * `[[okl::outer]]` over the tiles, `[[okl::inner]]` in a tile, i
+ * declared, `if (i < end) `; with `two`, both tiles' loops, the outer one
+ * of the pair over `_occa_tiles_i` (one relaid tile, relaid_tile()). */
+static const char *relay_head(Cpu *C, const Loop *l, const Loop *two, const char *ind)
+{
+    const Loop *t[2] = {l, two};
+    int n = two ? 2 : 1;
+    Buf o;
+    oklc_buf_init(&o, C->a);
+    const char *pad = "";
+    for (int i = 0; i < n; i++, pad = oklc_arena_printf(C->a, "%s  ", pad))
+        oklc_buf_printf(&o, "%s%s[[okl::outer(%d)]] for (int _occa_tile%s_%s = 0; _occa_tile%s_%s "
+                        "< ((%s) - (%s) + %lld - 1) / %lld; ++_occa_tile%s_%s) {\n",
+                        i ? ind : "", pad, t[i]->axis, i + 1 < n ? "s" : "", t[i]->iter,
+                        i + 1 < n ? "s" : "", t[i]->iter, t[i]->bound, t[i]->start,
+                        (long long)t[i]->tile_value, (long long)t[i]->tile_value,
+                        i + 1 < n ? "s" : "", t[i]->iter);
+    for (int i = 0; i < n; i++, pad = oklc_arena_printf(C->a, "%s  ", pad))
+        oklc_buf_printf(&o, "%s%s[[okl::inner(%d)]] for (int _occa_%s = 0; _occa_%s < %lld; "
+                        "++_occa_%s) {\n",
+                        ind, pad, t[i]->tile_other->axis, t[i]->iter, t[i]->iter,
+                        (long long)t[i]->tile_value, t[i]->iter);
+    for (int i = 0; i < n; i++)
+        oklc_buf_printf(&o, "%s%sconst %s %s = (%s) + _occa_tile%s_%s * %lld + _occa_%s;\n", ind,
+                        pad, oklc_emit_iter_type(C->E, t[i]), t[i]->iter, t[i]->start,
+                        i + 1 < n ? "s" : "", t[i]->iter, (long long)t[i]->tile_value,
+                        t[i]->iter);
+    oklc_buf_printf(&o, "%s%sif (%s < (%s)%s%s%s%s) ", ind, pad, l->iter, l->bound,
+                    two ? " && " : "", two ? two->iter : "", two ? " < " : "",
+                    two ? oklc_arena_printf(C->a, "(%s)", two->bound) : "");
+    return o.data;
+}
+
 bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
 {
-    const Loop *in = l->tile_other;
-    if (l->tile_part != 1 || !oklc_cpu_flat_tile(l) || l->down || l->cmp != CMP_LT ||
-        strcmp(in->stride, "1") || l->tile_value <= 0 || l->tile_value > MAX_THREADS ||
-        !l->node || !l->node->nkids)
+    if (!relayable(C, l))
         return false;
-    const Stmt *body = l->node->kids[l->node->nkids - 1];
+    const Loop *up = l->parent && l->parent->tile_part == 2 ? l->parent->tile_other : l->parent;
+    if (relayable(C, up) && tile_pair(C, up) == l)
+        return false;                   /* relaid with the tile around it */
+    const Loop *two = tile_pair(C, l), *last = two ? two : l;
+    const Stmt *body = last->node->kids[last->node->nkids - 1];
     bool hinted = false, loop = false;
     for (size_t i = 0; body->kind == ST_COMPOUND && i < body->nkids; i++)
         loop |= is_for(C, body->kids[i], &hinted);
-    const SpecRange *sp = oklc_emit_spec_of(C->E, l->attr);
-    if (!loop || !sp)
+    if (!loop)
         return false;
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
     /* what this translation says, where it stays (the next one
@@ -2470,19 +2534,18 @@ bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
     unsigned number = C->E->tiles++;
     if (C->E->tiles_all_kept || oklc_idset_has(C->E->tiles_kept, number))
         return false;
-    const char *it = l->iter, *type = oklc_emit_iter_type(C->E, l);
-    long long size = (long long)l->tile_value;
-    const char *head = oklc_arena_printf(
-        C->a,
-        "[[okl::outer(%d)]] for (int _occa_tile_%s = 0; "
-        "_occa_tile_%s < ((%s) - (%s) + %lld - 1) / %lld; ++_occa_tile_%s) {\n"
-        "%s  [[okl::inner(%d)]] for (int _occa_%s = 0; _occa_%s < %lld; ++_occa_%s) {\n"
-        "%s    const %s %s = (%s) + _occa_tile_%s * %lld + _occa_%s;\n%s    if (%s < (%s)) ",
-        l->axis, it, it, l->bound, l->start, size, size, it, ind, in->axis, it, it, size, it, ind,
-        type, it, l->start, it, size, it, ind, it, l->bound);
     Edits *ed = oklc_cpu_relaid(C);
     C->E->tile_relays++;
-    oklc_edit_replace(ed, sp->off, body->range.begin, head);
-    oklc_edit_after(ed, body->range.end, oklc_arena_printf(C->a, "\n%s  }\n%s}", ind, ind));
+    oklc_edit_replace(ed, oklc_emit_spec_of(C->E, l->attr)->off, body->range.begin,
+                      relay_head(C, l, two, ind));
+    /* the loops' closing braces; one stays where the text closes l's
+     * own body around the pair */
+    const Stmt *outer_body = l->node->kids[l->node->nkids - 1];
+    int close = two ? 4 - (outer_body->kind == ST_COMPOUND) : 2;
+    Buf o;
+    oklc_buf_init(&o, C->a);
+    for (int i = close - 1; i >= 0; i--)
+        oklc_buf_printf(&o, "\n%s%*s}", ind, 2 * i, "");
+    oklc_edit_after(ed, body->range.end, o.data);
     return true;
 }

@@ -343,6 +343,37 @@ static void test_tiles2d(void **state)
     oklc_kernel_free(k);
 }
 
+/* Small integers: the sums are exact in any order of additions. */
+static void test_tiled_product_2d(void **state)
+{
+    (void)state;
+    enum { NI = 37, NJ = 45, NK = 700 };    /* NK > 512: the k loop in blocks too */
+    static float a[NI * NK], b[NK * NJ], c[NI * NJ], want[NI * NJ];
+    for (int i = 0; i < NI * NK; i++)
+        a[i] = (float)(i % 5);
+    for (int i = 0; i < NK * NJ; i++)
+        b[i] = (float)(i % 3) - 1;
+    for (int i = 0; i < NI; i++)
+        for (int j = 0; j < NJ; j++) {
+            float s = 0;
+            for (int k = 0; k < NK; k++)
+                s += a[i * NK + k] * b[k * NJ + j];
+            want[i * NJ + j] = s;
+            c[i * NJ + j] = -1;
+        }
+    oklc_kernel *k = build("loops.okl", "tiledProduct2d");
+    oklc_memory *ma = to_device(a, sizeof a), *mb = to_device(b, sizeof b),
+                *mc = to_device(c, sizeof c);
+    RUN(k, oklc_arg_int(NI), oklc_arg_int(NJ), oklc_arg_int(NK), oklc_arg_mem(ma),
+        oklc_arg_mem(mb), oklc_arg_mem(mc));
+    to_host(mc, c, sizeof c);
+    same_floats(want, c, NI * NJ);
+    oklc_memory_free(ma);
+    oklc_memory_free(mb);
+    oklc_memory_free(mc);
+    oklc_kernel_free(k);
+}
+
 static void test_return_no_braces(void **state)
 {
     (void)state;
@@ -2824,7 +2855,7 @@ int main(void)
         cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
-        cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tile_threads),
+        cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tiled_product_2d),          cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
         cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels), cmocka_unit_test(test_rounds), cmocka_unit_test(test_terms_guard),
