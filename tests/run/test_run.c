@@ -343,37 +343,6 @@ static void test_tiles2d(void **state)
     oklc_kernel_free(k);
 }
 
-/* Small integers: the sums are exact in any order of additions. */
-static void test_tiled_product_2d(void **state)
-{
-    (void)state;
-    enum { NI = 37, NJ = 45, NK = 700 };    /* NK > 512: the k loop in blocks too */
-    static float a[NI * NK], b[NK * NJ], c[NI * NJ], want[NI * NJ];
-    for (int i = 0; i < NI * NK; i++)
-        a[i] = (float)(i % 5);
-    for (int i = 0; i < NK * NJ; i++)
-        b[i] = (float)(i % 3) - 1;
-    for (int i = 0; i < NI; i++)
-        for (int j = 0; j < NJ; j++) {
-            float s = 0;
-            for (int k = 0; k < NK; k++)
-                s += a[i * NK + k] * b[k * NJ + j];
-            want[i * NJ + j] = s;
-            c[i * NJ + j] = -1;
-        }
-    oklc_kernel *k = build("loops.okl", "tiledProduct2d");
-    oklc_memory *ma = to_device(a, sizeof a), *mb = to_device(b, sizeof b),
-                *mc = to_device(c, sizeof c);
-    RUN(k, oklc_arg_int(NI), oklc_arg_int(NJ), oklc_arg_int(NK), oklc_arg_mem(ma),
-        oklc_arg_mem(mb), oklc_arg_mem(mc));
-    to_host(mc, c, sizeof c);
-    same_floats(want, c, NI * NJ);
-    oklc_memory_free(ma);
-    oklc_memory_free(mb);
-    oklc_memory_free(mc);
-    oklc_kernel_free(k);
-}
-
 static void test_return_no_braces(void **state)
 {
     (void)state;
@@ -1053,16 +1022,61 @@ static void test_part_ahead(void **state)
     oklc_memory_free(mu);
 }
 
-/* c = a b, n x n row-major, the terms added in the order k = 0, 1, ... */
+/* c = a b, a ni x nk, b nk x nj, row-major, the terms added in the order
+ * k = 0, 1, ... */
+static void float_product(int ni, int nj, int nk, const float *a, const float *b, float *c)
+{
+    for (int r = 0; r < ni; r++)
+        for (int col = 0; col < nj; col++) {
+            float sum = 0.f;
+            for (int k = 0; k < nk; k++)
+                sum += a[r * nk + k] * b[k * nj + col];
+            c[r * nj + col] = sum;
+        }
+}
+
+/* The same of n x n matrices. */
 static void product(int n, const float *a, const float *b, float *c)
 {
-    for (int r = 0; r < n; r++)
-        for (int col = 0; col < n; col++) {
-            float sum = 0.f;
-            for (int k = 0; k < n; k++)
-                sum += a[r * n + k] * b[k * n + col];
-            c[r * n + col] = sum;
-        }
+    float_product(n, n, n, a, b, c);
+}
+
+/* Runs kernel `name` of `file` with the integer sizes, then a, b and c
+ * (c back on the host after). */
+static void run_matrices(const char *file, const char *name, const oklc_arg *sizes, int nsizes,
+                         const float *a, size_t abytes, const float *b, size_t bbytes, float *c,
+                         size_t cbytes)
+{
+    oklc_kernel *k = build(file, name);
+    oklc_memory *m[3] = {to_device(a, abytes), to_device(b, bbytes), to_device(c, cbytes)};
+    oklc_arg args[8];
+    for (int i = 0; i < nsizes; i++)
+        args[i] = sizes[i];
+    for (int i = 0; i < 3; i++)
+        args[nsizes + i] = oklc_arg_mem(m[i]);
+    run(k, nsizes + 3, args);
+    to_host(m[2], c, cbytes);
+    for (int i = 0; i < 3; i++)
+        oklc_memory_free(m[i]);
+    oklc_kernel_free(k);
+}
+
+/* Small integers: the sums are exact in any order of additions. */
+static void test_tiled_product_2d(void **state)
+{
+    (void)state;
+    enum { NI = 37, NJ = 45, NK = 700 };    /* NK > 512: the k loop in blocks too */
+    static float a[NI * NK], b[NK * NJ], c[NI * NJ], want[NI * NJ];
+    for (int i = 0; i < NI * NK; i++)
+        a[i] = (float)(i % 5);
+    for (int i = 0; i < NK * NJ; i++)
+        b[i] = (float)(i % 3) - 1;
+    for (int i = 0; i < NI * NJ; i++)
+        c[i] = -1;
+    float_product(NI, NJ, NK, a, b, want);
+    const oklc_arg sizes[] = {oklc_arg_int(NI), oklc_arg_int(NJ), oklc_arg_int(NK)};
+    run_matrices("loops.okl", "tiledProduct2d", sizes, 3, a, sizeof a, b, sizeof b, c, sizeof c);
+    same_floats(want, c, NI * NJ);
 }
 
 static void test_matmul_tiled(void **state)
@@ -1073,16 +1087,9 @@ static void test_matmul_tiled(void **state)
     for (int i = 0; i < N * N; i++)
         A[i] = (float)(i % 5) - 2, B[i] = (float)(i % 3), C[i] = -1;
     product(N, A, B, want);
-    oklc_kernel *k = build("blocks.okl", "matmulTiled");
-    oklc_memory *ma = to_device(A, sizeof A), *mb = to_device(B, sizeof B);
-    oklc_memory *mc = to_device(C, sizeof C);
-    RUN(k, oklc_arg_int(N), oklc_arg_mem(ma), oklc_arg_mem(mb), oklc_arg_mem(mc));
-    to_host(mc, C, sizeof C);
+    const oklc_arg sizes[] = {oklc_arg_int(N)};
+    run_matrices("blocks.okl", "matmulTiled", sizes, 1, A, sizeof A, B, sizeof B, C, sizeof C);
     same_floats(want, C, N * N);
-    oklc_memory_free(ma);
-    oklc_memory_free(mb);
-    oklc_memory_free(mc);
-    oklc_kernel_free(k);
 }
 
 /* Split @inner loops: dotBarrier (a CUDA-style dot, exact on integers),
@@ -2855,7 +2862,8 @@ int main(void)
         cmocka_unit_test(test_grid3),            cmocka_unit_test(test_grid3_inner),
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
-        cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tiled_product_2d),          cmocka_unit_test(test_tile_threads),
+        cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tiled_product_2d),
+        cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
         cmocka_unit_test(test_long_product), cmocka_unit_test(test_staged_barrier), cmocka_unit_test(test_panels), cmocka_unit_test(test_rounds), cmocka_unit_test(test_terms_guard),
