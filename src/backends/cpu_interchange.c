@@ -2510,6 +2510,35 @@ static const char *relay_head(Cpu *C, const Loop *l, const Loop *two, const char
     return o.data;
 }
 
+/* The iterations of the plain loop st and of every loop in it, all of
+ * constant counts of at most 16 (GCC's complete peeling at -O3), in all;
+ * -1 if one's count is unknown (Clang's, up to 64) or larger. */
+static int64_t whole_count(const Stmt *st)
+{
+    if (st->kind == ST_OTHER && st->nkids == 1)
+        st = st->kids[0];               /* under `#pragma unroll` */
+    int64_t n = 1;
+    if (st->kind == ST_FOR) {
+        if (st->loop || st->trips < 0 || st->trips > 16)
+            return -1;
+        n = st->trips;
+    }
+    for (size_t i = st->kind == ST_FOR ? st->nkids - 1 : 0; i < st->nkids && n >= 0; i++) {
+        int64_t in = whole_count(st->kids[i]);
+        n = in < 0 ? -1 : n * (in ? in : 1);
+    }
+    return n;
+}
+
+/* Does the compiler unroll the plain loop st whole where it stands (at
+ * most 32 iterations in all)? Then the flat @tile around it vectorises
+ * over its iterations as written. */
+static bool unrolled_whole(const Stmt *st)
+{
+    int64_t n = whole_count(st);
+    return n >= 0 && n <= 32;
+}
+
 bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
 {
     if (!relayable(C, l))
@@ -2519,12 +2548,23 @@ bool oklc_cpu_relay_tile(Cpu *C, const Loop *l)
         return false;                   /* relaid with the tile around it */
     const Loop *two = tile_pair(C, l), *last = two ? two : l;
     const Stmt *body = last->node->kids[last->node->nkids - 1];
-    bool hinted = false, loop = false;
+    bool hinted = false, loop = false, whole = false;
     for (size_t i = 0; body->kind == ST_COMPOUND && i < body->nkids; i++)
-        loop |= is_for(C, body->kids[i], &hinted);
+        if (is_for(C, body->kids[i], &hinted)) {
+            bool w = unrolled_whole(body->kids[i]);
+            loop |= !w;
+            whole |= w;
+        }
+    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
+    if (!loop && whole) {
+        const char *kept = "kept as written: the loops of its iterations have constant counts "
+                           "that the compiler unrolls whole, vectorising over the iterations";
+        oklc_edit_before(&C->E->ed, l->stmt.begin,
+                         oklc_arena_printf(C->a, "/* %s */\n%s", kept, ind));
+        oklc_cpu_decision(C, (Range){l->header.begin + 1, l->header.end - 1}, false, kept);
+    }
     if (!loop)
         return false;
-    const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
     /* what this translation says, where it stays (the next one
      * interchanged no loop in the tiles: oklc.c) */
     const char *why = "kept as written: written as its tiles, no loop in its iterations "
