@@ -2512,11 +2512,14 @@ static const char *relay_head(Cpu *C, const Loop *l, const Loop *two, const char
 
 /* The iterations of the plain loop st and of every loop in it, all of
  * constant counts of at most 16 (GCC's complete peeling at -O3), in all;
- * -1 if one's count is unknown (Clang's, up to 64) or larger. */
+ * -1 if one's count is unknown (Clang's, up to 64) or larger, or st holds
+ * a while or do loop. */
 static int64_t whole_count(const Stmt *st)
 {
     if (st->kind == ST_OTHER && st->nkids == 1)
         st = st->kids[0];               /* under `#pragma unroll` */
+    if (st->kind == ST_WHILE || st->kind == ST_DO)
+        return -1;
     int64_t n = 1;
     if (st->kind == ST_FOR) {
         if (st->loop || st->trips < 0 || st->trips > 16)
