@@ -478,6 +478,33 @@ static void setup_filter(oklc_device *d, Case *c, bool quick)
     outputs(d, c, (size_t)n, T_F32, NULL);
 }
 
+/* columnSums4(R, C, A, out): R x C doubles, a sum per column */
+static void setup_columns(oklc_device *d, Case *c, bool quick)
+{
+    const int rows = quick ? 256 : 2048, cols = quick ? 512 : 4096;
+    snprintf(c->size, sizeof c->size, "%d x %d doubles", rows, cols);
+    c->args[c->nargs++] = oklc_arg_int(rows);
+    c->args[c->nargs++] = oklc_arg_int(cols);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)rows * cols, -1, 1));
+    outputs(d, c, (size_t)cols, T_F64, NULL);
+}
+
+/* stagesUpdate(E, Nfields, offset, a, rhsq0, rhsq, q, out): E elements
+ * of 64 nodes, 9 fields, 2 stages of history in rhsq */
+static void setup_stages(oklc_device *d, Case *c, bool quick)
+{
+    const int E = quick ? 256 : 4096, fields = 9, n = E * 64 * fields;
+    snprintf(c->size, sizeof c->size, "%d elements, %d fields, doubles", E, fields);
+    c->args[c->nargs++] = oklc_arg_int(E);
+    c->args[c->nargs++] = oklc_arg_int(fields);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, 3, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, 2 * (size_t)n, -1, 1));
+    c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n, -1, 1));
+    outputs(d, c, (size_t)n, T_F64, NULL);
+}
+
 typedef struct Kind {
     const char *label, *okl, *native;
     void (*setup)(oklc_device *, Case *, bool);
@@ -518,6 +545,8 @@ static const Kind kinds[] = {
     {"rowsProduct", "rowsProduct", NULL, setup_matmul, "../kernels/thread_sums.okl"},
     {"filter9", "filter9", NULL, setup_filter, "../kernels/thread_sums.okl"},
     {"productTile2d", "productTile2d", NULL, setup_matmul, "../kernels/thread_sums.okl"},
+    {"columnSums4", "columnSums4", NULL, setup_columns, "../kernels/thread_arrays.okl"},
+    {"stagesUpdate", "stagesUpdate", NULL, setup_stages, "../kernels/thread_arrays.okl"},
 };
 
 /* ---- running, checking, timing ---------------------------------------------------- */

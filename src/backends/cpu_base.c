@@ -319,7 +319,10 @@ const char *oklc_cpu_slot_count(Cpu *C, const Block *b)
 static const char *spelled(Cpu *C, const Var *v, const char *name, bool keep)
 {
     const char *t = v->type.spelling;
-    if (!keep && !strncmp(t, "const ", 6) && (!v->type.pointer || v->type.array))
+    /* a leading const is the variable's own but for pointers' elements
+     * ("const double *[3]": an array of pointers to const) */
+    size_t elem = strcspn(t, "[");
+    if (!keep && !strncmp(t, "const ", 6) && !memchr(t, '*', elem))
         t += 6;
     size_t n = strlen(t);
     if (!keep && v->type.pointer && v->type.is_const && n > 6 && !strcmp(t + n - 6, " const"))

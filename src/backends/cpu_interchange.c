@@ -293,6 +293,16 @@ static const Stmt *before(const Interchange *x, size_t i)
     return i < x->npre ? x->all->kids[i] : x->body->kids[i - x->npre];
 }
 
+/* Is the initializer `init` oklc_cpu_pure()? An array's list in braces
+ * (`= {0, 0}`) is as pure as what it lists. */
+static bool pure_init(Cpu *C, const Var *v, const char *init, bool reads)
+{
+    size_t n = strlen(init);
+    if (v->type.array && n >= 2 && init[0] == '{' && init[n - 1] == '}')
+        init = oklc_arena_strndup(C->a, init + 1, n - 2);
+    return oklc_cpu_pure(C, init, reads);
+}
+
 /* Sorts the declarations before the loop: computed once, declared again
  * in each loop over the threads (a per-thread value nothing writes, from
  * an initializer without memory reads: `const int col = bx * 16 + tx`,
@@ -312,22 +322,24 @@ static bool declarations(Cpu *C, Interchange *x)
         for (size_t k = 0; k < d->ndecls; k++) {
             const Var *v = d->decls[k];
             const char *init = v->init_form ? oklc_cpu_render(C, v->init) : "";
-            if ((v->init_form && v->init_form != '=') || v->type.array || v->static_ ||
+            if ((v->init_form && v->init_form != '=') || v->static_ ||
                 v->thread_local_ || strpbrk(v->type.spelling, "()") || is_shared(v) ||
-                oklc_cpu_exclusive(v) || !oklc_cpu_pure(C, init, true))
+                oklc_cpu_exclusive(v) || !pure_init(C, v, init, true))
                 return false;
             Range after = {v->declarator_end, x->all->range.end};
-            bool written = oklc_cpu_written_in(C, v, after);
+            /* an array's elements may be written anywhere it is used */
+            bool written = (v->type.array && !v->type.is_const && oklc_refers_in(v, after)) ||
+                           oklc_cpu_written_in(C, v, after);
             /* memory read once, before everything: not after a statement,
              * nor under the guard (which may protect the read) */
             bool guarded = x->guard && i >= x->npre;
-            bool once = !written && ((!statements && !guarded) || oklc_cpu_pure(C, init, false));
+            bool once = !written && ((!statements && !guarded) || pure_init(C, v, init, false));
             for (size_t j = 0; once && j < x->nlevels; j++)
                 once = !oklc_cpu_per_thread(C, v->init, x->levels[j]);
             once = once && !uses_locals(x, v->init);
             if (once)
                 continue;
-            if (!written && v->init_form == '=' && oklc_cpu_pure(C, init, false) &&
+            if (!written && v->init_form == '=' && pure_init(C, v, init, false) &&
                 !uses_slots(x, v->init)) {
                 x->again[x->nagain++] = v;
                 continue;
@@ -554,6 +566,16 @@ static bool is_for(Cpu *C, const Stmt *st, bool *hinted)
     return st->kind == ST_FOR && (!st->loop || st->loop->kind == LOOP_REGULAR);
 }
 
+/* Does a thread keep an array in a slot? Its elements stay in memory
+ * (`s[t][v]`): no tile or unrolling keeps them in registers. */
+static bool array_slots(const Interchange *x)
+{
+    for (size_t i = 0; i < x->nslots; i++)
+        if (x->slots[i]->type.array)
+            return true;
+    return false;
+}
+
 /* The size of a value the threads keep: slot i, or sum i - nslots. */
 static int64_t value_size(const Interchange *x, size_t i)
 {
@@ -718,7 +740,8 @@ static int64_t rows_within(int64_t count, int64_t bytes, int64_t budget, int64_t
  * (95 against 132 ms). */
 static int64_t tile_rows(Cpu *C, Interchange *x)
 {
-    if (x->nlevels < 2 || (!x->nsums && !uses_slots(x, x->f->kids[x->f->nkids - 1]->range)))
+    if (x->nlevels < 2 || array_slots(x) ||
+        (!x->nsums && !uses_slots(x, x->f->kids[x->f->nkids - 1]->range)))
         return 0;
     if ((x->gathered = gathers(C, x)))
         return 0;
@@ -843,14 +866,73 @@ static bool guard_holds(Cpu *C, const Interchange *x)
     return true;
 }
 
-/* The index of the first plain for loop in `body`'s statements (their
- * count if none); *hinted: it has an unroll hint. */
-static size_t first_for(Cpu *C, const Stmt *body, bool *hinted)
+/* The iterations of the plain loop st and of every loop in it, all of
+ * constant counts of at most 16 (GCC's complete peeling at -O3), in all;
+ * -1 if one's count is unknown (Clang's, up to 64) or larger, or st holds
+ * a while or do loop. */
+static int64_t whole_count(const Stmt *st)
 {
-    size_t at = 0;
-    while (at < body->nkids && !is_for(C, body->kids[at], hinted))
-        at++;
-    return at;
+    if (st->kind == ST_OTHER && st->nkids == 1)
+        st = st->kids[0];               /* under `#pragma unroll` */
+    if (st->kind == ST_WHILE || st->kind == ST_DO)
+        return -1;
+    int64_t n = 1;
+    if (st->kind == ST_FOR) {
+        if (st->loop || st->trips < 0 || st->trips > 16)
+            return -1;
+        n = st->trips;
+    }
+    for (size_t i = st->kind == ST_FOR ? st->nkids - 1 : 0; i < st->nkids && n >= 0; i++) {
+        int64_t in = whole_count(st->kids[i]);
+        n = in < 0 ? -1 : n * (in ? in : 1);
+    }
+    return n;
+}
+
+/* A loop of at most 16 iterations in all (`for (v = 0; v < 4; ++v)
+ * s[v] = 0;`), which the compiler unrolls where it stands. */
+static bool short_loop(const Stmt *st)
+{
+    int64_t n = whole_count(st);
+    return n >= 0 && n <= 16;
+}
+
+/* A loop whose count the compiler does not know (Stmt.trips stops at
+ * 64; its header read as an OKL loop's says more). */
+static bool unknown_count(const Stmt *st)
+{
+    if (st->kind == ST_OTHER && st->nkids == 1)
+        st = st->kids[0];
+    return st->trips < 0 && (!st->plain || !st->plain->trips_known);
+}
+
+/* The index of the thread's loop in `body`'s statements (their count if
+ * none): the first plain for loop; where that one is short (short_loop())
+ * and the next that is not has a count known only at run time, that next
+ * one, which holds the thread's work (a column sum whose sums are set to
+ * zero in a loop of 4 first, bench/kernels' columnSums4: the loop over
+ * the rows interchanged ran 10-11 times faster on one core). A next one
+ * of a known count stays where it is (as written the compiler unrolls or
+ * vectorises it there). *hinted: the loop has an unroll hint. */
+static size_t first_for(Cpu *C, const Stmt *body, bool past_short, bool *hinted)
+{
+    size_t first = body->nkids;
+    bool first_hinted = false;
+    for (size_t at = 0; at < body->nkids; at++) {
+        if (!is_for(C, body->kids[at], hinted))
+            continue;
+        if (first == body->nkids) {
+            first = at;
+            first_hinted = *hinted;
+        }
+        if (!short_loop(body->kids[at])) {
+            if (past_short && at != first && unknown_count(body->kids[at]))
+                return at;
+            break;
+        }
+    }
+    *hinted = first_hinted;
+    return first;
 }
 
 /* Are the @exclusive values the loop's body uses all scalars (their slot
@@ -880,8 +962,19 @@ static bool tileable_sums(Cpu *C, Interchange *x)
     return true;
 }
 
+static bool qualifies_past(Cpu *C, const Loop *l, Interchange *x, bool past_short);
+
 /* The @inner loop l as an Interchange, or false when it does not qualify. */
 static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
+{
+    return qualifies_past(C, l, x, true);
+}
+
+/* The same, the thread's loop one past short ones or not (first_for()).
+ * Past them only to a counted loop: a strided slice after a loop of one
+ * iteration (a random kernel of tests/diff, 8 rounds per thread) ran 1.16
+ * times slower interchanged on two OpenMP threads. */
+static bool qualifies_past(Cpu *C, const Loop *l, Interchange *x, bool past_short)
 {
     *x = (Interchange){.l = l};
     if (l->kind != LOOP_INNER || l->nkids || !nest(l, x) ||
@@ -892,9 +985,9 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
         trades_shared(C, x->all->range))
         return false;
     bool hinted = false;
-    x->at = first_for(C, x->body, &hinted);
+    x->at = first_for(C, x->body, past_short, &hinted);
     if (x->at == x->body->nkids && guarded(x))
-        x->at = first_for(C, x->body, &hinted);
+        x->at = first_for(C, x->body, past_short, &hinted);
     if (x->at == x->body->nkids || !declarations(C, x))
         return false;
     x->f = x->body->kids[x->at];
@@ -905,6 +998,9 @@ static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
         return false;
     x->strided = x->nlevels == 1 && !x->guard && !hinted &&
                  oklc_cpu_strided(C, l, x->f, &x->s);
+    bool first_hinted = false;
+    if (x->strided && past_short && x->at != first_for(C, x->body, false, &first_hinted))
+        return qualifies_past(C, l, x, false);
     if (!x->strided) {
         if (!counted(C, x))
             return false;
@@ -1020,6 +1116,48 @@ static bool reads_threads_arguments(Cpu *C, const Interchange *x, Range body)
     return false;
 }
 
+/* May the threads keep their arrays in slots? NULL when they may, else
+ * why not. The arrays are of numbers (a column sum's sums) that the loop
+ * uses, and all of them fit in 32 KiB (the first-level cache). As
+ * written, a thread's arrays live in its registers or its stack frame; in
+ * slots, every use goes to memory, which only the loop's interchange can
+ * pay for: an array used only before or after the loop (a random kernel
+ * of tests/diff whose zeroed `w[4]` the compiler folded away as written,
+ * its grid-stride loop one round long, ran 1.09-1.11 times slower
+ * interchanged on one core), or a thread whose many arrays serve its work
+ * after a short loop that sets some of them (a discontinuous Galerkin
+ * volume kernel: 10 arrays of 10 values for 120 threads, 94 KiB), stays
+ * as written. An array of pointers (a time
+ * stepper's stages, `rhsqi[i][id + f * Np]`) makes the threads' loop read
+ * through each thread's own pointers, which the compiler cannot
+ * vectorise: interchanged, bench/kernels' stagesUpdate ran 0.77-0.78 of
+ * the plain translation's speed on one core (1.3-1.5 on two OpenMP
+ * threads: one rule for both, never slower). */
+static const char *arrays_kept(Cpu *C, const Interchange *x)
+{
+    int64_t bytes = 0;
+    for (size_t i = 0; i < x->nslots; i++) {
+        const Var *v = x->slots[i];
+        if (!v->type.array)
+            continue;
+        if (!oklc_refers_in(v, x->f->range))
+            return oklc_arena_printf(C->a, "the array %s, which the loop does not use, would "
+                                           "go from each thread's registers to memory",
+                                     v->name);
+        if (strchr(v->type.spelling, '*'))
+            return oklc_arena_printf(C->a, "interchanged with the threads, the loop would read "
+                                           "through each thread's own pointers (the array %s), "
+                                           "which the compiler does not vectorise",
+                                     v->name);
+        bytes += v->size * x->threads;
+    }
+    if (bytes > 32 * 1024)
+        return oklc_arena_printf(C->a, "the threads' arrays would take %lld KiB of memory, more "
+                                       "than the first-level cache",
+                                 (long long)(bytes / 1024));
+    return NULL;
+}
+
 /* Does the interchange pay? NULL when it does, else why not, for the
  * output.
  *  - A strided slice pays (its rounds are the memory's order) but over a
@@ -1058,6 +1196,9 @@ static bool reads_threads_arguments(Cpu *C, const Interchange *x, Range body)
  *    times slower interchanged on 2 threads, as fast on 1). */
 static const char *pays(Cpu *C, const Interchange *x)
 {
+    const char *arrays = arrays_kept(C, x);
+    if (arrays)
+        return arrays;
     Range body = x->f->kids[x->f->nkids - 1]->range;
     const bool sums = carries_sums(C, x, body);
     if (C->omp && (oklc_cpu_has_atomic(C, (Range){x->all->range.begin, x->f->range.begin}) ||
@@ -1197,6 +1338,8 @@ static const char *body_of(Cpu *C, const Stmt *f)
 static int64_t rounds_in_registers(const Interchange *x)
 {
     int64_t least = 0;
+    if (array_slots(x))
+        return 0;
     for (size_t i = 0; i < x->nslots + x->nsums; i++) {
         int64_t size = value_size(x, i);
         if (size <= 0)
@@ -2508,29 +2651,6 @@ static const char *relay_head(Cpu *C, const Loop *l, const Loop *two, const char
                     two ? " && " : "", two ? two->iter : "", two ? " < " : "",
                     two ? oklc_arena_printf(C->a, "(%s)", two->bound) : "");
     return o.data;
-}
-
-/* The iterations of the plain loop st and of every loop in it, all of
- * constant counts of at most 16 (GCC's complete peeling at -O3), in all;
- * -1 if one's count is unknown (Clang's, up to 64) or larger, or st holds
- * a while or do loop. */
-static int64_t whole_count(const Stmt *st)
-{
-    if (st->kind == ST_OTHER && st->nkids == 1)
-        st = st->kids[0];               /* under `#pragma unroll` */
-    if (st->kind == ST_WHILE || st->kind == ST_DO)
-        return -1;
-    int64_t n = 1;
-    if (st->kind == ST_FOR) {
-        if (st->loop || st->trips < 0 || st->trips > 16)
-            return -1;
-        n = st->trips;
-    }
-    for (size_t i = st->kind == ST_FOR ? st->nkids - 1 : 0; i < st->nkids && n >= 0; i++) {
-        int64_t in = whole_count(st->kids[i]);
-        n = in < 0 ? -1 : n * (in ? in : 1);
-    }
-    return n;
 }
 
 /* Does the compiler unroll the plain loop st whole where it stands (at

@@ -1079,6 +1079,37 @@ static void test_tiled_product_2d(void **state)
     same_floats(want, c, NI * NJ);
 }
 
+/* Column sums whose sums are a per-thread array: small integers, exact
+ * in any order of additions; the sums land after the matrix. */
+static void test_column_sums(void **state)
+{
+    (void)state;
+    enum { R = 203, C = 45, CI = 64 };    /* C: not a multiple of the block */
+    static float x[R * CI + CI], want[R * CI + CI];
+    for (int i = 0; i < R * CI + CI; i++)
+        x[i] = want[i] = (float)(i % 7) - 3;
+    for (int c = 0; c < C; c++) {
+        float s[4] = {0, 0, 0, 0};
+        for (int r = 0; r + 3 < R; r += 4)
+            for (int v = 0; v < 4; v++)
+                s[v] += want[(r + v) * C + c];
+        want[R * C + c] = s[0] + 2 * s[1] + 3 * s[2] + 4 * s[3];
+    }
+    RUN_ON("loops.okl", "columnSums4", x, oklc_arg_int(R), oklc_arg_int(C));
+    same_floats(want, x, R * CI + CI);
+    for (int i = 0; i < R * CI + CI; i++)
+        x[i] = want[i] = (float)(i % 5) - 2;
+    for (int c = 0; c < CI; c++) {
+        float s[2] = {0, 0};
+        for (int r = 0; r + 1 < R; r += 2)
+            for (int v = 0; v < 2; v++)
+                s[v] += (v ? 3.0f : 1.0f) * want[(r + v) * CI + c];
+        want[R * CI + c] = s[0] - s[1];
+    }
+    RUN_ON("loops.okl", "columnSumsInit", x, oklc_arg_int(R), oklc_arg_int(CI));
+    same_floats(want, x, R * CI + CI);
+}
+
 static void test_matmul_tiled(void **state)
 {
     (void)state;
@@ -2863,6 +2894,7 @@ int main(void)
         cmocka_unit_test(test_tile_inner),       cmocka_unit_test(test_empty_outer),
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tiled_product_2d),
+        cmocka_unit_test(test_column_sums),
         cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
