@@ -323,9 +323,9 @@ static void canonical_init(Cpu *C, const Loop *l)
 }
 
 /* The arrays kept for all of a thread's blocks of top-level @outer loop l
- * (cpu_counts.c), declared in a scope around the loop: the text that
- * opens it (NULL: none) and in *clause their names as an OpenMP clause
- * (each thread its own copy). */
+ * (cpu_counts.c, cpu_hoist.c), declared in a scope around the loop: the
+ * text that opens it (NULL: none) and in *clause their names as an OpenMP
+ * clause (each thread its own copy). */
 static const char *scratch_around(Cpu *C, const Loop *l, const char **clause)
 {
     Buf decls, names;
@@ -889,8 +889,10 @@ static void kernel(Emit *E, Kernel *k, bool omp, const Hints *h)
     tile_loops(&C);
     drop_barriers(&C);
     split_blocks(&C);
-    if (C.rewrite)
+    if (C.rewrite) {
         fuse_blocks(&C);
+        oklc_cpu_hoist(&C);
+    }
     declare_all_extents(&C);
     unroll_attrs(&C, h);
     ivdep_attrs(&C);

@@ -6,7 +6,7 @@
  *
  *   cpu.c              the driver: a kernel's passes, in order
  *   cpu_split.c  cpu_fuse.c  cpu_reduce.c  cpu_shape.c  cpu_calls.c
- *   cpu_transpose.c
+ *   cpu_transpose.c  cpu_hoist.c
  *                      one pass each, side by side (the fusion asks the
  *                      interchange whether the fused loop runs in tiles)
  *   cpu_interchange.c  the interchange
@@ -22,9 +22,9 @@
 typedef struct Block Block;
 
 /* One kernel being translated for a CPU. */
-/* An array kept for all of a thread's blocks (cpu_counts.c): declared,
- * zeroed, before the top-level @outer loop `top`; with OpenMP each thread
- * has its own (firstprivate). */
+/* An array kept for all of a thread's blocks, declared (zeroed, or set
+ * once) before the top-level @outer loop `top`; with OpenMP each thread
+ * has its own (firstprivate: `name`, names separated by commas). */
 typedef struct Scratch {
     const Loop *top;
     const char *name, *decl;
@@ -188,6 +188,14 @@ OKLC_INTERNAL bool oklc_cpu_has_atomic(Cpu *C, Range r);
  * and no argument it writes may alias them (v, or every argument with
  * elements it may write, @restrict)? */
 OKLC_INTERNAL bool oklc_cpu_unchanged_array(Cpu *C, const Var *v);
+/* The kid of st whose range holds off (kids are in text order), or NULL. */
+OKLC_INTERNAL const Stmt *oklc_cpu_kid_at(const Stmt *st, uint32_t off);
+/* A use `ref` of an array in statement st: an element (`dims` subscripts,
+ * in sub) read, or set with `=`, or anything else (an address, ++, +=, an
+ * argument a call may take by reference, an @atomic, a row). */
+typedef enum ElemUse { USE_OTHER, USE_STORE, USE_READ } ElemUse;
+OKLC_INTERNAL ElemUse oklc_cpu_element_use(Cpu *C, const Stmt *st, Range ref, size_t dims,
+                                           Range *sub);
 /* A return, break, continue or goto in st (or a barrier, if `barriers`)? */
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
 /* `for (T n = base + t; cond; n += S)` over the threads t of l: */
@@ -297,6 +305,13 @@ OKLC_INTERNAL void oklc_cpu_short_loops(Cpu *C);
  * transposed, where its stores are not in such loops; the decision
  * either way in Emit.decisions. */
 OKLC_INTERNAL void oklc_cpu_transpose(Cpu *C);
+
+/* ---- cpu_hoist.c: a @shared array set alike in every block ------------------------- */
+
+/* Each @shared array whose one store sets it alike in every block,
+ * declared and set once before the top-level @outer loop (C->scratch);
+ * the decision either way in Emit.decisions. After the fusion. */
+OKLC_INTERNAL void oklc_cpu_hoist(Cpu *C);
 
 /* ---- cpu_reduce.c: OpenMP reductions ------------------------------------------------- */
 

@@ -618,6 +618,121 @@ bool oklc_cpu_unchanged_array(Cpu *C, const Var *v)
     return true;
 }
 
+/* ---- the uses of an array ----------------------------------------------------------------- */
+
+const Stmt *oklc_cpu_kid_at(const Stmt *st, uint32_t off)
+{
+    size_t lo = 0, hi = st->nkids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->kids[mid]->range.end <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nkids && oklc_in_range(st->kids[lo]->range, off) ? st->kids[lo] : NULL;
+}
+
+static bool in_atomic(const Kernel *k, uint32_t off)
+{
+    for (size_t i = 0; i < k->natomics; i++)
+        if (oklc_in_range(k->atomics[i]->stmt, off))
+            return true;
+    return false;
+}
+
+/* The text before b, blanks and opening parentheses skipped: where it ends. */
+static uint32_t before(const char *t, uint32_t b)
+{
+    while (b > 0 && (isspace((unsigned char)t[b - 1]) || t[b - 1] == '('))
+        b--;
+    return b;
+}
+
+/* The longest statement whose calls are looked for: beyond it, every use
+ * counts as one (each use scans its statement, which stays linear so). */
+enum { LONGEST_STATEMENT = 4096 };
+
+enum { MAX_DIMS = 8 };    /* the subscripts of an element oklc_cpu_element_use reads */
+
+/* Is the '(' at p a call's: after a name but a keyword's (if, for, ...),
+ * or after what may end a callee (`f<T>(`, `a[i](`, `g()(`, a lambda)?
+ * *name: where the name starts (UINT32_MAX: no name). */
+static bool call_paren(const char *t, uint32_t from, uint32_t p, uint32_t *name)
+{
+    static const char *const keywords[] = {"if", "for", "while", "switch", "return"};
+    uint32_t e = p;
+    while (e > from && isspace((unsigned char)t[e - 1]))
+        e--;
+    for (*name = e; *name > from && oklc_ident_char(t[*name - 1]); --*name)
+        ;
+    if (*name == e) {
+        *name = UINT32_MAX;
+        return e > from && strchr(">])}", t[e - 1]);
+    }
+    for (size_t k = 0; k < OKLC_COUNTOF(keywords); k++)
+        if (oklc_cpu_text_is(t, (Range){*name, e}, keywords[k]))
+            return false;
+    return !isdigit((unsigned char)t[*name]);
+}
+
+/* Is off in the arguments of a call (of other than a pure function, which
+ * reads values: min, sqrt, ...) of statement st: a function that may take
+ * the element by reference? Yes in a statement too long to look. */
+static bool in_call(Cpu *C, const Stmt *st, uint32_t off)
+{
+    const char *t = C->E->nz->text;
+    Range r = st->range;
+    if (r.end - r.begin > LONGEST_STATEMENT)
+        return true;
+    for (uint32_t p = off, depth = 0, name; p > r.begin; p--) {
+        if (t[p - 1] == ')')
+            depth++;
+        else if (t[p - 1] == '(' && depth)
+            depth--;
+        else if (t[p - 1] == '(' && call_paren(t, r.begin, p - 1, &name)) {
+            uint32_t close = p;
+            for (int open = 1; close < r.end && open; close++)
+                open += t[close] == '(' ? 1 : t[close] == ')' ? -1 : 0;
+            if (name == UINT32_MAX || !oklc_cpu_pure_in(C, (Range){name, close}, true))
+                return true;   /* name(...) as a whole; a callee not named: not pure */
+        }
+    }
+    return false;
+}
+
+/* Does declaration st bind a reference to what off is in? */
+static bool bound(const Stmt *st, uint32_t off)
+{
+    for (size_t i = 0; st->kind == ST_DECL && i < st->ndecls; i++)
+        if (st->decls[i]->type.reference && oklc_in_range(st->decls[i]->init, off))
+            return true;
+    return false;
+}
+
+ElemUse oklc_cpu_element_use(Cpu *C, const Stmt *st, Range ref, size_t dims, Range *sub)
+{
+    const char *t = C->E->nz->text;
+    uint32_t n = (uint32_t)C->E->nz->len, end = 0;
+    Range all[MAX_DIMS + 1];
+    if (dims > MAX_DIMS || oklc_cpu_subscripts(C, ref.end, all, dims + 1, &end) != dims ||
+        in_atomic(C->k, ref.begin))
+        return USE_OTHER;
+    memcpy(sub, all, dims * sizeof *sub);
+    uint32_t b = before(t, ref.begin), a = oklc_cpu_skip_blanks(t, end, n);
+    bool closed = t[a] == ')';
+    while (t[a] == ')' || isspace((unsigned char)t[a]))
+        a++;
+    if ((b >= 2 && (!strncmp(t + b - 2, "++", 2) || !strncmp(t + b - 2, "--", 2))) ||
+        (b >= 1 && t[b - 1] == '&' && oklc_cpu_unary(t, 0, b - 1)) || t[a] == '.' ||
+        !strncmp(t + a, "->", 2) || in_call(C, st, ref.begin) || bound(st, ref.begin))
+        return USE_OTHER;   /* a write, an address, a member, a call's reference */
+    if (oklc_cpu_assigned_at(C, a))
+        return t[a] == '=' && !closed ? USE_STORE : USE_OTHER;
+    return USE_READ;
+}
+
+
 bool oklc_cpu_has_atomic(Cpu *C, Range r)
 {
     for (size_t i = 0; i < C->k->natomics; i++)

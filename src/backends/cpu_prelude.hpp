@@ -587,6 +587,23 @@ inline int _occa_run(void (*f)(_occa_P...), void *const *args, char *message, si
 #define _occa_prefetch(p) ((void)0)
 #endif
 
+/* The next block's part of an array read up front, asked for while the
+ * block computes (cpu_prefetch.c, oklc_cpu_prefetch_part): only where the
+ * compiler targets an AMD Zen core. There the prefetchers stop at a
+ * page's end, and the asking made bench/compare's gradient 13-17% faster
+ * (Zen 4); on an Intel Xeon (GCC's -march=native: rocketlake) the same
+ * lines asked for made it 6-10% slower, its prefetchers reaching the next
+ * element's page by themselves (docs/benchmarks.md). */
+#if defined(__GNUC__) &&                                                          \
+    (defined(__znver1__) || defined(__znver2__) || defined(__znver3__) ||          \
+     defined(__znver4__) || defined(__znver5__) || defined(__tune_znver1__) ||     \
+     defined(__tune_znver2__) || defined(__tune_znver3__) || defined(__tune_znver4__) || \
+     defined(__tune_znver5__))
+#define _occa_prefetch_part(p) __builtin_prefetch(p, 0, 1)
+#else
+#define _occa_prefetch_part(p) ((void)0)
+#endif
+
 /* A kernel with a loop of a block's threads that only copies or sets
  * memory, and no loop that does that and more (cpu_calls.c): GCC would
  * make that short loop a call of memcpy or memset, one call per block and

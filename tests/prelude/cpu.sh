@@ -108,13 +108,13 @@ for cxx in "$clangxx" "$gxx"; do
   fi
 
   # Its macros: those of the headers it includes, its guard, _occa_simd,
-  # _occa_tile_rows, _occa_rarely, _occa_short_loops and _occa_prefetch
-  # (which the generated code uses), nothing else.
+  # _occa_tile_rows, _occa_rarely, _occa_short_loops, _occa_prefetch and
+  # _occa_prefetch_part (which the generated code uses), nothing else.
   "$cxx" -std=c++17 -E -dM -x c++ "$tmp/includes.hpp" 2>&1 | sort >"$tmp/before"
   "$cxx" -std=c++17 -E -dM -x c++ "$prelude" 2>&1 | sort >"$tmp/after"
   comm -13 "$tmp/before" "$tmp/after" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
     grep -v -x -e OKLC_CPU_PRELUDE_HPP -e 'M_[0-9A-Z_]*' -e _occa_simd -e _occa_tile_rows \
-      -e _occa_rarely -e _occa_short_loops -e _occa_prefetch \
+      -e _occa_rarely -e _occa_short_loops -e _occa_prefetch -e _occa_prefetch_part \
       >"$tmp/left"
   checked=$((checked + 1))
   if [ -s "$tmp/left" ]; then

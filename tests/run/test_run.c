@@ -1110,6 +1110,36 @@ static void test_column_sums(void **state)
     same_floats(want, x, R * CI + CI);
 }
 
+/* sharedOnce: D's matrix the same in every block, set once before them;
+ * with no blocks at all, nothing runs. */
+static void test_shared_once(void **state)
+{
+    (void)state;
+    enum { E = 5, N = 2 * E * 64 };
+    static float D[64], x[2 * N], want[2 * N];
+    const float c = 0.5f;
+    for (int i = 0; i < 64; i++)
+        D[i] = (float)(i % 9) - 4;
+    for (int i = 0; i < 2 * N; i++)
+        x[i] = want[i] = (float)(i % 7) - 3;
+    for (int b = 0; b < 2 * E; b++)
+        for (int j = 0; j < 8; j++)
+            for (int i = 0; i < 8; i++) {
+                float s = 0;
+                for (int m = 0; m < 8; m++)
+                    s += c * D[i * 8 + m] * want[(b * 8 + j) * 8 + m];
+                want[N + (b * 8 + j) * 8 + i] = s;
+            }
+    oklc_memory *d = to_device(D, sizeof D);
+    RUN_ON("loops.okl", "sharedOnce", x, oklc_arg_int(E), oklc_arg_float(c), oklc_arg_mem(d));
+    same_floats(want, x, 2 * N);
+    for (int i = 0; i < 2 * N; i++)
+        x[i] = want[i] = (float)(i % 5);
+    RUN_ON("loops.okl", "sharedOnce", x, oklc_arg_int(0), oklc_arg_float(c), oklc_arg_mem(d));
+    same_floats(want, x, 2 * N);
+    oklc_memory_free(d);
+}
+
 static void test_matmul_tiled(void **state)
 {
     (void)state;
@@ -2895,6 +2925,7 @@ int main(void)
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tiled_product_2d),
         cmocka_unit_test(test_column_sums),
+        cmocka_unit_test(test_shared_once),
         cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
