@@ -64,14 +64,6 @@ static void tile_loops(Cpu *C)
 
 /* ---- blocks, threads and slots -------------------------------------------------------- */
 
-static Block *block_of(Cpu *C, const Loop *outer)
-{
-    for (size_t i = 0; i < C->blocks.len; i++)
-        if (C->blocks.data[i]->outer == outer)
-            return C->blocks.data[i];
-    return NULL;
-}
-
 static void block_extents(Cpu *C, Block *b);
 
 static void find_blocks(Cpu *C)
@@ -80,7 +72,7 @@ static void find_blocks(Cpu *C)
         Loop *l = C->k->loops[i];
         if (!oklc_cpu_top_inner(l))
             continue;
-        Block *b = block_of(C, l->parent);
+        Block *b = oklc_cpu_block_of(C, l->parent);
         if (!b) {
             b = oklc_arena_alloc(C->a, sizeof *b);
             b->outer = l->parent;
@@ -232,7 +224,7 @@ static bool slot_last(Cpu *C, const Var *v)
 
 static void exclusive_var(Cpu *C, Var *v)
 {
-    Block *b = v->loop ? block_of(C, v->loop) : NULL;
+    Block *b = v->loop ? oklc_cpu_block_of(C, v->loop) : NULL;
     if (!b)
         return;                   /* no @inner loop uses it */
     uint32_t at = v->decl_stmt ? v->decl_stmt->range.begin : v->range.begin;

@@ -124,6 +124,8 @@ OKLC_INTERNAL const char *oklc_cpu_tile_head(Cpu *C, const Loop *l);
 OKLC_INTERNAL void oklc_cpu_open_level(Cpu *C, const Loop *l, Buf *b);
 OKLC_INTERNAL bool oklc_cpu_flat_tile(const Loop *l);
 
+/* The block whose innermost @outer loop is `outer`, or NULL. */
+OKLC_INTERNAL Block *oklc_cpu_block_of(Cpu *C, const Loop *outer);
 /* Is l inside the block's @outer loop? Is l a top @inner loop of a block? */
 OKLC_INTERNAL bool oklc_cpu_in_block(const Block *b, const Loop *l);
 OKLC_INTERNAL bool oklc_cpu_top_inner(const Loop *l);
@@ -146,6 +148,8 @@ OKLC_INTERNAL const char *oklc_cpu_init_slot(Cpu *C, const Var *v, const char *n
  * writes before it reads it (analysis/private.c). */
 OKLC_INTERNAL bool oklc_cpu_exclusive(const Var *v);
 
+/* The name of the transposed copy of @shared matrix v (cpu_transpose.c). */
+OKLC_INTERNAL const char *oklc_cpu_transposed_name(Cpu *C, const Var *v);
 /* Is the offset in the first subscript of a read of a transposed copy
  * (`i` in `_occa_t_s[i][m]`, which reads element (m, i) of its array)? */
 OKLC_INTERNAL bool oklc_cpu_transposed_at(Cpu *C, uint32_t off);
@@ -194,6 +198,7 @@ OKLC_INTERNAL const Stmt *oklc_cpu_kid_at(const Stmt *st, uint32_t off);
  * in sub) read, or set with `=`, or anything else (an address, ++, +=, an
  * argument a call may take by reference, an @atomic, a row). */
 typedef enum ElemUse { USE_OTHER, USE_STORE, USE_READ } ElemUse;
+enum { OKLC_CPU_MAX_DIMS = 8 };    /* the most subscripts it reads */
 OKLC_INTERNAL ElemUse oklc_cpu_element_use(Cpu *C, const Stmt *st, Range ref, size_t dims,
                                            Range *sub);
 /* A return, break, continue or goto in st (or a barrier, if `barriers`)? */

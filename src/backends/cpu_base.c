@@ -238,6 +238,14 @@ bool oklc_cpu_flat_tile(const Loop *l)
 
 /* ---- blocks, threads and slots ----------------------------------------------------------- */
 
+Block *oklc_cpu_block_of(Cpu *C, const Loop *outer)
+{
+    for (size_t i = 0; i < C->blocks.len; i++)
+        if (C->blocks.data[i]->outer == outer)
+            return C->blocks.data[i];
+    return NULL;
+}
+
 bool oklc_cpu_in_block(const Block *b, const Loop *l)
 {
     for (const Loop *p = l->parent; p; p = p->parent)
@@ -384,6 +392,11 @@ bool oklc_cpu_uses(const Var *v, Range r)
         return false;
     size_t i = oklc_cpu_first_at(v->refs, v->nrefs, sizeof *v->refs, r.begin);
     return i < v->nrefs && v->refs[i].begin < r.end;
+}
+
+const char *oklc_cpu_transposed_name(Cpu *C, const Var *v)
+{
+    return oklc_arena_printf(C->a, "_occa_t_%s", v->name);
 }
 
 bool oklc_cpu_transposed_at(Cpu *C, uint32_t off)
@@ -653,7 +666,6 @@ static uint32_t before(const char *t, uint32_t b)
  * counts as one (each use scans its statement, which stays linear so). */
 enum { LONGEST_STATEMENT = 4096 };
 
-enum { MAX_DIMS = 8 };    /* the subscripts of an element oklc_cpu_element_use reads */
 
 /* Is the '(' at p a call's: after a name but a keyword's (if, for, ...),
  * or after what may end a callee (`f<T>(`, `a[i](`, `g()(`, a lambda)?
@@ -714,8 +726,8 @@ ElemUse oklc_cpu_element_use(Cpu *C, const Stmt *st, Range ref, size_t dims, Ran
 {
     const char *t = C->E->nz->text;
     uint32_t n = (uint32_t)C->E->nz->len, end = 0;
-    Range all[MAX_DIMS + 1];
-    if (dims > MAX_DIMS || oklc_cpu_subscripts(C, ref.end, all, dims + 1, &end) != dims ||
+    Range all[OKLC_CPU_MAX_DIMS + 1];
+    if (dims > OKLC_CPU_MAX_DIMS || oklc_cpu_subscripts(C, ref.end, all, dims + 1, &end) != dims ||
         in_atomic(C->k, ref.begin))
         return USE_OTHER;
     memcpy(sub, all, dims * sizeof *sub);

@@ -42,18 +42,10 @@ typedef struct Fill {
     const Loop  *top;                  /* the top-level @outer loop around the block */
     const Stmt  *store;                /* `v[...] = value;` */
     uint32_t     ref;                  /* its v */
-    Range        sub[8], value;
+    Range        sub[OKLC_CPU_MAX_DIMS], value;
     const Loop  *levels[MAX_LEVELS];   /* the @inner loops around the store, outermost first */
     size_t       nlevels;
 } Fill;
-
-static const Block *block_of(Cpu *C, const Loop *outer)
-{
-    for (size_t i = 0; i < C->blocks.len; i++)
-        if (C->blocks.data[i]->outer == outer)
-            return C->blocks.data[i];
-    return NULL;
-}
 
 /* The innermost statement around off (a declaration for its initializer). */
 static const Stmt *stmt_at(const Kernel *k, uint32_t off)
@@ -106,7 +98,7 @@ static bool find_store(Cpu *C, Fill *f, const char **why)
     const char *t = C->E->nz->text;
     size_t dims = (size_t)v->type.array_dims;
     for (size_t r = 0; r < v->nrefs; r++) {
-        Range ref = v->refs[r], sub[8];
+        Range ref = v->refs[r], sub[OKLC_CPU_MAX_DIMS];
         if (ref.begin == v->name_off)
             continue;
         const Stmt *st = stmt_at(C->k, ref.begin);
@@ -189,10 +181,9 @@ static const char *kept(Cpu *C, Fill *f)
     for (size_t i = 0; i < body->nkids && body->kids[i]->range.begin <= nest->range.begin; i++)
         if (oklc_cpu_has_jump(body->kids[i], false))
             return "a return, break, continue or goto of the block comes before it";
-    for (const Loop *l = f->b->outer; l != f->top; l = l->parent)
-        if (!oklc_cpu_collapsible(C, l->parent, l))
-            return "the @outer loops around it are not a rectangular nest";
     for (const Loop *l = f->b->outer;; l = l->parent) {
+        if (l != f->top && !oklc_cpu_collapsible(C, l->parent, l))
+            return "the @outer loops around it are not a rectangular nest";
         if (!l->analyzed)
             return "an @outer loop around it has a form whose count is not known";
         if (l == f->top)
@@ -220,15 +211,15 @@ static const char *runs_at_all(Cpu *C, const Fill *f)
 
 /* The array declared, and set, before the top-level @outer loop (a
  * declaration kept for all of the blocks: C->scratch; with OpenMP each
- * thread's own copy, firstprivate: shared, it sat on the first thread's
- * stack next to what that thread writes, and axhex ran 0.82-0.88 of the
- * hand-written speed on two threads, 1.2-1.3 with copies); its
- * declaration and store gone from the block. */
+ * thread's own copy, firstprivate: one copy the threads shared, on the
+ * first thread's stack, ran axhex at 0.82-0.88 of the hand-written speed
+ * on two threads, its own copies at 1.28-1.36); its declaration and store
+ * gone from the block. */
 static void apply(Cpu *C, const Fill *f)
 {
     const char *ind = oklc_emit_indent(C->E, f->top->stmt.begin);
     const char *decl = oklc_cpu_render_stmt(C, f->v->decl_stmt);
-    const char *copy = oklc_arena_printf(C->a, "_occa_t_%s", f->v->name);
+    const char *copy = oklc_cpu_transposed_name(C, f->v);
     Buf b;
     oklc_buf_init(&b, C->a);
     oklc_buf_printf(&b, "/* @shared %s is set alike in every block: once, before them */\n"
@@ -273,9 +264,9 @@ void oklc_cpu_hoist(Cpu *C)
         const Var *v = f.v;
         const char *why = NULL;
         if (!v->shared || v->dim || !v->decl_stmt || v->type.reference || v->init.end ||
-            v->type.array_size <= 0 || v->type.array_dims < 1 || v->type.array_dims > 8 ||
-            v->decl_stmt->ndecls != 1 || !v->loop || v->loop->kind != LOOP_OUTER ||
-            !(f.b = block_of(C, v->loop)) || !in_body(v))
+            v->type.array_size <= 0 || v->type.array_dims < 1 ||
+            v->type.array_dims > OKLC_CPU_MAX_DIMS || v->decl_stmt->ndecls != 1 || !v->loop ||
+            v->loop->kind != LOOP_OUTER || !(f.b = oklc_cpu_block_of(C, v->loop)) || !in_body(v))
             continue;
         f.top = top_of(v->loop);
         if (!find_store(C, &f, &why))

@@ -866,14 +866,19 @@ static bool guard_holds(Cpu *C, const Interchange *x)
     return true;
 }
 
+/* The statement st stands for: its loop under `#pragma unroll`. */
+static const Stmt *unwrapped(const Stmt *st)
+{
+    return st->kind == ST_OTHER && st->nkids == 1 ? st->kids[0] : st;
+}
+
 /* The iterations of the plain loop st and of every loop in it, all of
  * constant counts of at most 16 (GCC's complete peeling at -O3), in all;
  * -1 if one's count is unknown (Clang's, up to 64) or larger, or st holds
  * a while or do loop. */
 static int64_t whole_count(const Stmt *st)
 {
-    if (st->kind == ST_OTHER && st->nkids == 1)
-        st = st->kids[0];               /* under `#pragma unroll` */
+    st = unwrapped(st);
     if (st->kind == ST_WHILE || st->kind == ST_DO)
         return -1;
     int64_t n = 1;
@@ -901,8 +906,7 @@ static bool short_loop(const Stmt *st)
  * 64; its header read as an OKL loop's says more). */
 static bool unknown_count(const Stmt *st)
 {
-    if (st->kind == ST_OTHER && st->nkids == 1)
-        st = st->kids[0];
+    st = unwrapped(st);
     return st->trips < 0 && (!st->plain || !st->plain->trips_known);
 }
 
@@ -962,15 +966,8 @@ static bool tileable_sums(Cpu *C, Interchange *x)
     return true;
 }
 
-static bool qualifies_past(Cpu *C, const Loop *l, Interchange *x, bool past_short);
-
-/* The @inner loop l as an Interchange, or false when it does not qualify. */
-static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
-{
-    return qualifies_past(C, l, x, true);
-}
-
-/* The same, the thread's loop one past short ones or not (first_for()).
+/* The @inner loop l as an Interchange, or false when it does not
+ * qualify; the thread's loop one past short ones or not (first_for()).
  * Past them only to a counted loop: a strided slice after a loop of one
  * iteration (a random kernel of tests/diff, 8 rounds per thread) ran 1.16
  * times slower interchanged on two OpenMP threads. */
@@ -1022,6 +1019,11 @@ static bool qualifies_past(Cpu *C, const Loop *l, Interchange *x, bool past_shor
     Range step = x->s.step;
     return upper_bound(C, x) && !bound_changes(C, x) && !oklc_cpu_per_thread(C, x->s.cond, l) &&
            !oklc_cpu_per_thread(C, step, l) && oklc_cpu_pure(C, oklc_cpu_render(C, step), false);
+}
+
+static bool qualifies(Cpu *C, const Loop *l, Interchange *x)
+{
+    return qualifies_past(C, l, x, true);
 }
 
 /* Does the body update an element of the array v that the next iteration

@@ -171,7 +171,7 @@ void oklc_cpu_transpose(Cpu *C)
                                                 "one copy kept, %s", m.v->name, m.kept));
             continue;
         }
-        m.copy = oklc_arena_printf(C->a, "_occa_t_%s", m.v->name);
+        m.copy = oklc_cpu_transposed_name(C, m.v);
         oklc_cpu_decision(C, head, false,
                           oklc_arena_printf(C->a, "@shared %s read across the threads "
                                             "(%s[%s][...]) in a loop of each thread: a "
