@@ -105,6 +105,8 @@ OKLC_INTERNAL Range oklc_cpu_trimmed(const char *t, uint32_t b, uint32_t e);
 OKLC_INTERNAL bool oklc_cpu_text_is(const char *t, Range r, const char *s);
 OKLC_INTERNAL bool oklc_cpu_unary(const char *t, uint32_t from, uint32_t p);
 OKLC_INTERNAL bool oklc_cpu_literal(const char *s, long long *v);
+/* The ')' or ']' that closes the '(' or '[' at o (to if none). */
+OKLC_INTERNAL uint32_t oklc_cpu_closing(const char *s, uint32_t o, uint32_t to);
 /* The subscripts that follow a use ending at `p`: their ranges, their
  * count (0 when more than `max`); *end: after the last ']'. */
 OKLC_INTERNAL size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t max,
@@ -203,6 +205,12 @@ OKLC_INTERNAL ElemUse oklc_cpu_element_use(Cpu *C, const Stmt *st, Range ref, si
                                            Range *sub);
 /* A return, break, continue or goto in st (or a barrier, if `barriers`)? */
 OKLC_INTERNAL bool oklc_cpu_has_jump(const Stmt *st, bool barriers);
+/* The integer divisions in r by a value known only at run time (`%`, or
+ * `/` between integer variables and numbers), the slowest of a thread's
+ * integer operations and not vectorised: their number; the text of the
+ * first `max` of them, without blanks ("gi%N", "x[k]%n"), into texts
+ * (NULL: only counted). */
+OKLC_INTERNAL size_t oklc_cpu_divisions(Cpu *C, Range r, const char **texts, size_t max);
 /* `for (T n = base + t; cond; n += S)` over the threads t of l: */
 typedef struct Strided {
     const char *n;       /* the element's variable */

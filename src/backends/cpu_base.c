@@ -153,6 +153,18 @@ bool oklc_cpu_literal(const char *s, long long *v)
     return !*end;
 }
 
+uint32_t oklc_cpu_closing(const char *s, uint32_t o, uint32_t to)
+{
+    const char open = s[o], close = open == '[' ? ']' : ')';
+    int depth = 0;
+    for (uint32_t p = o; p < to; p++) {
+        depth += s[p] == open ? 1 : s[p] == close ? -1 : 0;
+        if (!depth)
+            return p;
+    }
+    return to;
+}
+
 /* The subscripts that follow a use ending at `p`: their ranges, their
  * count (0 when more than `max`); *end: after the last ']'. */
 size_t oklc_cpu_subscripts(Cpu *C, uint32_t p, Range *sub, size_t max, uint32_t *end)
@@ -820,4 +832,138 @@ bool oklc_cpu_strided(Cpu *C, const Loop *l, const Stmt *f, Strided *s)
     s->decl = oklc_cpu_render(C, oklc_cpu_trimmed(t, h.begin, eq));
     s->cond = oklc_cpu_trimmed(t, s1 + 1, s2);
     return true;
+}
+
+/* ---- integer divisions -------------------------------------------------------------------- */
+
+/* The '(' or '[' that opens the group closed at c (from if none). */
+static uint32_t group_open(const char *t, uint32_t from, uint32_t c)
+{
+    const char close = t[c], open = close == ']' ? '[' : '(';
+    int depth = 0;
+    for (uint32_t p = c + 1; p-- > from;) {
+        depth += t[p] == close ? 1 : t[p] == open ? -1 : 0;
+        if (!depth)
+            return p;
+    }
+    return from;
+}
+
+/* The operand of a binary operator that ends at p (left) or starts at p
+ * (right): a name or a number, or a group in parentheses, with the
+ * subscripts and call parentheses after it (`x[gi % N]`, `f(a)`). */
+static uint32_t left_operand(const char *t, uint32_t from, uint32_t p)
+{
+    for (;;) {
+        while (p > from && isspace((unsigned char)t[p - 1]))
+            p--;
+        if (p > from && (t[p - 1] == ']' || t[p - 1] == ')')) {
+            p = group_open(t, from, p - 1);
+            continue;
+        }
+        while (p > from && oklc_ident_char(t[p - 1]))
+            p--;
+        return p;
+    }
+}
+
+/* Just past the group opened at o (end if it does not close). */
+static uint32_t past_group(const char *t, uint32_t o, uint32_t end)
+{
+    uint32_t c = oklc_cpu_closing(t, o, end);
+    return c < end ? c + 1 : end;
+}
+
+static uint32_t right_operand(const char *t, uint32_t p, uint32_t end)
+{
+    p = oklc_cpu_skip_blanks(t, p, end);
+    if (p < end && t[p] == '(')
+        p = past_group(t, p, end);
+    while (p < end && oklc_ident_char(t[p]))
+        p++;
+    for (uint32_t q; (q = oklc_cpu_skip_blanks(t, p, end)) < end && (t[q] == '[' || t[q] == '(');)
+        p = past_group(t, q, end);
+    return p;
+}
+
+/* Is the divisor [b, e) known when compiled: a constant expression, or a
+ * const variable with one as its initializer? */
+static bool constant_divisor(Cpu *C, const char *t, uint32_t b, uint32_t e)
+{
+    int64_t value;
+    if (oklc_const_eval(oklc_arena_strndup(C->a, t + b, e - b), NULL, &value) == CONST_VALUE)
+        return true;
+    const Var *v = oklc_cpu_var_at(C, b);
+    return v && v->type.is_const && v->init_form && oklc_cpu_text_is(t, (Range){b, e}, v->name) &&
+           oklc_const_eval(oklc_cpu_render(C, v->init), NULL, &value) == CONST_VALUE;
+}
+
+/* Are the names in [b, e) all integer variables, and its numbers integers
+ * (a '/' between them divides integers)? */
+static bool integral(Cpu *C, const char *t, uint32_t b, uint32_t e)
+{
+    if (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>'))
+        return false;                           /* a member, a float's fraction */
+    for (uint32_t p = b; p < e;) {
+        if (!oklc_ident_char(t[p])) {
+            if (t[p] == '.' || t[p] == '"' || t[p] == '\'')
+                return false;
+            p++;
+            continue;
+        }
+        uint32_t q = p;
+        while (q < e && oklc_ident_char(t[q]))
+            q++;
+        if (isdigit((unsigned char)t[p])) {
+            bool hex = q - p > 2 && t[p] == '0' && (t[p + 1] == 'x' || t[p + 1] == 'X');
+            for (uint32_t i = p; i < q && !hex; i++)
+                if (!isdigit((unsigned char)t[i]) && !strchr("uUlL", t[i]))
+                    return false;               /* 1e3, 2.f */
+        } else {
+            const Var *v = oklc_cpu_var_at(C, p);
+            if (!v || !v->is_int)
+                return false;
+        }
+        p = q;
+    }
+    return true;
+}
+
+/* Past the string or character literal that opens at p. */
+static uint32_t past_literal(const char *t, uint32_t p, uint32_t end)
+{
+    const char quote = t[p];
+    for (p++; p < end && t[p] != quote; p++)
+        p += t[p] == '\\';
+    return p < end ? p + 1 : end;
+}
+
+size_t oklc_cpu_divisions(Cpu *C, Range r, const char **texts, size_t max)
+{
+    const char *t = C->E->nz->text;
+    size_t n = 0;
+    for (uint32_t p = r.begin; p < r.end; p++) {
+        if (t[p] == '"' || t[p] == '\'') {
+            p = past_literal(t, p, r.end) - 1;
+            continue;
+        }
+        if ((t[p] != '%' && t[p] != '/') || (p + 1 < r.end && strchr("=/*", t[p + 1])) ||
+            (p > r.begin && strchr("/*", t[p - 1])))
+            continue;                           /* %=, /=, a comment */
+        uint32_t b = left_operand(t, r.begin, p), e = right_operand(t, p + 1, r.end);
+        uint32_t d = oklc_cpu_skip_blanks(t, p + 1, e);
+        if (b == p || d == e || constant_divisor(C, t, d, e) ||
+            (t[p] == '/' && (!integral(C, t, b, p) || !integral(C, t, d, e))))
+            continue;
+        if (texts && n < max) {
+            Buf o;
+            oklc_buf_init(&o, C->a);
+            for (uint32_t i = b; i < e; i++)
+                if (!isspace((unsigned char)t[i]))
+                    oklc_buf_putc(&o, t[i]);
+            texts[n] = o.data;
+        }
+        n++;
+    }
+    return n;
 }

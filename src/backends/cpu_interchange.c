@@ -121,7 +121,12 @@
  *    stays as written, so does a loop of a few iterations unless it is all
  *    the thread does and keeps no sum, and, without tiles of rows, a loop
  *    that accumulates into a per-thread value reading only the block's own
- *    arrays (its sums stay in registers).
+ *    arrays (its sums stay in registers); so does a loop whose iterations
+ *    divide alike by a value known only at run time, and one of fewer
+ *    iterations than the divisions its thread's statements before and
+ *    after it share cost (divisions_again()). A strided slice with such
+ *    divisions runs both ways, chosen in each block by the first thread's
+ *    number of rounds (ROUNDS_PER_DIVISION per division).
  */
 #include <ctype.h>
 #include <stddef.h>
@@ -131,6 +136,15 @@
 #include "cpu.h"
 
 enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 512, MAX_TERMS = 16 };
+
+/* What a round of the threads saves against what an integer division by
+ * a value known only at run time costs: interchanged, a thread's
+ * statements before and after its loop run in loops of their own, and a
+ * division both have (`x[gi % N]`), which the compiler computes once per
+ * thread as written, is computed in each; that costs what about 8 rounds
+ * save (a slice of 24 threads, one division computed again, one core:
+ * 1.46 times slower with 4 rounds, 0.91-0.99 with 8, 0.39-0.58 with 16). */
+enum { ROUNDS_PER_DIVISION = 8 };
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */
@@ -169,6 +183,10 @@ typedef struct Interchange {
     struct Panel *panel;          /* the other operand packed per column of blocks, or NULL */
     const char  *prefetch;        /* statements first in each iteration of the loop, one
                                      per line (oklc_cpu_prefetch()), or "" */
+    int64_t      least_rounds;    /* strided: interchanged only where the first thread has
+                                     this many rounds (0: always; divisions_again()) */
+    const char  *divided;         /* the divisions computed again, for the output */
+    const char  *as_written;      /* the nest as written, run where it has fewer */
 } Interchange;
 
 /* The operand of a tiled product that every row of blocks reads alike
@@ -339,8 +357,10 @@ static bool declarations(Cpu *C, Interchange *x)
             once = once && !uses_locals(x, v->init);
             if (once)
                 continue;
+            /* a division by a value known only at run time gets a slot:
+             * declared again, it would be computed in every loop */
             if (!written && v->init_form == '=' && pure_init(C, v, init, false) &&
-                !uses_slots(x, v->init)) {
+                !uses_slots(x, v->init) && !oklc_cpu_divisions(C, v->init, NULL, 0)) {
                 x->again[x->nagain++] = v;
                 continue;
             }
@@ -359,24 +379,11 @@ static uint32_t blanks_before(const char *s, uint32_t from, uint32_t p)
     return p;
 }
 
-/* The ')' or ']' that closes the '(' or '[' at o. */
-static uint32_t closing(const char *s, uint32_t o, uint32_t to)
-{
-    const char open = s[o], close = open == '[' ? ']' : ')';
-    int depth = 0;
-    for (uint32_t p = o; p < to; p++) {
-        depth += s[p] == open ? 1 : s[p] == close ? -1 : 0;
-        if (!depth)
-            return p;
-    }
-    return to;
-}
-
 /* Is the subscript opened at o an array's last ("[i]" in "s[j][i]", not
  * "[j]": neighbouring values of j are a row apart)? */
 static bool last_subscript(const char *s, uint32_t o, uint32_t to)
 {
-    uint32_t q = oklc_cpu_skip_blanks(s, closing(s, o, to) + 1, to);
+    uint32_t q = oklc_cpu_skip_blanks(s, oklc_cpu_closing(s, o, to) + 1, to);
     return q >= to || s[q] != '[';
 }
 
@@ -414,7 +421,7 @@ static bool added(const char *s, uint32_t from, uint32_t b, uint32_t e, uint32_t
         if (k > from && (oklc_ident_char(s[k - 1]) || s[k - 1] == ']' || s[k - 1] == ')'))
             return false;                           /* an argument, a condition */
         b = o - 1;                                  /* the group, as a term */
-        e = closing(s, o - 1, to) + 1;
+        e = oklc_cpu_closing(s, o - 1, to) + 1;
     }
 }
 
@@ -1160,6 +1167,78 @@ static const char *arrays_kept(Cpu *C, const Interchange *x)
     return NULL;
 }
 
+/* Is the identifier `name` in text s? */
+static bool names(const char *s, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(s, name); p; p = strstr(p + 1, name))
+        if ((p == s || !oklc_ident_char(p[-1])) && !oklc_ident_char(p[n]))
+            return true;
+    return false;
+}
+
+/* The divisions by values known only at run time in the loop's body that
+ * are the same in every iteration (nothing the loop writes in them), as
+ * a list for the output ("" if none): as written the compiler computes
+ * each once per thread, before the loop; interchanged, each iteration
+ * computes it for every thread. */
+static const char *invariant_divisions(Cpu *C, const Interchange *x)
+{
+    const char *div[MAX_TERMS], *s = "";
+    size_t n = oklc_cpu_divisions(C, x->f->kids[x->f->nkids - 1]->range, div, MAX_TERMS);
+    for (size_t i = 0; i < n && i < MAX_TERMS; i++) {
+        bool same = true;
+        for (size_t k = 0; same && k < C->k->nlocals; k++) {
+            const Var *v = C->k->locals[k];
+            same = !names(div[i], v->name) || !oklc_cpu_written_in(C, v, x->f->range);
+        }
+        if (same)
+            s = oklc_arena_printf(C->a, "%s%s%s", s, *s ? ", " : "", div[i]);
+    }
+    return s;
+}
+
+/* The divisions by values known only at run time that the thread's
+ * statements before the loop and those after it share: the same text in
+ * both (as written the compiler computes it once per thread;
+ * interchanged, the statements before and after run in loops of their
+ * own, each computing it), or a value declared before the loop, from
+ * one, and used after it (kept in a slot per thread: the loop after it
+ * reads back what a loop of scalar divisions stored, which costs as much,
+ * 2 times slower with one round, as fast with 8). Their number; *list,
+ * for the output. */
+static size_t divisions_again(Cpu *C, const Interchange *x, const char **list)
+{
+    const char *pre[MAX_TERMS], *post[MAX_TERMS];
+    Range after = {x->f->range.end, x->all->range.end};
+    size_t np = oklc_cpu_divisions(C, (Range){x->all->range.begin, x->f->range.begin}, pre,
+                                   MAX_TERMS);
+    size_t nq = oklc_cpu_divisions(C, after, post, MAX_TERMS);
+    size_t n = 0;
+    *list = "";
+    for (size_t i = 0; i < x->nslots; i++) {
+        const Var *v = x->slots[i];
+        Range rest = {v->declarator_end, x->all->range.end};
+        if (oklc_cpu_divisions(C, v->init, NULL, 0) && !oklc_cpu_written_in(C, v, rest) &&
+            oklc_cpu_uses(v, after)) {
+            *list = oklc_arena_printf(C->a, "%s%s%s", *list, n ? ", " : "", v->name);
+            n++;
+        }
+    }
+    for (size_t i = 0; i < nq && i < MAX_TERMS; i++) {
+        bool seen = false, before = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = !strcmp(post[k], post[i]);
+        for (size_t k = 0; k < np && k < MAX_TERMS && !before; k++)
+            before = !strcmp(pre[k], post[i]);
+        if (!seen && before) {
+            *list = oklc_arena_printf(C->a, "%s%s%s", *list, n ? ", " : "", post[i]);
+            n++;
+        }
+    }
+    return n;
+}
+
 /* Does the interchange pay? NULL when it does, else why not, for the
  * output.
  *  - A strided slice pays (its rounds are the memory's order) but over a
@@ -1190,6 +1269,13 @@ static const char *arrays_kept(Cpu *C, const Interchange *x)
  *    over staged tiles: 1.56 times slower interchanged).
  *  - Where tiles of rows would gather (gathers()): as written, each
  *    thread's loop walks its row in order, its sums in registers.
+ *  - A loop whose iterations divide alike by a value known only at run
+ *    time (`x[i] * w[j % N]`): as written the compiler computes it once
+ *    per thread; interchanged, each iteration computes it for every thread.
+ *  - A loop of a known count, fewer than ROUNDS_PER_DIVISION iterations
+ *    per division that the thread's statements before and after it share
+ *    (divisions_again()). A strided slice's count of rounds is known only
+ *    at run time: the choice is made then (enough_rounds()).
  *  - On OpenMP, a thread with atomic updates besides the loop: interchanged,
  *    the block's updates run back to back in a loop of their own, where the
  *    other OpenMP threads' updates of the same elements (a histogram's bins)
@@ -1208,6 +1294,13 @@ static const char *pays(Cpu *C, const Interchange *x)
         return "interchanged with the threads, each thread's atomic updates would run back to "
                "back with the other threads', contending with the other OpenMP threads for "
                "their cache lines";
+    const char *inv = invariant_divisions(C, x), *again;
+    if (*inv)
+        return oklc_arena_printf(C->a, "each iteration divides by a value known only at run "
+                                       "time, the same in every iteration (%s): as written the "
+                                       "compiler computes it once per thread; interchanged, "
+                                       "each iteration would compute it for every thread",
+                                 inv);
     if (x->strided)
         return x->threads > 16 || !sums
                    ? NULL
@@ -1223,6 +1316,14 @@ static const char *pays(Cpu *C, const Interchange *x)
                                  "is; interchanged with the threads, the rest of each thread's "
                                  "work would run in loops of its own",
                                  (int)x->f->trips);
+    size_t divisions = divisions_again(C, x, &again);
+    if (x->f->trips >= 0 && divisions && x->f->trips < ROUNDS_PER_DIVISION * (int64_t)divisions)
+        return oklc_arena_printf(C->a, "a loop of %d iterations; interchanged with the threads, "
+                                       "the statements before and after it would run in loops "
+                                       "of their own, sharing divisions by values known only at "
+                                       "run time (%s), which costs more than %d iterations "
+                                       "save",
+                                 (int)x->f->trips, again, (int)x->f->trips);
     if (!x->rows && sums && x->gathered)
         return "in tiles of rows, the innermost threads would gather elements a row apart "
                "(their index in a subscript other than the last); as written, each thread's "
@@ -1363,6 +1464,35 @@ static const char *rounds_text(Cpu *C, const Interchange *x)
                  : "";
 }
 
+/* Where a strided slice runs as written with few rounds, for the
+ * decision: "" where it is always interchanged. */
+static const char *few_rounds_text(Cpu *C, const Interchange *x)
+{
+    return x->least_rounds
+               ? oklc_arena_printf(C->a, ", where the first thread has %lld rounds or more (as "
+                                         "written with fewer: the statements before and after "
+                                         "the loop would run in loops of their own, sharing "
+                                         "divisions by values known only at run time: %s)",
+                                   (long long)x->least_rounds, x->divided)
+               : "";
+}
+
+/* The strided loop's step: the rounds' distance. */
+static const char *round_step(Cpu *C, const Interchange *x)
+{
+    return x->s.by_threads ? x->l->trips : oklc_cpu_op(C, oklc_cpu_render(C, x->s.step));
+}
+
+/* Has the first thread at least x->least_rounds rounds (is the first
+ * element of that round in range)? Only a choice between two forms of the
+ * same work, so the types' limits do not matter. */
+static const char *enough_rounds(Cpu *C, const Interchange *x)
+{
+    return oklc_arena_printf(C->a, "(long long)(%s) - (long long)(%s) %s (long long)%s * %lld",
+                             x->end, x->s.base, strcmp(x->op, "<=") ? ">" : ">=",
+                             round_step(C, x), (long long)(x->least_rounds - 1));
+}
+
 /* The strided loop: the rounds, the threads inside (element r + t while
  * it passes the bound). First the rounds where every thread passes, the
  * threads a loop of the constant count (which the compiler vectorises
@@ -1383,7 +1513,7 @@ static void rounds(Cpu *C, const Interchange *x, const char *again, Buf *o, cons
     const char *type = oklc_arena_strndup(C->a, x->s.decl, strlen(x->s.decl) - strlen(x->s.n));
     const char *left = oklc_arena_printf(C->a, "(%s) - _occa_round%s", x->end,
                                          strcmp(x->op, "<=") ? "" : " + 1");
-    const char *step = x->s.by_threads ? T : oklc_cpu_op(C, oklc_cpu_render(C, x->s.step));
+    const char *step = round_step(C, x);
     const char *each = oklc_arena_printf(C->a, "%s      %s = _occa_round + %s;\n%s%s      %s\n",
                                          ind, x->s.decl, it, again, ind, body_of(C, x->f));
     oklc_buf_printf(o, "%s  %s_occa_round = %s;\n", ind, type, x->s.base);
@@ -1982,7 +2112,7 @@ static bool panel_read(Cpu *C, const Interchange *x, const Loop *cols, Panel *pn
         for (size_t r = 0; r < p->nrefs; r++) {
             uint32_t o = oklc_cpu_skip_blanks(t, p->refs[r].end, body.end), c;
             if (!oklc_in_range(body, p->refs[r].begin) || o >= body.end || t[o] != '[' ||
-                (c = closing(t, o, body.end)) >= body.end)
+                (c = oklc_cpu_closing(t, o, body.end)) >= body.end)
                 continue;
             uint32_t after = oklc_cpu_skip_blanks(t, c + 1, body.end);
             Range sub = {o + 1, c};
@@ -2350,6 +2480,14 @@ static const char *block_text(Cpu *C, const Interchange *x, const char *ind)
     oklc_buf_init(&o, C->a);
     once_decls(C, x, x->rows ? NULL : subscripts(C, x, false), &o, ind);
     const char *col = x->panel ? x->panel->cols->iter : NULL;
+    if (x->as_written) {                /* a strided slice: no guard, no panel */
+        oklc_buf_printf(&o, "%s  if (%s) {\n", ind, enough_rounds(C, x));
+        threads(C, x, &o, oklc_arena_printf(C->a, "%s  ", ind));
+        /* its lines after the first keep their indentation (ind and more) */
+        oklc_buf_printf(&o, "%s  } else {\n%s%s%s  }\n", ind, ind,
+                        indented(C, "    ", x->as_written), ind);
+        return o.data;
+    }
     if (!x->guard) {
         oklc_buf_puts(&o, panel_threads(C, x, 1, col, ind));
         return o.data;
@@ -2501,6 +2639,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         }
         return false;
     }
+    if (x.strided)
+        x.least_rounds = ROUNDS_PER_DIVISION * (int64_t)divisions_again(C, &x, &x.divided);
     /* one level: the range is computed before the loop over the threads,
      * where the iterator of an outer level of the nest is not */
     if (x.nlevels != 1 || x.rows || x.strided ||
@@ -2539,7 +2679,8 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
                                                                x.panel->array)
                                            : "")
         : x.strided ? oklc_arena_printf(C->a, "interchanged with the threads: the threads' "
-                                              "slices in rounds%s", rounds_text(C, &x))
+                                              "slices in rounds%s%s", rounds_text(C, &x),
+                                        few_rounds_text(C, &x))
         : x.from    ? "interchanged with the threads: their neighbouring elements inside, the "
                       "guard of the loop's body as their bounds"
                     : "interchanged with the threads: their neighbouring elements inside");
@@ -2547,6 +2688,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
     const Loop *top = x.levels[0];
     const char *ind = oklc_emit_indent(C->E, top->stmt.begin);
     const char *written = x.wide_as_written ? oklc_cpu_render(C, top->stmt) : NULL;
+    x.as_written = x.least_rounds ? oklc_cpu_render(C, top->stmt) : NULL;
     if (x.panel)
         use_panel(C, &x);
     const char *paired = x.pair ? paired_tiles(C, &x, ind) : NULL;

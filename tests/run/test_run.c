@@ -1140,6 +1140,35 @@ static void test_shared_once(void **state)
     oklc_memory_free(d);
 }
 
+/* sliceDivisions: a grid-stride slice whose thread divides alike before and
+ * after it, with 62 rounds per thread (interchanged), 1 (as written), and
+ * 15 or 16 (blocks of either form in one launch): the same values. */
+static void test_slice_divisions(void **state)
+{
+    (void)state;
+    enum { N = 4000 };
+    static float x[N], out[N], want[N];
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(i % 7 - 3);
+    const int blocks[] = {2, 8, (N + 31) / 32};
+    for (int c = 0; c < 3; c++) {
+        const int nb = blocks[c];
+        oklc_memory *mx = to_device(x, sizeof x);
+        for (int i = 0; i < N; i++)
+            out[i] = want[i] = -7;
+        for (int gi = 0; gi < nb * 32 && gi < N; gi++) {
+            float v = x[gi % N];
+            for (int i = gi; i < N; i += nb * 32)
+                v += x[i] * 2;
+            want[gi] = v * x[gi % N] + x[(gi / nb) % N];
+        }
+        RUN_ON("loops.okl", "sliceDivisions", out, oklc_arg_int(N), oklc_arg_int(nb),
+               oklc_arg_mem(mx));
+        same_floats(want, out, N);
+        oklc_memory_free(mx);
+    }
+}
+
 static void test_matmul_tiled(void **state)
 {
     (void)state;
@@ -2925,7 +2954,7 @@ int main(void)
         cmocka_unit_test(test_returns),          cmocka_unit_test(test_return_no_braces),
         cmocka_unit_test(test_tiles2d),          cmocka_unit_test(test_tiled_product_2d),
         cmocka_unit_test(test_column_sums),
-        cmocka_unit_test(test_shared_once),
+        cmocka_unit_test(test_shared_once),      cmocka_unit_test(test_slice_divisions),
         cmocka_unit_test(test_tile_threads),
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_paired_product),   cmocka_unit_test(test_staged_sums),
