@@ -123,10 +123,11 @@
  *    that accumulates into a per-thread value reading only the block's own
  *    arrays (its sums stay in registers); so does a loop whose iterations
  *    divide alike by a value known only at run time, and one of fewer
- *    iterations than the divisions its thread's statements before and
- *    after it share cost (divisions_again()). A strided slice with such
- *    divisions runs both ways, chosen in each block by the first thread's
- *    number of rounds (ROUNDS_PER_DIVISION per division).
+ *    iterations than what splitting its thread's statements around it
+ *    repeats or chains costs (split_work(): divisions both sides share,
+ *    updates of one element by every thread). A strided slice with such
+ *    work runs both ways, chosen in each block by the first thread's
+ *    number of rounds (ROUNDS_PER_ITEM per item).
  */
 #include <ctype.h>
 #include <stddef.h>
@@ -137,14 +138,15 @@
 
 enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 512, MAX_TERMS = 16 };
 
-/* What a round of the threads saves against what an integer division by
- * a value known only at run time costs: interchanged, a thread's
- * statements before and after its loop run in loops of their own, and a
- * division both have (`x[gi % N]`), which the compiler computes once per
+/* What a round of the threads saves against what splitting a thread's
+ * statements around its loop costs per item of split_work(): interchanged,
+ * the statements before and after the loop run in loops of their own, and
+ * a division both have (`x[gi % N]`), which the compiler computes once per
  * thread as written, is computed in each; that costs what about 8 rounds
  * save (a slice of 24 threads, one division computed again, one core:
- * 1.46 times slower with 4 rounds, 0.91-0.99 with 8, 0.39-0.58 with 16). */
-enum { ROUNDS_PER_DIVISION = 8 };
+ * 1.46 times slower with 4 rounds, 0.91-0.99 with 8, 0.39-0.58 with 16),
+ * and an update of one element by every thread about as much. */
+enum { ROUNDS_PER_ITEM = 8 };
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */
@@ -184,8 +186,8 @@ typedef struct Interchange {
     const char  *prefetch;        /* statements first in each iteration of the loop, one
                                      per line (oklc_cpu_prefetch()), or "" */
     int64_t      least_rounds;    /* strided: interchanged only where the first thread has
-                                     this many rounds (0: always; divisions_again()) */
-    const char  *divided;         /* the divisions computed again, for the output */
+                                     this many rounds (0: always; split_work()) */
+    const char  *split;           /* what the split repeats or chains, for the output */
     const char  *as_written;      /* the nest as written, run where it has fewer */
 } Interchange;
 
@@ -1198,16 +1200,41 @@ static const char *invariant_divisions(Cpu *C, const Interchange *x)
     return s;
 }
 
-/* The divisions by values known only at run time that the thread's
+/* Is a an atomic update of one element for every thread (its index uses
+ * neither a thread's index nor a value of the thread's), in the thread's
+ * statements before or after the loop? As written, each thread's update
+ * runs among its other work; interchanged, the threads' updates run back
+ * to back in a loop of their own, each waiting for the one before it
+ * through memory (`out[K] += v`, a slice of 32 threads, one core: 1.97
+ * times slower with one round, 1.23 with 4, 0.81 with 8; into an element
+ * per thread, 0.28-0.51). */
+static bool one_element(Cpu *C, const Interchange *x, const Atomic *a)
+{
+    Range r = x->all->range;
+    if (a->block || !oklc_in_range(r, a->stmt.begin) ||
+        oklc_in_range(x->f->range, a->stmt.begin))
+        return false;
+    for (size_t j = 0; j < x->nlevels; j++)
+        if (oklc_cpu_per_thread(C, a->lhs, x->levels[j]))
+            return false;
+    for (size_t k = 0; k < C->k->nlocals; k++)
+        if (oklc_in_range(r, C->k->locals[k]->name_off) && oklc_cpu_uses(C->k->locals[k], a->lhs))
+            return false;                       /* a value of the thread's */
+    return true;
+}
+
+/* What splitting the thread's statements around the loop repeats or
+ * chains. The divisions by values known only at run time that the
  * statements before the loop and those after it share: the same text in
  * both (as written the compiler computes it once per thread;
  * interchanged, the statements before and after run in loops of their
  * own, each computing it), or a value declared before the loop, from
  * one, and used after it (kept in a slot per thread: the loop after it
  * reads back what a loop of scalar divisions stored, which costs as much,
- * 2 times slower with one round, as fast with 8). Their number; *list,
- * for the output. */
-static size_t divisions_again(Cpu *C, const Interchange *x, const char **list)
+ * 2 times slower with one round, as fast with 8); with them, each atomic
+ * update of one element for every thread there (one_element(): it costs
+ * about as much). Their number; *list, for the output. */
+static size_t split_work(Cpu *C, const Interchange *x, const char **list)
 {
     const char *pre[MAX_TERMS], *post[MAX_TERMS];
     Range after = {x->f->range.end, x->all->range.end};
@@ -1225,6 +1252,12 @@ static size_t divisions_again(Cpu *C, const Interchange *x, const char **list)
             n++;
         }
     }
+    for (size_t i = 0; i < C->k->natomics; i++)
+        if (one_element(C, x, C->k->atomics[i])) {
+            *list = oklc_arena_printf(C->a, "%s%supdates of %s", *list, n ? ", " : "",
+                                      oklc_cpu_render(C, C->k->atomics[i]->lhs));
+            n++;
+        }
     for (size_t i = 0; i < nq && i < MAX_TERMS; i++) {
         bool seen = false, before = false;
         for (size_t k = 0; k < i && !seen; k++)
@@ -1272,9 +1305,9 @@ static size_t divisions_again(Cpu *C, const Interchange *x, const char **list)
  *  - A loop whose iterations divide alike by a value known only at run
  *    time (`x[i] * w[j % N]`): as written the compiler computes it once
  *    per thread; interchanged, each iteration computes it for every thread.
- *  - A loop of a known count, fewer than ROUNDS_PER_DIVISION iterations
- *    per division that the thread's statements before and after it share
- *    (divisions_again()). A strided slice's count of rounds is known only
+ *  - A loop of a known count, fewer than ROUNDS_PER_ITEM iterations
+ *    per item that splitting the thread's statements around it repeats or
+ *    chains (split_work()). A strided slice's count of rounds is known only
  *    at run time: the choice is made then (enough_rounds()).
  *  - On OpenMP, a thread with atomic updates besides the loop: interchanged,
  *    the block's updates run back to back in a loop of their own, where the
@@ -1316,13 +1349,13 @@ static const char *pays(Cpu *C, const Interchange *x)
                                  "is; interchanged with the threads, the rest of each thread's "
                                  "work would run in loops of its own",
                                  (int)x->f->trips);
-    size_t divisions = divisions_again(C, x, &again);
-    if (x->f->trips >= 0 && divisions && x->f->trips < ROUNDS_PER_DIVISION * (int64_t)divisions)
+    size_t items = split_work(C, x, &again);
+    if (x->f->trips >= 0 && items && x->f->trips < ROUNDS_PER_ITEM * (int64_t)items)
         return oklc_arena_printf(C->a, "a loop of %d iterations; interchanged with the threads, "
                                        "the statements before and after it would run in loops "
-                                       "of their own, sharing divisions by values known only at "
-                                       "run time (%s), which costs more than %d iterations "
-                                       "save",
+                                       "of their own, dividing again by values known only at "
+                                       "run time or updating one element thread after thread "
+                                       "(%s), which costs more than %d iterations save",
                                  (int)x->f->trips, again, (int)x->f->trips);
     if (!x->rows && sums && x->gathered)
         return "in tiles of rows, the innermost threads would gather elements a row apart "
@@ -1471,9 +1504,10 @@ static const char *few_rounds_text(Cpu *C, const Interchange *x)
     return x->least_rounds
                ? oklc_arena_printf(C->a, ", where the first thread has %lld rounds or more (as "
                                          "written with fewer: the statements before and after "
-                                         "the loop would run in loops of their own, sharing "
-                                         "divisions by values known only at run time: %s)",
-                                   (long long)x->least_rounds, x->divided)
+                                         "the loop would run in loops of their own, dividing "
+                                         "again by values known only at run time or updating "
+                                         "one element thread after thread: %s)",
+                                   (long long)x->least_rounds, x->split)
                : "";
 }
 
@@ -2640,7 +2674,7 @@ bool oklc_cpu_interchange(Cpu *C, const Loop *l, bool early)
         return false;
     }
     if (x.strided)
-        x.least_rounds = ROUNDS_PER_DIVISION * (int64_t)divisions_again(C, &x, &x.divided);
+        x.least_rounds = ROUNDS_PER_ITEM * (int64_t)split_work(C, &x, &x.split);
     /* one level: the range is computed before the loop over the threads,
      * where the iterator of an outer level of the nest is not */
     if (x.nlevels != 1 || x.rows || x.strided ||
