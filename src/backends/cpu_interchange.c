@@ -147,6 +147,9 @@ enum { MAX_THREADS = 4096, MAX_DEPTH = 4, LONG_LOOP = 512, MAX_TERMS = 16 };
  * 1.46 times slower with 4 rounds, 0.91-0.99 with 8, 0.39-0.58 with 16),
  * and an update of one element by every thread about as much. */
 enum { ROUNDS_PER_ITEM = 8 };
+/* What those items are, for the decisions. */
+static const char SPLIT_WORK[] = "dividing again by values known only at run time or updating "
+                                 "one element thread after thread";
 
 typedef struct Interchange {
     const Loop  *l;               /* the innermost @inner loop */
@@ -1353,10 +1356,9 @@ static const char *pays(Cpu *C, const Interchange *x)
     if (x->f->trips >= 0 && items && x->f->trips < ROUNDS_PER_ITEM * (int64_t)items)
         return oklc_arena_printf(C->a, "a loop of %d iterations; interchanged with the threads, "
                                        "the statements before and after it would run in loops "
-                                       "of their own, dividing again by values known only at "
-                                       "run time or updating one element thread after thread "
-                                       "(%s), which costs more than %d iterations save",
-                                 (int)x->f->trips, again, (int)x->f->trips);
+                                       "of their own, %s (%s), which costs more than %d "
+                                       "iterations save",
+                                 (int)x->f->trips, SPLIT_WORK, again, (int)x->f->trips);
     if (!x->rows && sums && x->gathered)
         return "in tiles of rows, the innermost threads would gather elements a row apart "
                "(their index in a subscript other than the last); as written, each thread's "
@@ -1504,10 +1506,8 @@ static const char *few_rounds_text(Cpu *C, const Interchange *x)
     return x->least_rounds
                ? oklc_arena_printf(C->a, ", where the first thread has %lld rounds or more (as "
                                          "written with fewer: the statements before and after "
-                                         "the loop would run in loops of their own, dividing "
-                                         "again by values known only at run time or updating "
-                                         "one element thread after thread: %s)",
-                                   (long long)x->least_rounds, x->split)
+                                         "the loop would run in loops of their own, %s: %s)",
+                                   (long long)x->least_rounds, SPLIT_WORK, x->split)
                : "";
 }
 
