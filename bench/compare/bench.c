@@ -424,6 +424,19 @@ static void reduction(oklc_device *d, Case *c, bool quick, int inputs)
     outputs(d, c, ((size_t)n + 255) / 256, T_F64, NULL);
 }
 
+/* dotAtomic (N, x, y, dot): the sum added into dot[0], which starts at 0 */
+static void setup_dot_atomic(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? (1 << 16) + 77 : 1 << 22;
+    snprintf(c->size, sizeof c->size, "%d doubles, one sum", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    for (int i = 0; i < 2; i++)
+        c->args[c->nargs++] = oklc_arg_mem(random_f64(d, c, (size_t)n, -1, 1));
+    outputs(d, c, 1, T_F64, NULL);
+    c->accumulates = true;
+    c->tol = 1e-9;    /* the threads' sums are added in any order */
+}
+
 static void setup_reduce2(oklc_device *d, Case *c, bool quick) { reduction(d, c, quick, 2); }
 static void setup_reduce1(oklc_device *d, Case *c, bool quick) { reduction(d, c, quick, 1); }
 
@@ -540,6 +553,7 @@ static const Kind kinds[] = {
     {"dotK", "dot", NULL, setup_reduce2, "../kernels/reductions.okl"},
     {"weightedNorm2", "weightedNorm2", NULL, setup_reduce2, "../kernels/reductions.okl"},
     {"maxAbs", "maxAbs", NULL, setup_reduce1, "../kernels/reductions.okl"},
+    {"dotAtomic", "dotAtomic", NULL, setup_dot_atomic, "../kernels/reductions.okl"},
     {"gatherScatter", "gatherScatter", NULL, setup_gather, "../kernels/gather_scatter.okl"},
     {"gatherMany", "gatherScatterMany", NULL, setup_gather_many, "../kernels/gather_scatter.okl"},
     {"rowsProduct", "rowsProduct", NULL, setup_matmul, "../kernels/thread_sums.okl"},

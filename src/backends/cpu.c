@@ -317,23 +317,33 @@ static void canonical_init(Cpu *C, const Loop *l)
 /* The arrays kept for all of a thread's blocks of top-level @outer loop l
  * (cpu_counts.c, cpu_hoist.c), declared in a scope around the loop: the
  * text that opens it (NULL: none) and in *clause their names as an OpenMP
- * clause (each thread its own copy). */
+ * clause (each thread its own copy). The variables of its reductions of
+ * one element (cpu_reduce.c) are declared there too, and flushed at its
+ * end. */
 static const char *scratch_around(Cpu *C, const Loop *l, const char **clause)
 {
-    Buf decls, names;
+    Buf decls, names, flushes;
     oklc_buf_init(&decls, C->a);
     oklc_buf_init(&names, C->a);
+    oklc_buf_init(&flushes, C->a);
     const char *ind = oklc_emit_indent(C->E, l->stmt.begin);
-    for (size_t i = 0; i < C->scratch.len; i++)
-        if (C->scratch.data[i].top == l) {
-            oklc_buf_printf(&decls, "%s%s", decls.len ? "\n" : "{\n", ind);
-            oklc_buf_printf(&decls, "  %s", C->scratch.data[i].decl);
-            oklc_buf_printf(&names, "%s%s", names.len ? ", " : "", C->scratch.data[i].name);
-        }
+    for (size_t i = 0; i < C->scratch.len; i++) {
+        const Scratch *s = &C->scratch.data[i];
+        if (s->top != l)
+            continue;
+        oklc_buf_printf(&decls, "%s%s  %s", decls.len ? "\n" : "{\n", ind, s->decl);
+        if (s->flush)   /* a reduction's variable: its clause is the reduction's */
+            oklc_buf_printf(&flushes, "\n%s  %s", ind, s->flush);
+        else
+            oklc_buf_printf(&names, "%s%s", names.len ? ", " : "", s->name);
+    }
     *clause = names.len ? oklc_arena_printf(C->a, " firstprivate(%s)", names.data) : "";
-    if (!names.len)
+    if (!decls.len)
         return NULL;
-    oklc_edit_after(&C->E->ed, l->stmt.end, oklc_arena_printf(C->a, "\n%s}", ind));
+    /* before what follows the nest, not after it: a nest rebuilt whole
+     * (oklc_cpu_reorder_nest) drops what was inserted after its text */
+    oklc_edit_before(&C->E->ed, l->stmt.end,
+                     oklc_arena_printf(C->a, "%s\n%s}", flushes.len ? flushes.data : "", ind));
     return decls.data;
 }
 

@@ -24,10 +24,15 @@ typedef struct Block Block;
 /* One kernel being translated for a CPU. */
 /* An array kept for all of a thread's blocks, declared (zeroed, or set
  * once) before the top-level @outer loop `top`; with OpenMP each thread
- * has its own (firstprivate: `name`, names separated by commas). */
+ * has its own (firstprivate: `name`, names separated by commas). Or, with
+ * `flush`, a variable OpenMP reduces (cpu_reduce.c): the updates of one
+ * element, `element` by combination `op`, which `flush` makes after the
+ * nest. */
 typedef struct Scratch {
     const Loop *top;
     const char *name, *decl;
+    const char *flush, *element;
+    char        op;
 } Scratch;
 
 typedef struct Cpu {
@@ -188,8 +193,10 @@ OKLC_INTERNAL bool oklc_cpu_pure(Cpu *C, const char *expr, bool reads);
 OKLC_INTERNAL bool oklc_cpu_pure_in(Cpu *C, Range r, bool reads);
 /* Does r use l's iterator or a per-thread (@exclusive) value? */
 OKLC_INTERNAL bool oklc_cpu_per_thread(Cpu *C, Range r, const Loop *l);
-/* Is there an @atomic in r (threads may update the same element)? */
+/* Is there an @atomic in r (threads may update the same element)? Is
+ * `at` an update made in an OpenMP reduction (cpu_reduce.c)? */
 OKLC_INTERNAL bool oklc_cpu_has_atomic(Cpu *C, Range r);
+OKLC_INTERNAL bool oklc_cpu_reduced(const Cpu *C, const Atomic *at);
 /* Is v an argument whose elements nothing in the kernel changes: const,
  * and no argument it writes may alias them (v, or every argument with
  * elements it may write, @restrict)? */
@@ -332,6 +339,5 @@ OKLC_INTERNAL void oklc_cpu_hoist(Cpu *C);
  * clauses for nest `top` ("" if none), and in *guard the test that the
  * nest runs at all, to put before it; marks the updates. */
 OKLC_INTERNAL const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard);
-OKLC_INTERNAL bool oklc_cpu_reduced(const Cpu *C, const Atomic *at);
 
 #endif

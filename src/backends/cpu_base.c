@@ -765,6 +765,14 @@ bool oklc_cpu_has_atomic(Cpu *C, Range r)
     return false;
 }
 
+bool oklc_cpu_reduced(const Cpu *C, const Atomic *at)
+{
+    for (size_t i = 0; i < C->reduced.len; i++)
+        if (C->reduced.data[i] == at)
+            return true;
+    return false;
+}
+
 bool oklc_cpu_has_jump(const Stmt *st, bool barriers)
 {
     if (st->kind == ST_RETURN || st->kind == ST_GOTO || st->kind == ST_BREAK ||

@@ -205,7 +205,7 @@ static Counted copies_of(Cpu *C, const Var *v, uint32_t at)
     const char *decl = oklc_arena_printf(C->a, "%s %s[%d][%lld] = {};  /* for all blocks */",
                                          v->type.element, name,
                                          COPIES - 1, (long long)v->type.array_size);
-    vec_push(C->a, &C->scratch, ((Scratch){top, name, decl}));
+    vec_push(C->a, &C->scratch, ((Scratch){.top = top, .name = name, .decl = decl}));
     return (Counted){v, name, true};
 }
 

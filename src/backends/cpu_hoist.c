@@ -235,7 +235,7 @@ static void apply(Cpu *C, const Fill *f)
     const char *names = oklc_names(decl, copy)
                             ? oklc_arena_printf(C->a, "%s, %s", f->v->name, copy)
                             : f->v->name;
-    vec_push(C->a, &C->scratch, ((Scratch){f->top, names, b.data}));
+    vec_push(C->a, &C->scratch, ((Scratch){.top = f->top, .name = names, .decl = b.data}));
     const Stmt *d = f->v->decl_stmt;
     oklc_edit_delete(&C->E->ed, oklc_emit_stmt_start(C->E, d->range.begin), d->range.end);
     oklc_edit_delete(&C->E->ed, f->store->range.begin, f->store->range.end);

@@ -1921,6 +1921,42 @@ static void test_histogram_slices(void **state)
     oklc_kernel_free(k);
 }
 
+/* elementSums(n, nb, far, ...): the sum of v, 64 * nb in cnt[1] and
+ * -128 * nb in cnt[2], over many rounds of the strided loop (nb 2) and one
+ * (nb 1600); cnt[far], far out of range, is never touched. */
+static void element_sums(int nb)
+{
+    enum { N = 100000 };
+    static int v[N];
+    float sum = 1.5f, want = 1.5f;
+    int cnt[3] = {7, 10, 20};
+    for (int i = 0; i < N; i++) {
+        v[i] = (int)((i * 2654435761u) >> 9 & 15);
+        want += (float)v[i];
+    }
+    oklc_kernel *k = build("data.okl", "elementSums");
+    oklc_memory *mv = to_device(v, sizeof v), *ms = to_device(&sum, sizeof sum),
+                *mc = to_device(cnt, sizeof cnt);
+    RUN(k, oklc_arg_int(N), oklc_arg_int(nb), oklc_arg_int(1 << 30), oklc_arg_mem(mv),
+        oklc_arg_mem(ms), oklc_arg_mem(mc));
+    to_host(ms, &sum, sizeof sum);
+    to_host(mc, cnt, sizeof cnt);
+    assert_true(sum == want);
+    int wc[3] = {7, 10 + 64 * nb, 20 - 128 * nb};
+    same_ints(wc, cnt, 3);
+    oklc_memory_free(mv);
+    oklc_memory_free(ms);
+    oklc_memory_free(mc);
+    oklc_kernel_free(k);
+}
+
+static void test_element_sums(void **state)
+{
+    (void)state;
+    element_sums(2);
+    element_sums(1600);
+}
+
 static void test_histogram_shared(void **state)
 {
     (void)state;
@@ -2979,6 +3015,7 @@ int main(void)
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_histogram_slices),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
+        cmocka_unit_test(test_element_sums),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_template_deduced), cmocka_unit_test(test_occa_inline),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
