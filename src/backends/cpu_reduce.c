@@ -56,7 +56,8 @@
  * elements, or of the same one at another place, each have a variable).
  * The element is touched after the nest only if the updates changed the
  * variable: an update made under a condition that never held touches
- * nothing (an argument not passed, an index out of range).
+ * nothing (an argument not passed, an index out of range). A return or a
+ * continue in the nest changes nothing: the variable has the updates made.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -340,9 +341,10 @@ const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard)
     oklc_buf_init(&clauses, C->a);
     VEC(const Var *) args = {0};
     *guard = NULL;
-    if (oklc_cpu_has_jump(top->node, false))
-        return "";
-    for (size_t i = 0; i < C->k->natomics; i++) {
+    /* a jump may skip a section's update (one element's: its variable
+     * counts what was made, whatever was skipped) */
+    const bool jumps = oklc_cpu_has_jump(top->node, false);
+    for (size_t i = 0; i < C->k->natomics && !jumps; i++) {
         const Atomic *at = C->k->atomics[i];
         Reduction r;
         const char *test;
