@@ -1276,6 +1276,17 @@ static size_t split_work(Cpu *C, const Interchange *x, const char **list)
     return n;
 }
 
+/* Is there an @atomic in r that OpenMP threads contend for: one not made
+ * in a reduction (cpu_reduce.c), where each thread updates a copy? */
+static bool contended(Cpu *C, Range r)
+{
+    for (size_t i = 0; i < C->k->natomics; i++)
+        if (oklc_in_range(r, C->k->atomics[i]->stmt.begin) &&
+            !oklc_cpu_reduced(C, C->k->atomics[i]))
+            return true;
+    return false;
+}
+
 /* Does the interchange pay? NULL when it does, else why not, for the
  * output.
  *  - A strided slice pays (its rounds are the memory's order) but over a
@@ -1321,17 +1332,6 @@ static size_t split_work(Cpu *C, const Interchange *x, const char **list)
  *    times slower interchanged on 2 threads, as fast on 1). An update made
  *    in a reduction (cpu_reduce.c) is no such update: each OpenMP thread
  *    has its own copy. */
-/* Is there an @atomic in r that OpenMP threads contend for: one not made
- * in a reduction (cpu_reduce.c), where each thread updates a copy? */
-static bool contended(Cpu *C, Range r)
-{
-    for (size_t i = 0; i < C->k->natomics; i++)
-        if (oklc_in_range(r, C->k->atomics[i]->stmt.begin) &&
-            !oklc_cpu_reduced(C, C->k->atomics[i]))
-            return true;
-    return false;
-}
-
 static const char *pays(Cpu *C, const Interchange *x)
 {
     const char *arrays = arrays_kept(C, x);
