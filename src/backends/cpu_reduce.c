@@ -241,13 +241,14 @@ static const char *launch_element(Cpu *C, const Atomic *at)
         p = oklc_cpu_skip_blanks(t, p + 1, at->lhs.end);
     if (!oklc_cpu_refers_at(v, p))
         return NULL;
-    p = oklc_cpu_skip_blanks(t, p + (uint32_t)strlen(v->name), at->lhs.end);
-    if (deref || t[p] != '[')
-        return deref && p == at->lhs.end ? "0" : NULL;
-    uint32_t close = oklc_cpu_closing(t, p, at->lhs.end);
-    if (close >= at->lhs.end || oklc_cpu_skip_blanks(t, close + 1, at->lhs.end) != at->lhs.end)
+    uint32_t end = p + (uint32_t)strlen(v->name);
+    if (deref)
+        return oklc_cpu_skip_blanks(t, end, at->lhs.end) == at->lhs.end ? "0" : NULL;
+    Range sub;
+    if (oklc_cpu_subscripts(C, end, &sub, 1, &end) != 1 ||
+        oklc_cpu_skip_blanks(t, end, at->lhs.end) != at->lhs.end)
         return NULL;
-    Range K = oklc_cpu_trimmed(t, p + 1, close);
+    Range K = oklc_cpu_trimmed(t, sub.begin, sub.end);
     if (K.begin == K.end || !oklc_cpu_pure_in(C, K, false))
         return NULL;
     for (uint32_t q = K.begin; q < K.end; q++) {
