@@ -26,7 +26,7 @@
 #define OKLC_ANALYSIS_H
 
 #include "../parse/model.h"
-#include "expr.h"   /* expr.c: expressions as trees */
+#include "expr.h"   /* expr.c, affine.c: expressions as trees, as isl text */
 
 /* Analyses every kernel of m; false after an error (a race, a needed
  * barrier removed). Of a CPU relay's text (o->own_text) only the block
@@ -93,49 +93,6 @@ OKLC_INTERNAL Num oklc_num_subst(Polys *P, Num a, int v, Num value);
 OKLC_INTERNAL Num oklc_num_sum(Polys *P, Num a, int v, Num n);
 OKLC_INTERNAL void oklc_num_print(Num a, Buf *b, const char *(*name)(void *ctx, int v),
                                   void *ctx);
-
-/* ---- affine.c ---------------------------------------------------------------------------- */
-
-/* What an identifier of an expression stands for. */
-typedef enum SymKind {
-    SYM_NONE,                 /* nothing the analysis knows: the expression is refused */
-    SYM_NAME,                 /* an isl variable or parameter: `name` */
-    SYM_EXPR                  /* the value of an expression of the text: `expr` */
-} SymKind;
-
-typedef struct Sym {
-    SymKind     kind;
-    const char *name;
-    Range       expr;
-} Sym;
-
-typedef Sym (*SymFn)(void *ctx, uint32_t off);
-
-/* An expression or a condition as isl text. A division or a remainder by
- * a constant is an existential variable (named prefix + number) with the
- * constraints of C's division (rounded towards zero) in `side`. */
-typedef struct Affine {
-    oklc_ctx   *c;
-    SymFn       sym;
-    void       *ctx;
-    const char *prefix;
-    Buf         side;     /* " and (...)" per variable */
-    Buf         exists;   /* ", name" per variable */
-    int         nexists;
-    const char *why;      /* the first part refused, for the note */
-    bool        weakened; /* a condition had a part left out (not affine) */
-    int         depth;    /* substitutions under way */
-} Affine;
-
-OKLC_INTERNAL void oklc_affine_init(Affine *af, oklc_ctx *c, SymFn sym, void *ctx,
-                                    const char *prefix);
-/* The expression of range r, or NULL (af->why says what) when it is not
- * affine in the names af->sym knows. */
-OKLC_INTERNAL const char *oklc_affine_expr(Affine *af, Range r);
-/* A constraint the condition of range r implies (its negation when
- * `negate`): exact where the condition is affine, else weaker (what is
- * not affine is left out); "0 = 0" when nothing is known. */
-OKLC_INTERNAL const char *oklc_affine_cond(Affine *af, Range r, bool negate);
 
 /* ---- flow.c ------------------------------------------------------------------------------ */
 

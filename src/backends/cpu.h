@@ -11,6 +11,8 @@
  *                      interchange whether the fused loop runs in tiles)
  *   cpu_interchange.c  the interchange
  *   cpu_counts.c       counting copies of @shared arrays (cpu_shape.c's)
+ *   cpu_apart.c        uses of an argument proven apart from elements
+ *                      (cpu_reduce.c's), with isl
  *   cpu_base.c         rendering, slots, declarations, queries: what all
  *                      of them use
  */
@@ -339,5 +341,22 @@ OKLC_INTERNAL void oklc_cpu_hoist(Cpu *C);
  * clauses for nest `top` ("" if none), and in *guard the test that the
  * nest runs at all, to put before it; marks the updates. */
 OKLC_INTERNAL const char *oklc_cpu_reductions(Cpu *C, const Loop *top, const char **guard);
+
+/* ---- cpu_apart.c: uses proven apart from a reduction's elements ------------------------ */
+
+/* Elements of an argument: arg[terms... + r], r from lo to hi, the terms
+ * ranges of the text joined by + (none: 0). */
+typedef struct Span {
+    Range   terms[8];
+    size_t  nterms;
+    int64_t lo, hi;
+} Span;
+
+/* Are the elements `a` a use of an argument at `use` (in the nest of
+ * top) reaches in each iteration apart from the elements `b`, in every
+ * iteration of every thread? b is made of numbers and arguments only.
+ * Proven with isl; false if not proven. */
+OKLC_INTERNAL bool oklc_cpu_apart(Cpu *C, const Loop *top, uint32_t use, const Span *a,
+                                  const Span *b);
 
 #endif

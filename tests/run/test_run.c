@@ -1961,6 +1961,47 @@ static void test_element_sums(void **state)
     element_sums("elementReturns", 1600);
 }
 
+/* binsBeside(n) on nb blocks of 64 against the same loops in C: v in
+ * -40 .. 40, so that v % 5 reaches the bins below n + 16 too. */
+static void bins_beside(int n, int nb)
+{
+    enum { MAX = 5000 };
+    static int v[MAX], out[MAX + 22], want[MAX + 22];
+    for (int i = 0; i < n + 22; i++)
+        out[i] = want[i] = i;
+    for (int g = 0; g < n; g++) {
+        v[g] = (int)((g * 2654435761u) >> 7) % 81 - 40;
+        if (g < 64 * nb) {
+            want[g] = 2 * v[g];
+            want[n + (v[g] & 15)] += 1;
+            want[n + 16 + v[g] % 5] += 3;
+            want[n + 21] += v[g];
+        }
+    }
+    oklc_kernel *k = build("data.okl", "binsBeside");
+    int cnt = 5;
+    oklc_memory *mv = to_device(v, sizeof v), *mo = to_device(out, sizeof out),
+                *mc = to_device(&cnt, sizeof cnt);
+    RUN(k, oklc_arg_int(n), oklc_arg_int(nb), oklc_arg_int(1 << 30), oklc_arg_mem(mv),
+        oklc_arg_mem(mo), oklc_arg_mem(mc));
+    to_host(mo, out, sizeof out);
+    to_host(mc, &cnt, sizeof cnt);
+    same_ints(want, out, n + 22);
+    assert_int_equal(cnt, 5);
+    oklc_memory_free(mv);
+    oklc_memory_free(mo);
+    oklc_memory_free(mc);
+    oklc_kernel_free(k);
+}
+
+static void test_bins_beside(void **state)
+{
+    (void)state;
+    bins_beside(5000, 79);     /* every value a thread */
+    bins_beside(5000, 3);      /* threads for the first 192 */
+    bins_beside(10, 1);
+}
+
 static void test_histogram_shared(void **state)
 {
     (void)state;
@@ -3019,7 +3060,7 @@ int main(void)
         cmocka_unit_test(test_histogram),        cmocka_unit_test(test_histogram_shared),
         cmocka_unit_test(test_histogram_slices),
         cmocka_unit_test(test_bin_sums),         cmocka_unit_test(test_chunk_counts),
-        cmocka_unit_test(test_element_sums),
+        cmocka_unit_test(test_element_sums),     cmocka_unit_test(test_bins_beside),
         cmocka_unit_test(test_dims),             cmocka_unit_test(test_templates),
         cmocka_unit_test(test_template_deduced), cmocka_unit_test(test_occa_inline),
         cmocka_unit_test(test_local_dims),       cmocka_unit_test(test_atomic_effects),
