@@ -155,6 +155,16 @@ static oklc_memory *random_f64(oklc_device *d, Case *c, size_t n, double lo, dou
     return m;
 }
 
+static oklc_memory *random_bytes(oklc_device *d, Case *c, size_t n)
+{
+    unsigned char *h = xmalloc(n);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (unsigned char)(rng() >> 56);
+    oklc_memory *m = add_mem(d, c, h, n);
+    free(h);
+    return m;
+}
+
 /* Two output buffers holding `init` (or zeros), the last argument. */
 static void outputs(oklc_device *d, Case *c, size_t count, Elem type, const void *init)
 {
@@ -339,11 +349,7 @@ static void setup_histogram(oklc_device *d, Case *c, bool quick)
     else
         snprintf(c->size, sizeof c->size, "2^%d bytes, 256 bins", 26 + size_shift);
     c->args[c->nargs++] = oklc_arg_int(n);
-    unsigned char *h = xmalloc((size_t)n);
-    for (int i = 0; i < n; i++)
-        h[i] = (unsigned char)(rng() >> 56);
-    c->args[c->nargs++] = oklc_arg_mem(add_mem(d, c, h, (size_t)n));
-    free(h);
+    c->args[c->nargs++] = oklc_arg_mem(random_bytes(d, c, (size_t)n));
     outputs(d, c, 256, T_U32, NULL);
     c->tol = 0;
     c->accumulates = true;
@@ -435,6 +441,19 @@ static void setup_dot_atomic(oklc_device *d, Case *c, bool quick)
     outputs(d, c, 1, T_F64, NULL);
     c->accumulates = true;
     c->tol = 1e-9;    /* the threads' sums are added in any order */
+}
+
+/* binsAtomic (N, data, hist): 256 bins of bytes, one @atomic update per
+ * byte; hist starts at 0 */
+static void setup_bins_atomic(oklc_device *d, Case *c, bool quick)
+{
+    const int n = quick ? (1 << 16) + 77 : 1 << 24;
+    snprintf(c->size, sizeof c->size, "%d bytes, 256 bins", n);
+    c->args[c->nargs++] = oklc_arg_int(n);
+    c->args[c->nargs++] = oklc_arg_mem(random_bytes(d, c, (size_t)n));
+    outputs(d, c, 256, T_U32, NULL);
+    c->tol = 0;
+    c->accumulates = true;
 }
 
 static void setup_reduce2(oklc_device *d, Case *c, bool quick) { reduction(d, c, quick, 2); }
@@ -554,6 +573,7 @@ static const Kind kinds[] = {
     {"weightedNorm2", "weightedNorm2", NULL, setup_reduce2, "../kernels/reductions.okl"},
     {"maxAbs", "maxAbs", NULL, setup_reduce1, "../kernels/reductions.okl"},
     {"dotAtomic", "dotAtomic", NULL, setup_dot_atomic, "../kernels/reductions.okl"},
+    {"binsAtomic", "binsAtomic", NULL, setup_bins_atomic, "../kernels/reductions.okl"},
     {"gatherScatter", "gatherScatter", NULL, setup_gather, "../kernels/gather_scatter.okl"},
     {"gatherMany", "gatherScatterMany", NULL, setup_gather_many, "../kernels/gather_scatter.okl"},
     {"rowsProduct", "rowsProduct", NULL, setup_matmul, "../kernels/thread_sums.okl"},
