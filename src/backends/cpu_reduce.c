@@ -70,8 +70,8 @@
  * OpenMP reduces too, since x + 0 is not x where x is -0 or a signaling
  * NaN; so bins are of integers only): an update made under a condition
  * that never held touches nothing (an argument not passed, an index out
- * of range, a bin past the array's end). A return or a continue in the nest changes nothing: the
- * variable has the updates made.
+ * of range, a bin past the array's end). A return or a continue in the
+ * nest changes nothing: the variable has the updates made.
  */
 #include <ctype.h>
 #include <stdlib.h>
