@@ -203,6 +203,15 @@ void oklc_affine_init(Affine *af, oklc_ctx *c, SymFn sym, void *ctx, const char 
     oklc_buf_init(&af->exists, &c->arena);
 }
 
+void oklc_affine_name(Buf *b, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = b->data ? strstr(b->data, name) : NULL; p; p = strstr(p + 1, name))
+        if (p[-1] == ' ' && (p[n] == ',' || !p[n]))
+            return;
+    oklc_buf_printf(b, ", %s", name);
+}
+
 const char *oklc_affine_expr(Affine *af, Range r)
 {
     return value(af, oklc_expr_parse(af->c, r)).text;

@@ -67,6 +67,8 @@ typedef struct Affine {
 
 OKLC_INTERNAL void oklc_affine_init(Affine *af, oklc_ctx *c, SymFn sym, void *ctx,
                                     const char *prefix);
+/* ", name" appended to a list of isl names b, unless it is there. */
+OKLC_INTERNAL void oklc_affine_name(Buf *b, const char *name);
 /* The expression of range r, or NULL (af->why says what) when it is not
  * affine in the names af->sym knows. */
 OKLC_INTERNAL const char *oklc_affine_expr(Affine *af, Range r);

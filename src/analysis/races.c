@@ -179,16 +179,6 @@ static bool written(Races *R, const Var *v, Range except)
     return R->wvals[h] == 2;
 }
 
-static void param(Races *R, const char *name)
-{
-    const char *p = strstr(R->params.data ? R->params.data : "", name);
-    size_t n = strlen(name);
-    while (p && !(p[-1] == ' ' && (p[n] == ',' || !p[n])))
-        p = strstr(p + 1, name);
-    if (!p)
-        oklc_buf_printf(&R->params, ", %s", name);
-}
-
 static Sym resolve(void *ctx, uint32_t off)
 {
     Races *R = ctx;
@@ -215,7 +205,7 @@ static Sym resolve(void *ctx, uint32_t off)
             if (o->kind == LOOP_OUTER && o->iter_off == v->name_off && !o->tile_other &&
                 !written(R, v, o->header)) {
                 const char *n = oklc_arena_printf(a, "o%u", o->iter_off);
-                param(R, n);
+                oklc_affine_name(&R->params, n);
                 return (Sym){SYM_NAME, n, {0, 0}};
             }
         return none;
@@ -224,7 +214,7 @@ static Sym resolve(void *ctx, uint32_t off)
         return none;
     if (v->kind == VAR_PARAM) {
         const char *n = oklc_arena_printf(a, "P_%s", v->name);
-        param(R, n);
+        oklc_affine_name(&R->params, n);
         return (Sym){SYM_NAME, n, {0, 0}};
     }
     if (v->kind == VAR_LOCAL && v->init_form == '=' && v->init.end > v->init.begin &&
@@ -340,7 +330,7 @@ static bool thread(Races *R, Affine *af, Form *F, const Loop *l)
         if (R->outers[k] == t)
             ob = oklc_arena_printf(a, "b%d_%%", k);
     if (!R->cross)
-        param(R, ob);
+        oklc_affine_name(&R->params, ob);
     oklc_buf_printf(&F->cons, " and %s < %lld and %s >= 0", x, (long long)l->tile_value, ob);
     return iterates(R, af, F, l, it,
                     oklc_arena_printf(a, "%lld * %s + %s", (long long)l->tile_value, ob, x),

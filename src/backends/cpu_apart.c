@@ -18,8 +18,6 @@
  * unsigned value, which wraps) and the use may reach them. isl counts
  * without overflow, as C's signed integers do where they are defined.
  */
-#include <string.h>
-
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <isl/set.h>
@@ -34,16 +32,6 @@ typedef struct Apart {
     Buf         params, dims;
     VEC(const Loop *) loops;   /* whose iterators are named */
 } Apart;
-
-/* ", name" added to b unless there */
-static void add_name(Buf *b, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = b->data ? strstr(b->data, name) : NULL; p; p = strstr(p + 1, name))
-        if (p[-1] == ' ' && (p[n] == ',' || !p[n]))
-            return;
-    oklc_buf_printf(b, ", %s", name);
-}
 
 static Sym name_of(void *ctx, uint32_t off)
 {
@@ -62,7 +50,7 @@ static Sym name_of(void *ctx, uint32_t off)
                 oklc_cpu_written_in(C, v, l->body))
                 continue;
             const char *name = oklc_arena_printf(C->a, "i%u", v->name_off);
-            add_name(&A->dims, name);
+            oklc_affine_name(&A->dims, name);
             vec_push(C->a, &A->loops, l);
             return (Sym){SYM_NAME, name, {0, 0}};
         }
@@ -72,7 +60,7 @@ static Sym name_of(void *ctx, uint32_t off)
         return none;
     if (v->kind == VAR_PARAM) {
         const char *name = oklc_arena_printf(C->a, "P_%s", v->name);
-        add_name(&A->params, name);
+        oklc_affine_name(&A->params, name);
         return (Sym){SYM_NAME, name, {0, 0}};
     }
     if (v->kind == VAR_LOCAL && v->init_form == '=' && v->init.end > v->init.begin &&

@@ -358,16 +358,23 @@ static bool bins_of(Cpu *C, Range S, Bins *b)
     return b->span.nterms || b->part.begin != b->part.end;
 }
 
+/* Where the variable the update changes is named in its target, `x[..]`
+ * or `*x`; *deref: the latter. */
+static uint32_t target_at(const char *t, const Atomic *at, bool *deref)
+{
+    uint32_t p = oklc_cpu_skip_blanks(t, at->lhs.begin, at->lhs.end);
+    *deref = t[p] == '*';
+    return *deref ? oklc_cpu_skip_blanks(t, p + 1, at->lhs.end) : p;
+}
+
 /* The elements of an update alike in every thread of every block,
  * `arg[base + part]` or `*arg`: false if it is not one. */
 static bool launch_bins(Cpu *C, const Atomic *at, Bins *b)
 {
     const char *t = C->E->nz->text;
     const Var *v = at->target;
-    uint32_t p = oklc_cpu_skip_blanks(t, at->lhs.begin, at->lhs.end);
-    bool deref = t[p] == '*';
-    if (deref)
-        p = oklc_cpu_skip_blanks(t, p + 1, at->lhs.end);
+    bool deref;
+    uint32_t p = target_at(t, at, &deref);
     *b = (Bins){.base = "0"};
     if (!oklc_cpu_refers_at(v, p))
         return false;
@@ -413,10 +420,8 @@ static const Atomic *atomic_at(Cpu *C, const Var *v, Range ref)
         const Atomic *u = C->k->atomics[j];
         if (u->target != v || !oklc_in_range(u->lhs, ref.begin) || u->block || !u->scalar)
             continue;
-        uint32_t p = oklc_cpu_skip_blanks(t, u->lhs.begin, u->lhs.end);
-        if (t[p] == '*')
-            p = oklc_cpu_skip_blanks(t, p + 1, u->lhs.end);
-        if (p == ref.begin)
+        bool deref;
+        if (target_at(t, u, &deref) == ref.begin)
             return u;
     }
     return NULL;
